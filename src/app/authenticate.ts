@@ -1,0 +1,26 @@
+// X-API-Token → the merchant behind it, with the codes of spec section 7 / decisions section 6.
+import type { Clock } from '../clock.ts'
+import { DomainError } from '../domain/errors.ts'
+import type { Store } from '../store/store.ts'
+import { hashToken } from './issue-token.ts'
+
+export type Merchant = { accountId: number; tokenId: string; merchantId: string | null }
+
+export async function authenticate(
+  deps: { store: Store; clock: Clock },
+  rawToken: string | undefined,
+): Promise<Merchant> {
+  if (rawToken === undefined || rawToken.trim() === '') throw new DomainError('token_missing')
+  const token = await deps.store.tokens.findByHash(hashToken(rawToken.trim()))
+  if (!token) throw new DomainError('token_not_found')
+  const expired = token.expires_at !== null && token.expires_at.getTime() <= deps.clock.now().getTime()
+  if (token.status === 'revoked' || expired) throw new DomainError('token_inactive')
+  if (token.status === 'pending') throw new DomainError('token_pending')
+  return { accountId: token.account_id, tokenId: token.id, merchantId: token.merchant_id }
+}
+
+/** Charging needs a merchantId (spec 5.6): earlier-revision tokens without one are refused. */
+export function requireMerchantId(merchant: Merchant): string {
+  if (merchant.merchantId === null) throw new DomainError('merchant_id_missing')
+  return merchant.merchantId
+}

@@ -1,0 +1,149 @@
+// POST /api/create-payment: check the rules, claim the idempotency key, ask the provider for a
+// deposit outside any transaction, store the charge, answer the creation result.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Clock } from '../clock.ts'
+import { expiresAtFor } from '../domain/charge.ts'
+import { parseChargeRequest, type ChargeRequest, type ChargeRequestInput } from '../domain/charge-request.ts'
+import { DomainError } from '../domain/errors.ts'
+import { payerLimitCents, type LadderStep } from '../domain/payer-limits.ts'
+import { formatBrl } from '../domain/money.ts'
+import {
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  type PaymentProvider,
+} from '../provider/provider.ts'
+import type { Store } from '../store/store.ts'
+import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
+
+export type CreateChargeDeps = {
+  store: Store
+  provider: PaymentProvider
+  clock: Clock
+  baseUrl: string
+  payerLadder: readonly LadderStep[]
+  /** Production: webhooks must be https to public addresses. */
+  strictWebhooks: boolean
+  resolveHost?: ResolveHost
+  log?: { warn: (details: object, message: string) => void }
+}
+
+export type ChargeCreated = {
+  id: string
+  qrCopyPaste: string
+  qrImageUrl: string
+  expiresAt: string
+  status: 'waiting_payment'
+}
+
+export type CreateChargeCommand = {
+  merchant: { accountId: number; merchantId: string }
+  body: ChargeRequestInput
+  idempotencyKey?: string | undefined
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<void> {
+  const blocked = await deps.store.identities.blockedKinds({ email: request.email, taxNumber: request.taxNumber, euid: request.euid })
+  if (blocked.length > 0) throw new DomainError('end_user_blocked')
+  if (request.euid === null) return
+  const info = await deps.provider.userInfo(request.euid)
+  if (info === null) throw new DomainError('euid_unknown', { param: 'euid' })
+  if (info.isBlocked) throw new DomainError('end_user_blocked')
+  const history = await deps.store.charges.payerHistory(request.euid)
+  const limit = payerLimitCents(true, history, deps.clock.now(), deps.payerLadder)
+  if (request.valueCents > limit) {
+    throw new DomainError('payer_limit_exceeded', {
+      param: 'value',
+      message: `value is above this payer's current limit of ${formatBrl(limit)}.`,
+    })
+  }
+}
+
+async function createDeposit(deps: CreateChargeDeps, merchantId: string, request: ChargeRequest) {
+  try {
+    return await deps.provider.createDeposit({
+      amountInCents: request.valueCents,
+      merchantId,
+      ...(request.euid !== null
+        ? { euid: request.euid }
+        : { endUserTaxNumber: request.taxNumber!, ...(request.payerName ? { endUserFullName: request.payerName } : {}) }),
+    })
+  } catch (error) {
+    if (error instanceof ProviderRejectedError) throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
+    if (error instanceof ProviderUnavailableError) throw new DomainError('provider_unavailable')
+    throw error
+  }
+}
+
+async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest): Promise<ChargeCreated> {
+  if (request.webhookUrl !== null && deps.strictWebhooks) {
+    await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
+  }
+  await checkPayer(deps, request)
+  const receiving = await deps.store.accounts.ensure(request.email, deps.clock.now())
+  const deposit = await createDeposit(deps, command.merchant.merchantId, request)
+
+  const createdAt = deps.clock.now()
+  const id = randomBytes(16).toString('hex')
+  const charge = await deps.store.charges.insert({
+    id,
+    merchant_account_id: command.merchant.accountId,
+    merchant_id: command.merchant.merchantId,
+    account_id: receiving.id,
+    value_cents: request.valueCents,
+    currency: request.currency,
+    informed_euid: request.euid,
+    informed_tax_number: request.taxNumber,
+    informed_payer_name: request.payerName,
+    webhook_url: request.webhookUrl,
+    webhook_secret: request.webhookSecret,
+    provider_deposit_id: deposit.id,
+    qr_copy_paste: deposit.qrCopyPaste,
+    status: 'waiting_payment',
+    provider_status: 'pending',
+    created_at: createdAt,
+    expires_at: expiresAtFor(createdAt),
+    updated_at: createdAt,
+  })
+  return {
+    id: charge.id,
+    qrCopyPaste: charge.qr_copy_paste,
+    qrImageUrl: `${deps.baseUrl}/api/qr/${charge.id}.png`,
+    expiresAt: charge.expires_at.toISOString(),
+    status: 'waiting_payment',
+  }
+}
+
+export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
+  const request = parseChargeRequest(command.body, { requireHttpsWebhooks: deps.strictWebhooks })
+  const key = command.idempotencyKey
+  if (key === undefined) return createUnclaimed(deps, command, request)
+
+  const accountId = command.merchant.accountId
+  const requestHash = createHash('sha256').update(canonicalJson(command.body)).digest('hex')
+  const claim = await deps.store.idempotency.claim(accountId, key, requestHash, deps.clock.now())
+  if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
+  if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use')
+  if (claim.outcome === 'replay') return claim.body as ChargeCreated
+
+  let created: ChargeCreated
+  try {
+    created = await createUnclaimed(deps, command, request)
+  } catch (error) {
+    // Nothing was charged: give the key back so a corrected or later retry can use it.
+    await deps.store.idempotency.release(accountId, key).catch((releaseError: unknown) => {
+      deps.log?.warn({ err: releaseError }, 'could not release an idempotency key')
+    })
+    throw error
+  }
+  await deps.store.idempotency.complete(accountId, key, 200, created)
+  return created
+}

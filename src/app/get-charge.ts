@@ -1,0 +1,36 @@
+// GET /api/get-payment/{id}: the charge status record of spec 2.2, for the merchant that made it.
+import { DomainError } from '../domain/errors.ts'
+import type { ChargeStatus } from '../domain/charge.ts'
+import { maskTaxNumber } from '../domain/tax-number.ts'
+import type { Charge } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+
+export type ChargeRecord = {
+  qrId: string
+  status: ChargeStatus
+  payerName: string | null
+  payerTaxNumber: string | null
+  payerEuid: string | null
+  amount: number
+  updatedAt: string
+}
+
+export function toChargeRecord(charge: Charge): ChargeRecord {
+  return {
+    qrId: charge.id,
+    status: charge.status,
+    payerName: charge.payer_name,
+    payerTaxNumber: charge.payer_tax_number === null ? null : maskTaxNumber(charge.payer_tax_number),
+    payerEuid: charge.payer_euid,
+    amount: charge.value_cents,
+    updatedAt: charge.updated_at.toISOString(),
+  }
+}
+
+export async function getCharge(deps: { store: Store }, request: { merchantAccountId: number; chargeId: string }): Promise<ChargeRecord> {
+  const charge = /^[0-9a-f]{32}$/.test(request.chargeId)
+    ? await deps.store.charges.findForMerchant(request.chargeId, request.merchantAccountId)
+    : undefined
+  if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
+  return toChargeRecord(charge)
+}

@@ -1,0 +1,108 @@
+// Every environment variable the service reads, parsed and validated in one place.
+import { defaultPayerLadder, parseLadder, type LadderStep } from './domain/payer-limits.ts'
+
+export type Mode = 'sandbox' | 'production'
+
+export type Config = {
+  mode: Mode
+  port: number
+  host: string
+  baseUrl: string
+  databaseUrl: string | null
+  dataDir: string
+  providerUrl: string | null
+  providerToken: string | null
+  providerWebhookSecret: string | null
+  providerTimeoutMs: number
+  supportEmail: string
+  docsUrl: string
+  opsToken: string | null
+  payerLadder: readonly LadderStep[]
+  bodyLimitBytes: number
+  logLevel: string
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Record<string, string | undefined>
+
+function nonEmpty(env: Env, name: string): string | null {
+  const value = env[name]?.trim()
+  return value ? value : null
+}
+
+function positiveInteger(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env, name)
+  if (raw === null) return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  return Number(raw)
+}
+
+function absoluteUrl(name: string, value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${value}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be http(s)`)
+  return value.replace(/\/+$/, '')
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const modeRaw = nonEmpty(env, 'MODE') ?? 'sandbox'
+  if (modeRaw !== 'sandbox' && modeRaw !== 'production') {
+    throw new ConfigError(`MODE must be "sandbox" or "production", got "${modeRaw}"`)
+  }
+  const mode: Mode = modeRaw
+  const port = positiveInteger(env, 'PORT', 8080)
+  const baseUrl = absoluteUrl('BASE_URL', nonEmpty(env, 'BASE_URL') ?? `http://localhost:${port}`)
+  const providerUrl = nonEmpty(env, 'PROVIDER_URL')
+  const providerToken = nonEmpty(env, 'PROVIDER_TOKEN')
+  const providerWebhookSecret = nonEmpty(env, 'PROVIDER_WEBHOOK_SECRET')
+
+  if (mode === 'production') {
+    const missing = [
+      ['PROVIDER_URL', providerUrl],
+      ['PROVIDER_TOKEN', providerToken],
+      ['PROVIDER_WEBHOOK_SECRET', providerWebhookSecret],
+      ['OPS_TOKEN', nonEmpty(env, 'OPS_TOKEN')],
+    ]
+      .filter(([, value]) => value === null)
+      .map(([name]) => name)
+    if (missing.length > 0) {
+      throw new ConfigError(`production mode needs ${missing.join(', ')}; set them in the environment`)
+    }
+  }
+
+  const ladderText = nonEmpty(env, 'PAYER_LIMIT_LADDER')
+  let payerLadder: readonly LadderStep[] = defaultPayerLadder
+  if (ladderText !== null) {
+    try {
+      payerLadder = parseLadder(ladderText)
+    } catch (error) {
+      throw new ConfigError(`PAYER_LIMIT_LADDER: ${(error as Error).message}`)
+    }
+  }
+
+  return {
+    mode,
+    port,
+    host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
+    baseUrl,
+    databaseUrl: nonEmpty(env, 'DATABASE_URL'),
+    dataDir: nonEmpty(env, 'DATA_DIR') ?? './data',
+    providerUrl: providerUrl === null ? null : absoluteUrl('PROVIDER_URL', providerUrl),
+    providerToken,
+    providerWebhookSecret,
+    providerTimeoutMs: positiveInteger(env, 'PROVIDER_TIMEOUT_MS', 10_000),
+    supportEmail: nonEmpty(env, 'SUPPORT_EMAIL') ?? 'support@example.com',
+    docsUrl: nonEmpty(env, 'DOCS_URL') ?? `${baseUrl}/docs`,
+    opsToken: nonEmpty(env, 'OPS_TOKEN'),
+    payerLadder,
+    bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT_BYTES', 16_384),
+    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+  }
+}

@@ -1,0 +1,91 @@
+// Money as integer minor units: BRL/DEPIX cents, BTC satoshis, USDt 10^-6 units. No floats.
+
+export const currencies = ['DEPIX', 'BTC', 'USDt'] as const
+export type Currency = (typeof currencies)[number]
+
+export function isCurrency(value: unknown): value is Currency {
+  return typeof value === 'string' && (currencies as readonly string[]).includes(value)
+}
+
+export const FIXED_FEE_CENTS = 100
+export const BTC_FEE_PERCENT = 6
+export const USDT_FEE_PERCENT = 2
+export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
+
+/** Inclusive charge bounds in BRL cents, per credited currency. */
+export const chargeBoundsCents: Record<Currency, { min: number; max: number }> = {
+  DEPIX: { min: 1_000, max: 500_000 },
+  USDt: { min: 1_000, max: 500_000 },
+  BTC: { min: 2_000, max: 500_000 },
+}
+
+const brlAmountPattern = /^(\d+)(?:\.(\d{1,2}))?$/
+
+/**
+ * Parses a BRL amount sent as a JSON string ("10.50") or number (10.5) into cents.
+ * Returns null when it is not a plain non-negative decimal with at most two decimals.
+ * Amounts too large to matter come back as Infinity so bounds checks reject them.
+ */
+export function parseBrlToCents(input: unknown): number | null {
+  let text: string
+  if (typeof input === 'string') text = input
+  else if (typeof input === 'number' && Number.isFinite(input)) text = String(input)
+  else return null
+  const match = brlAmountPattern.exec(text)
+  if (!match) return null
+  const whole = match[1]!.replace(/^0+(?=\d)/, '')
+  if (whole.length > 12) return Infinity
+  const fraction = (match[2] ?? '').padEnd(2, '0')
+  return Number(whole) * 100 + Number(fraction)
+}
+
+export function isWithinChargeBounds(cents: number, currency: Currency): boolean {
+  const { min, max } = chargeBoundsCents[currency]
+  return cents >= min && cents <= max
+}
+
+function groupThousands(digits: string, separator: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, separator)
+}
+
+/** `R$ 1.234,56`, `-R$ 1,00` (ASCII space, decimal comma). */
+export function formatBrl(cents: number): string {
+  const sign = cents < 0 ? '-' : ''
+  const abs = Math.abs(cents)
+  const whole = Math.trunc(abs / 100).toString()
+  const fraction = (abs % 100).toString().padStart(2, '0')
+  return `${sign}R$ ${groupThousands(whole, '.')},${fraction}`
+}
+
+/** Integer minor units as a decimal string with a dot and exactly `decimals` places. */
+export function formatUnits(units: number, decimals: number): string {
+  const sign = units < 0 ? '-' : ''
+  const digits = Math.abs(units).toString().padStart(decimals + 1, '0')
+  return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
+}
+
+export const formatBtc = (sats: number): string => formatUnits(sats, 8)
+export const formatUsdt = (units: number): string => formatUnits(units, 6)
+
+/** A charge's value less the fixed deposit fee: what is converted or credited. */
+export function netOfFixedFee(valueCents: number): number {
+  return valueCents - FIXED_FEE_CENTS
+}
+
+/** floor(net_cents × 10^8 × 100 / (quote_cents × 106)) satoshis. */
+export function centsToSats(netCents: number, btcQuoteCents: number): number {
+  return Number((BigInt(netCents) * 10n ** 8n * 100n) / (BigInt(btcQuoteCents) * BigInt(100 + BTC_FEE_PERCENT)))
+}
+
+/** floor(net_cents × 10^6 × 100 / (quote_cents × 102)) USDt units. */
+export function centsToUsdtUnits(netCents: number, usdtQuoteCents: number): number {
+  return Number((BigInt(netCents) * 10n ** 6n * 100n) / (BigInt(usdtQuoteCents) * BigInt(100 + USDT_FEE_PERCENT)))
+}
+
+/** What one confirmed charge credits, in the credited currency's minor units. */
+export function creditedAmount(valueCents: number, currency: Currency, quoteCents: number | null): number {
+  const net = netOfFixedFee(valueCents)
+  if (currency === 'DEPIX') return net
+  if (quoteCents === null || quoteCents <= 0) throw new Error(`a ${currency} credit needs a positive quote`)
+  return currency === 'BTC' ? centsToSats(net, quoteCents) : centsToUsdtUnits(net, quoteCents)
+}

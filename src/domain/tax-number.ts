@@ -1,0 +1,28 @@
+// CPF/CNPJ and EUID rules. Check digits come from @brazilian-utils/brazilian-utils (it handles
+// the alphanumeric CNPJ and the reserved numbers); we own normalization and masking.
+import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils'
+
+export type TaxNumber = { kind: 'cpf' | 'cnpj'; value: string }
+
+const punctuation = /[.\-/\s]/g
+
+/** Strips punctuation, uppercases, checks the check digits. Null when not a valid CPF/CNPJ. */
+export function parseTaxNumber(input: string): TaxNumber | null {
+  const value = input.replace(punctuation, '').toUpperCase()
+  if (/^\d{11}$/.test(value)) return isValidCpf(value) ? { kind: 'cpf', value } : null
+  if (/^[0-9A-Z]{12}\d{2}$/.test(value)) return isValidCnpj(value, { version: 2 }) ? { kind: 'cnpj', value } : null
+  return null
+}
+
+/** CPF `***.456.789-**`; CNPJ `12.345.678/****-**`. Anything else is masked whole. */
+export function maskTaxNumber(value: string): string {
+  if (value.length === 11) return `***.${value.slice(3, 6)}.${value.slice(6, 9)}-**`
+  if (value.length === 14) return `${value.slice(0, 2)}.${value.slice(2, 5)}.${value.slice(5, 8)}/****-**`
+  return '*'.repeat(value.length)
+}
+
+const euidPattern = /^EU\d{15}$/
+
+export function isEuid(value: string): boolean {
+  return euidPattern.test(value)
+}

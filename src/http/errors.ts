@@ -1,0 +1,81 @@
+// Every failure leaves as the error body of spec 2.5 / decisions 6, mapped here and only here.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DomainError, type ErrorCode } from '../domain/errors.ts'
+
+export type ErrorContext = { docsUrl: string; supportEmail: string }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Schema failures on these body fields answer with the field's own code. */
+    fieldErrorCodes?: Record<string, ErrorCode>
+  }
+}
+
+type ValidationIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }
+
+function validationError(error: FastifyError, fieldCodes: Record<string, ErrorCode>): DomainError {
+  const issue = (error.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as ValidationIssue
+  const where = error.validationContext ?? 'body'
+  if (issue.keyword === 'additionalProperties') {
+    const field = String(issue.params.additionalProperty)
+    return new DomainError('invalid_request', { param: field, message: `Unknown field "${field}".` })
+  }
+  const field =
+    issue.keyword === 'required' ? String(issue.params.missingProperty) : (issue.instancePath.split('/')[1] ?? '')
+  if (where === 'body' && field !== '' && fieldCodes[field]) {
+    const message = issue.keyword === 'required' ? `${field} is required.` : undefined
+    return new DomainError(fieldCodes[field], { param: field, message })
+  }
+  if (field === '') return new DomainError('invalid_request', { message: `The ${where} must be a JSON object.` })
+  return new DomainError('invalid_request', { param: field, message: `${field} ${issue.message ?? 'is not valid'}.` })
+}
+
+/** Fastify's own errors (parsing, limits, validation) to catalogue codes. */
+function fromFastifyError(error: FastifyError, request: FastifyRequest): DomainError | null {
+  if (error.validation) return validationError(error, request.routeOptions.config?.fieldErrorCodes ?? {})
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('invalid_json')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('body_too_large')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError(error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type' : 'invalid_request')
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new DomainError('invalid_request', { message: error.message })
+  }
+  return null
+}
+
+export function errorBody(error: DomainError, request: FastifyRequest, context: ErrorContext) {
+  return {
+    error: error.message,
+    code: error.code,
+    docs_url: context.docsUrl,
+    support_email: context.supportEmail,
+    request_id: String(request.id),
+    ...(error.param === undefined ? {} : { param: error.param }),
+  }
+}
+
+export function sendError(reply: FastifyReply, error: DomainError, context: ErrorContext) {
+  return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(errorBody(error, reply.request, context))
+}
+
+export function installErrorHandling(app: FastifyInstance, context: ErrorContext): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let mapped = error instanceof DomainError ? error : fromFastifyError(error, request)
+    if (mapped === null) {
+      request.log.error({ err: error }, 'unhandled error')
+      mapped = new DomainError('internal_error')
+    } else if (mapped.status >= 500) {
+      request.log.warn({ code: mapped.code, err: error }, 'request failed upstream')
+    }
+    return sendError(reply, mapped, context)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new DomainError('not_found', { message: `No route ${request.method} ${request.url.split('?')[0]}.` }), context),
+  )
+}

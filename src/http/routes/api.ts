@@ -1,0 +1,105 @@
+// Merchant API (spec section 4): thin routes that authenticate, call a use case, serialize.
+import type { FastifyRequest } from 'fastify'
+import QRCode from 'qrcode'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
+import { createCharge } from '../../app/create-charge.ts'
+import { getBalance } from '../../app/get-balance.ts'
+import { getCharge } from '../../app/get-charge.ts'
+import { DomainError } from '../../domain/errors.ts'
+import type { AppDeps } from '../app.ts'
+import {
+  BalanceRecord,
+  ChargeCreated,
+  ChargeRecord,
+  CreatePaymentBody,
+  ErrorBody,
+  PaymentIdParams,
+  QrFileParams,
+  createPaymentFieldCodes,
+} from '../schemas.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant: Merchant
+  }
+}
+
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/
+
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined
+  if (typeof header !== 'string' || !idempotencyKeyPattern.test(header)) {
+    throw new DomainError('idempotency_key_invalid', { param: 'Idempotency-Key' })
+  }
+  return header
+}
+
+const errorResponses = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
+
+export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+  app.decorateRequest('merchant', null as unknown as Merchant)
+
+  // Every /api route but the public QR image carries X-API-Token.
+  const authenticated = async (request: FastifyRequest) => {
+    const header = request.headers['x-api-token']
+    request.merchant = await authenticate(deps, typeof header === 'string' ? header : undefined)
+  }
+
+  app.post(
+    '/api/create-payment',
+    {
+      schema: {
+        body: CreatePaymentBody,
+        response: { 200: ChargeCreated, ...errorResponses },
+      },
+      config: { fieldErrorCodes: createPaymentFieldCodes },
+      // Authenticate before validating: an anonymous caller learns nothing about the body rules.
+      onRequest: authenticated,
+    },
+    async (request) => {
+      const merchantId = requireMerchantId(request.merchant)
+      return createCharge(
+        {
+          store: deps.store,
+          provider: deps.provider,
+          clock: deps.clock,
+          baseUrl: deps.config.baseUrl,
+          payerLadder: deps.config.payerLadder,
+          strictWebhooks: deps.config.mode === 'production',
+          ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+          log: request.log,
+        },
+        {
+          merchant: { accountId: request.merchant.accountId, merchantId },
+          body: request.body,
+          idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+        },
+      )
+    },
+  )
+
+  app.get(
+    '/api/get-payment/:payment_id',
+    {
+      schema: { params: PaymentIdParams, response: { 200: ChargeRecord, ...errorResponses } },
+      onRequest: authenticated,
+    },
+    async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
+  )
+
+  app.get(
+    '/api/get-balance',
+    { schema: { response: { 200: BalanceRecord, ...errorResponses } }, onRequest: authenticated },
+    async (request) => getBalance(deps, { accountId: request.merchant.accountId }),
+  )
+
+  // Public and cacheable (decisions section 3): the id is 128 random bits, the image never changes.
+  app.get('/api/qr/:file', { schema: { params: QrFileParams } }, async (request, reply) => {
+    const match = /^([0-9a-f]{32})\.png$/.exec(request.params.file)
+    const charge = match ? await deps.store.charges.findById(match[1]!) : undefined
+    if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
+    const png = await QRCode.toBuffer(charge.qr_copy_paste, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 })
+    return reply.type('image/png').header('cache-control', 'public, max-age=31536000, immutable').send(png)
+  })
+}

@@ -1,0 +1,50 @@
+// Composition root: read the config, start the service, listen, stop cleanly on SIGTERM/SIGINT.
+import { ConfigError, loadConfig } from './config.ts'
+import { ensureDemoMerchant } from './sandbox/demo.ts'
+import { DataDirLockedError } from './store/database.ts'
+import { startService } from './service.ts'
+
+async function main() {
+  const config = loadConfig()
+  const service = await startService(config)
+  await service.app.listen({ port: config.port, host: config.host })
+
+  if (service.sandbox) {
+    const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake })
+    const lines = [
+      '',
+      `Pix charge service (sandbox mode) at ${config.baseUrl}`,
+      `  database:        ${service.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+      `  demo merchant:   ${demo.email} (merchantId ${demo.euid})`,
+      `  demo API token:  ${demo.token}   (a new one each start; the previous one is revoked)`,
+      `  operator token:  ${service.opsToken}`,
+      '',
+      'Create a charge:',
+      `  curl -s -X POST ${config.baseUrl}/api/create-payment -H 'X-API-Token: ${demo.token}' -H 'Content-Type: application/json' -d '{"value":"10.00","email":"customer@example.com","tax_number":"11144477735"}'`,
+      '',
+    ]
+    process.stdout.write(lines.join('\n') + '\n')
+  } else {
+    service.app.log.info({ baseUrl: config.baseUrl }, 'listening in production mode')
+  }
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    service.app.log.info({ signal }, 'shutting down')
+    await service.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    process.stderr.write(`cannot start: ${error.message}\n`)
+  } else {
+    process.stderr.write(`cannot start: ${(error as Error).stack ?? String(error)}\n`)
+  }
+  process.exit(1)
+})

@@ -1,0 +1,143 @@
+// HTTP client for Eulen's DePix API (reference/eulen-api.md). Tolerant of the envelope variants
+// the public clients report; never repeats POST /deposit except with the same X-Nonce when the
+// provider itself asks for it (the older asynchronous replies).
+import { randomUUID } from 'node:crypto'
+import {
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  type CreateDepositRequest,
+  type CreatedDeposit,
+  type PaymentProvider,
+  type ProviderDeposit,
+  type ProviderUserInfo,
+} from './provider.ts'
+
+export type EulenClientOptions = {
+  baseUrl: string
+  token: string
+  timeoutMs: number
+}
+
+type Reply = { status: number; body: Record<string, unknown> | null }
+
+const ASYNC_RETRIES = 3
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null
+}
+
+function integer(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value)
+  return null
+}
+
+function errorMessage(body: Record<string, unknown> | null, status: number): string {
+  const response = asRecord(body?.response)
+  return text(response?.errorMessage) ?? text(body?.errorMessage) ?? text(body?.message) ?? `provider answered HTTP ${status}`
+}
+
+export function parseProviderDeposit(raw: unknown): ProviderDeposit {
+  const object = asRecord(raw)
+  const qrId = text(object?.qrId) ?? text(object?.id)
+  const status = text(object?.status)
+  if (!object || !qrId || !status) throw new ProviderUnavailableError('provider deposit object lacks qrId or status')
+  return {
+    qrId,
+    status,
+    valueInCents: integer(object.valueInCents),
+    payerName: text(object.payerName),
+    payerTaxNumber: text(object.payerTaxNumber),
+    payerEuid: text(object.payerEUID) ?? text(object.payerEuid),
+    bankTxId: text(object.bankTxId),
+    blockchainTxId: text(object.blockchainTxID) ?? text(object.blockchainTxId),
+  }
+}
+
+export function createEulenClient(options: EulenClientOptions): PaymentProvider {
+  const base = options.baseUrl.replace(/\/+$/, '')
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown, nonce?: string): Promise<Reply> {
+    let response: Response
+    try {
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(nonce ? { 'x-nonce': nonce } : {}),
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: AbortSignal.timeout(options.timeoutMs),
+        redirect: 'error',
+      })
+    } catch (error) {
+      throw new ProviderUnavailableError(`provider unreachable: ${(error as Error).message}`, { cause: error })
+    }
+    let parsed: Record<string, unknown> | null = null
+    try {
+      parsed = asRecord(await response.json())
+    } catch {
+      parsed = null
+    }
+    return { status: response.status, body: parsed }
+  }
+
+  function fail(reply: Reply): never {
+    const message = errorMessage(reply.body, reply.status)
+    // 401/403 mean our own credentials are wrong: the operator's problem, not the merchant's.
+    const ours = reply.status === 401 || reply.status === 403
+    if (ours || (reply.status >= 500 && reply.status !== 520)) throw new ProviderUnavailableError(message)
+    throw new ProviderRejectedError(message, reply.status)
+  }
+
+  function payload(reply: Reply): Record<string, unknown> {
+    const response = asRecord(reply.body?.response)
+    if (!response) throw new ProviderUnavailableError('provider reply has no response object')
+    return response
+  }
+
+  return {
+    async createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit> {
+      const nonce = randomUUID()
+      for (let attempt = 0; ; attempt++) {
+        const reply = await call('POST', '/deposit', request, nonce)
+        if (reply.status < 200 || reply.status >= 300) fail(reply)
+        if (reply.body?.async === true) {
+          // Older API versions answer "come back with the same nonce"; the nonce makes it safe.
+          if (attempt >= ASYNC_RETRIES) throw new ProviderUnavailableError('provider kept answering asynchronously')
+          await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)))
+          continue
+        }
+        const response = payload(reply)
+        const id = text(response.id)
+        const qrCopyPaste = text(response.qrCopyPaste)
+        if (!id || !qrCopyPaste) throw new ProviderUnavailableError('provider deposit reply lacks id or qrCopyPaste')
+        return { id, qrCopyPaste }
+      }
+    },
+
+    async depositStatus(id: string): Promise<ProviderDeposit> {
+      const reply = await call('GET', `/deposit-status?id=${encodeURIComponent(id)}`)
+      if (reply.status < 200 || reply.status >= 300) fail(reply)
+      return parseProviderDeposit(payload(reply))
+    },
+
+    async userInfo(euid: string): Promise<ProviderUserInfo | null> {
+      const reply = await call('GET', `/user-info?euid=${encodeURIComponent(euid)}`)
+      if (reply.status === 404 || reply.status === 400) return null
+      if (reply.status < 200 || reply.status >= 300) fail(reply)
+      const response = payload(reply)
+      return {
+        isBlocked: response.isBlocked === true,
+        dailyVolumeInCents: integer(response.dailyVolumeInCents),
+        maxDailyInCents: integer(response.maxDailyInCents),
+      }
+    },
+  }
+}

@@ -1,0 +1,53 @@
+// What the service needs from the payment provider. The production adapter speaks Eulen's DePix
+// API over HTTP; the sandbox points the same adapter at a fake of that API.
+
+export type CreateDepositRequest = {
+  amountInCents: number
+  merchantId: string
+  /** An identified payer; otherwise endUserTaxNumber (with the name, when known). */
+  euid?: string
+  endUserTaxNumber?: string
+  endUserFullName?: string
+}
+
+export type CreatedDeposit = { id: string; qrCopyPaste: string }
+
+/** The provider's deposit status object, as far as we read it. */
+export type ProviderDeposit = {
+  qrId: string
+  status: string
+  valueInCents: number | null
+  payerName: string | null
+  payerTaxNumber: string | null
+  payerEuid: string | null
+  bankTxId: string | null
+  blockchainTxId: string | null
+}
+
+export type ProviderUserInfo = {
+  isBlocked: boolean
+  dailyVolumeInCents: number | null
+  maxDailyInCents: number | null
+}
+
+export interface PaymentProvider {
+  createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit>
+  depositStatus(id: string): Promise<ProviderDeposit>
+  /** Null when the provider does not know the EUID. */
+  userInfo(euid: string): Promise<ProviderUserInfo | null>
+}
+
+/** The provider could not be reached or failed on its side; the outcome is unknown or retryable. */
+export class ProviderUnavailableError extends Error {
+  override name = 'ProviderUnavailableError'
+}
+
+/** The provider answered and refused (validation, compliance, rejection). */
+export class ProviderRejectedError extends Error {
+  override name = 'ProviderRejectedError'
+  readonly httpStatus: number
+  constructor(message: string, httpStatus: number) {
+    super(message)
+    this.httpStatus = httpStatus
+  }
+}

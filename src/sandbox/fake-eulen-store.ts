@@ -1,0 +1,74 @@
+// The fake provider's own tables, in the service's database but under their own migration
+// history, so production never creates them.
+import { sql, type Kysely } from 'kysely'
+import type { Migration } from 'kysely/migration'
+import { migrateToLatest } from '../store/migrate.ts'
+
+export type FakeDepositsTable = {
+  id: string
+  amount_cents: number
+  status: string
+  merchant_id: string
+  end_user_euid: string | null
+  end_user_tax_number: string | null
+  end_user_name: string | null
+  qr_copy_paste: string
+  payer_name: string | null
+  payer_tax_number: string | null
+  payer_euid: string | null
+  bank_tx_id: string | null
+  blockchain_tx_id: string | null
+  expiration: Date
+  created_at: Date
+  updated_at: Date
+}
+
+export type FakeEndUsersTable = {
+  tax_number: string
+  euid: string
+  name: string | null
+  paid_count: number
+}
+
+export type FakeEulenTables = {
+  fake_eulen_deposits: FakeDepositsTable
+  fake_eulen_end_users: FakeEndUsersTable
+}
+
+const migrations: Record<string, Migration> = {
+  '001_fake_eulen': {
+    async up(db) {
+      await sql`
+        create table fake_eulen_end_users (
+          tax_number text primary key,
+          euid text not null unique,
+          name text,
+          paid_count int4 not null default 0
+        )`.execute(db)
+      await sql`
+        create table fake_eulen_deposits (
+          id text primary key,
+          amount_cents int8 not null,
+          status text not null,
+          merchant_id text not null,
+          end_user_euid text,
+          end_user_tax_number text,
+          end_user_name text,
+          qr_copy_paste text not null,
+          payer_name text,
+          payer_tax_number text,
+          payer_euid text,
+          bank_tx_id text,
+          blockchain_tx_id text,
+          expiration timestamptz not null,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        )`.execute(db)
+      await sql`create index fake_eulen_deposits_created on fake_eulen_deposits (created_at)`.execute(db)
+    },
+  },
+}
+
+export function migrateFakeEulen(db: Kysely<any>): Promise<void> {
+  return migrateToLatest(db, { migrations, tableName: 'fake_eulen_migrations' })
+}

@@ -1,0 +1,71 @@
+// Wires the service together from a config: database, migrations, provider adapter (pointed at
+// the in-process fake in sandbox mode), HTTP app. main.ts and the tests both start it from here.
+import { randomBytes } from 'node:crypto'
+import type { FastifyServerOptions } from 'fastify'
+import { createAdjustableClock, systemClock, type AdjustableClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { buildApp } from './http/app.ts'
+import { createEulenClient } from './provider/eulen-client.ts'
+import type { PaymentProvider } from './provider/provider.ts'
+import { startFakeEulen, type FakeEulen } from './sandbox/fake-eulen.ts'
+import { openDatabase, type OpenedDatabase } from './store/database.ts'
+import { migrateToLatest } from './store/migrate.ts'
+import { createStore } from './store/store.ts'
+import type { ResolveHost } from './webhooks/destination.ts'
+
+export type ServiceOptions = {
+  /** An already opened database (tests); otherwise opened from the config. */
+  database?: OpenedDatabase
+  /** Sandbox only: the movable clock (tests pass a frozen one). */
+  clock?: AdjustableClock
+  logger?: FastifyServerOptions['logger']
+  resolveHost?: ResolveHost
+}
+
+export async function startService(config: Config, options: ServiceOptions = {}) {
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
+  const closers: Array<() => Promise<void>> = [() => database.close()]
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer()
+  }
+  try {
+    await migrateToLatest(database.db)
+    const store = createStore(database.db)
+
+    let clock: Clock = systemClock
+    let provider: PaymentProvider
+    let sandbox: { fake: FakeEulen; clock: AdjustableClock } | undefined
+    if (config.mode === 'sandbox') {
+      const sandboxClock = options.clock ?? createAdjustableClock()
+      const token = randomBytes(24).toString('hex')
+      const fake = await startFakeEulen({ db: database.db, clock: sandboxClock, token })
+      closers.push(() => fake.close())
+      provider = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
+      clock = sandboxClock
+      sandbox = { fake, clock: sandboxClock }
+    } else {
+      provider = createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs })
+    }
+
+    // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up.
+    const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
+    const app = await buildApp(
+      {
+        config,
+        store,
+        provider,
+        clock,
+        ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+        ...(sandbox ? { sandbox } : {}),
+      },
+      options.logger === undefined ? {} : { logger: options.logger },
+    )
+    closers.splice(1, 0, () => app.close())
+    return { app, store, clock, provider, sandbox, opsToken, database, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+export type Service = Awaited<ReturnType<typeof startService>>

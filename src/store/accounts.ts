@@ -1,0 +1,38 @@
+import type { Insertable, Kysely, Updateable } from 'kysely'
+import type { Account, AccountsTable, Database } from './schema.ts'
+
+export function accountsRepository(db: Kysely<Database>) {
+  return {
+    findByEmail(email: string): Promise<Account | undefined> {
+      return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
+    },
+
+    findById(id: number): Promise<Account | undefined> {
+      return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** Inside a transaction: serializes changes to one account (token issuance, postings). */
+    lockById(id: number): Promise<Account | undefined> {
+      return db.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    /** The account for this e-mail, created as a new customer when there is none. */
+    async ensure(email: string, now: Date): Promise<Account> {
+      const created = await db
+        .insertInto('accounts')
+        .values({ email, created_at: now })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returningAll()
+        .executeTakeFirst()
+      return created ?? (await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirstOrThrow())
+    },
+
+    insert(values: Insertable<AccountsTable>): Promise<Account> {
+      return db.insertInto('accounts').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    update(id: number, values: Updateable<AccountsTable>): Promise<Account> {
+      return db.updateTable('accounts').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+  }
+}

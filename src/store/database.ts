@@ -1,0 +1,114 @@
+// Opens the database: embedded PGlite in a data folder (one process at a time) or a PostgreSQL
+// server when a URL is given. Both come back as the same Kysely instance.
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './schema.ts'
+
+const INT8_OID = 20
+
+/**
+ * Money and ids are int8. PGlite hands them back as bigint and pg as strings; both become a
+ * plain number here, and a value past 2^53 fails loudly instead of losing precision.
+ */
+function parseInt8(text: string): number {
+  const value = Number(text)
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} is beyond a safe integer`)
+  return value
+}
+
+export type OpenedDatabase = {
+  db: Kysely<Database>
+  kind: 'pglite' | 'postgres'
+  close: () => Promise<void>
+}
+
+export class DataDirLockedError extends Error {
+  override name = 'DataDirLockedError'
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** A lock file holding our pid; a lock left by a dead process is taken over. */
+function lockDataDir(dir: string): () => void {
+  const lockPath = join(dir, 'service.lock')
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      return () => rmSync(lockPath, { force: true })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const holder = Number(readFileSync(lockPath, 'utf8').trim())
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processIsAlive(holder)) {
+        throw new DataDirLockedError(
+          `the data folder ${dir} is in use by another process (pid ${holder}); stop it, or set DATA_DIR to another folder, or DATABASE_URL to share a PostgreSQL server between instances`,
+        )
+      }
+      if (holder === process.pid) {
+        throw new DataDirLockedError(`the data folder ${dir} is already open in this process`)
+      }
+      rmSync(lockPath, { force: true })
+    }
+  }
+  throw new DataDirLockedError(`could not lock the data folder ${dir}`)
+}
+
+/** Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks). */
+export async function openPglite(dataDir: string | null): Promise<OpenedDatabase> {
+  let unlock = () => {}
+  let pglite: PGlite
+  if (dataDir === null) {
+    pglite = new PGlite({ parsers: { [INT8_OID]: parseInt8 } })
+  } else {
+    const dir = resolve(dataDir)
+    mkdirSync(dir, { recursive: true })
+    unlock = lockDataDir(dir)
+    try {
+      pglite = new PGlite({ dataDir: join(dir, 'pglite'), parsers: { [INT8_OID]: parseInt8 } })
+      await pglite.waitReady
+    } catch (error) {
+      unlock()
+      throw error
+    }
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await db.destroy()
+      unlock()
+    },
+  }
+}
+
+export async function openPostgres(url: string, poolSize = 10): Promise<OpenedDatabase> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  })
+  // Fail at start-up with the server's own message, not at the first request.
+  const client = await pool.connect()
+  client.release()
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, kind: 'postgres', close: () => db.destroy() }
+}
+
+export function openDatabase(options: { databaseUrl: string | null; dataDir: string | null }): Promise<OpenedDatabase> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir)
+}

@@ -1,0 +1,53 @@
+import type { Insertable, Kysely } from 'kysely'
+import type { BlockKind, BlocksTable, Database, IdentityKind } from './schema.ts'
+
+export type IdentityProbe = { email?: string | null; taxNumber?: string | null; euid?: string | null }
+
+function probePairs(probe: IdentityProbe): Array<[BlockKind, string]> {
+  const pairs: Array<[BlockKind, string]> = []
+  if (probe.email) pairs.push(['email', probe.email])
+  if (probe.taxNumber) pairs.push(['tax_number', probe.taxNumber])
+  if (probe.euid) pairs.push(['euid', probe.euid])
+  return pairs
+}
+
+/** Identity bindings (each EUID or CPF/CNPJ belongs to one account) and MED blocks. */
+export function identitiesRepository(db: Kysely<Database>) {
+  return {
+    /** The kinds among the probe's identities that carry a prior MED. */
+    async blockedKinds(probe: IdentityProbe): Promise<BlockKind[]> {
+      const pairs = probePairs(probe)
+      if (pairs.length === 0) return []
+      const rows = await db
+        .selectFrom('blocks')
+        .select('kind')
+        .distinct()
+        .where((eb) => eb.or(pairs.map(([kind, value]) => eb.and([eb('kind', '=', kind), eb('value', '=', value)]))))
+        .execute()
+      return rows.map((row) => row.kind)
+    },
+
+    addBlock(values: Insertable<BlocksTable>): Promise<void> {
+      return db.insertInto('blocks').values(values).execute().then(() => undefined)
+    },
+
+    async boundAccount(kind: IdentityKind, value: string): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('identity_bindings')
+        .select('account_id')
+        .where('kind', '=', kind)
+        .where('value', '=', value)
+        .executeTakeFirst()
+      return row?.account_id
+    },
+
+    /** Binds when unbound; an identity already bound keeps its first account. */
+    async bind(kind: IdentityKind, value: string, accountId: number, now: Date): Promise<void> {
+      await db
+        .insertInto('identity_bindings')
+        .values({ kind, value, account_id: accountId, bound_at: now })
+        .onConflict((oc) => oc.columns(['kind', 'value']).doNothing())
+        .execute()
+    },
+  }
+}

@@ -1,0 +1,22 @@
+// One set of migrations for PGlite and PostgreSQL, listed here rather than read from disk so the
+// order is explicit and type-checked.
+import type { Kysely } from 'kysely'
+import { Migrator, type Migration } from 'kysely/migration'
+import * as foundation from './migrations/001_foundation.ts'
+
+const migrations: Record<string, Migration> = {
+  '001_foundation': foundation,
+}
+
+export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => tables.migrations },
+    ...(tables.tableName ? { migrationTableName: tables.tableName, migrationLockTableName: `${tables.tableName}_lock` } : {}),
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message}`, { cause: error })
+  }
+}

@@ -1,0 +1,140 @@
+// Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
+import type { ColumnType, Generated, Selectable } from 'kysely'
+import type { ChargeStatus } from '../domain/charge.ts'
+import type { Currency } from '../domain/money.ts'
+
+type Json = ColumnType<unknown, string, string>
+
+export type AccountKyc = 'none' | 'unidentified' | 'verified'
+
+export type AccountsTable = {
+  id: Generated<number>
+  email: string
+  owner_tax_number: string | null
+  owner_name: string | null
+  euid: string | null
+  kyc: ColumnType<AccountKyc, AccountKyc | undefined, AccountKyc>
+  created_at: Date
+}
+
+export type TokenStatus = 'active' | 'pending' | 'revoked'
+
+export type ApiTokensTable = {
+  id: string
+  account_id: number
+  token_hash: string
+  status: TokenStatus
+  merchant_id: string | null
+  expires_at: Date | null
+  created_at: Date
+  revoked_at: Date | null
+}
+
+export type IdentityKind = 'euid' | 'tax_number'
+
+export type IdentityBindingsTable = {
+  kind: IdentityKind
+  value: string
+  account_id: number
+  bound_at: Date
+}
+
+export type BlockKind = 'email' | 'tax_number' | 'euid'
+
+export type BlocksTable = {
+  id: Generated<number>
+  kind: BlockKind
+  value: string
+  reason: string
+  charge_id: string | null
+  created_by: string
+  created_at: Date
+}
+
+export type ChargesTable = {
+  id: string
+  merchant_account_id: number
+  merchant_id: string
+  account_id: number
+  value_cents: number
+  currency: Currency
+  informed_euid: string | null
+  informed_tax_number: string | null
+  informed_payer_name: string | null
+  webhook_url: string | null
+  webhook_secret: string | null
+  provider_deposit_id: string
+  qr_copy_paste: string
+  status: ChargeStatus
+  provider_status: string
+  payer_name: string | null
+  payer_tax_number: string | null
+  payer_euid: string | null
+  confirmed_at: Date | null
+  created_at: Date
+  expires_at: Date
+  updated_at: Date
+}
+
+export type IdempotencyKeysTable = {
+  account_id: number
+  key: string
+  request_hash: string
+  state: 'in_flight' | 'done'
+  response_status: number | null
+  response_body: Json | null
+  created_at: Date
+}
+
+export type JobsTable = {
+  id: Generated<number>
+  kind: string
+  payload: Json
+  run_at: Date
+  attempts: Generated<number>
+  locked_until: Date | null
+  last_error: string | null
+  created_at: Date
+}
+
+export type LedgerBook = 'available' | 'held' | 'provider_clearing' | 'fees' | 'conversion'
+
+export type LedgerPostingsTable = {
+  id: Generated<number>
+  key: string
+  charge_id: string | null
+  kind: string
+  created_at: Date
+}
+
+export type LedgerEntriesTable = {
+  id: Generated<number>
+  posting_id: number
+  account_id: number | null
+  book: LedgerBook
+  currency: Currency
+  amount: number
+}
+
+export type QuotesTable = {
+  currency: 'BTC' | 'USDt'
+  brl_cents: number
+  updated_at: Date
+}
+
+export type Database = {
+  accounts: AccountsTable
+  api_tokens: ApiTokensTable
+  identity_bindings: IdentityBindingsTable
+  blocks: BlocksTable
+  charges: ChargesTable
+  idempotency_keys: IdempotencyKeysTable
+  jobs: JobsTable
+  ledger_postings: LedgerPostingsTable
+  ledger_entries: LedgerEntriesTable
+  quotes: QuotesTable
+}
+
+export type Account = Selectable<AccountsTable>
+export type ApiToken = Selectable<ApiTokensTable>
+export type Charge = Selectable<ChargesTable>

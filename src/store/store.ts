@@ -1,0 +1,39 @@
+// The store: one repository per aggregate over one Kysely handle. `transaction` hands the
+// callback the same repositories bound to a transaction.
+import type { Kysely } from 'kysely'
+import { accountsRepository } from './accounts.ts'
+import { chargesRepository } from './charges.ts'
+import { idempotencyRepository } from './idempotency.ts'
+import { identitiesRepository } from './identities.ts'
+import { ledgerRepository } from './ledger.ts'
+import { quotesRepository } from './quotes.ts'
+import type { Database } from './schema.ts'
+import { tokensRepository } from './tokens.ts'
+
+export type Store = {
+  db: Kysely<Database>
+  accounts: ReturnType<typeof accountsRepository>
+  tokens: ReturnType<typeof tokensRepository>
+  charges: ReturnType<typeof chargesRepository>
+  identities: ReturnType<typeof identitiesRepository>
+  idempotency: ReturnType<typeof idempotencyRepository>
+  ledger: ReturnType<typeof ledgerRepository>
+  quotes: ReturnType<typeof quotesRepository>
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
+}
+
+export function createStore(db: Kysely<Database>): Store {
+  return {
+    db,
+    accounts: accountsRepository(db),
+    tokens: tokensRepository(db),
+    charges: chargesRepository(db),
+    identities: identitiesRepository(db),
+    idempotency: idempotencyRepository(db),
+    ledger: ledgerRepository(db),
+    quotes: quotesRepository(db),
+    transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(createStore(trx)))
+    },
+  }
+}
