@@ -41,6 +41,11 @@ export type CreateChargeCommand = {
   idempotencyKey?: string | undefined
 }
 
+/** Fingerprint of a request body: key order does not matter, every value does. */
+export function requestHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex')
+}
+
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
@@ -128,8 +133,7 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
   if (key === undefined) return createUnclaimed(deps, command, request)
 
   const accountId = command.merchant.accountId
-  const requestHash = createHash('sha256').update(canonicalJson(command.body)).digest('hex')
-  const claim = await deps.store.idempotency.claim(accountId, key, requestHash, deps.clock.now())
+  const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), deps.clock.now())
   if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
   if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use')
   if (claim.outcome === 'replay') return claim.body as ChargeCreated

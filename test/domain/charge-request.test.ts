@@ -1,0 +1,52 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { parseChargeRequest, type ChargeRequestInput } from '../../src/domain/charge-request.ts'
+import { DomainError } from '../../src/domain/errors.ts'
+
+const base: ChargeRequestInput = { value: '10.00', email: 'Customer@Example.com', tax_number: '111.444.777-35' }
+const parse = (changes: Partial<ChargeRequestInput>, requireHttpsWebhooks = false) =>
+  parseChargeRequest({ ...base, ...changes } as ChargeRequestInput, { requireHttpsWebhooks })
+
+function code(changes: Partial<ChargeRequestInput>, requireHttpsWebhooks = false): string {
+  try {
+    parse(changes, requireHttpsWebhooks)
+    return 'ok'
+  } catch (error) {
+    assert.ok(error instanceof DomainError)
+    return `${error.code}:${error.param}`
+  }
+}
+
+test('a valid request is normalized: cents, lower-case e-mail, DEPIX default, bare tax number', () => {
+  assert.deepEqual(parse({}), {
+    valueCents: 1000, email: 'customer@example.com', currency: 'DEPIX', euid: null, taxNumber: '11144477735',
+    payerName: null, webhookUrl: null, webhookSecret: null,
+  })
+})
+
+test('each rule answers its own code and names the field', () => {
+  assert.equal(code({ value: '10.001' }), 'value_invalid:value')
+  assert.equal(code({ value: '9.99' }), 'value_out_of_range:value')
+  assert.equal(code({ value: '5000.01', euid: 'EU123456789012345' }), 'value_out_of_range:value')
+  assert.equal(code({ value: '19.99', swap_to: 'BTC', euid: 'EU123456789012345' }), 'value_out_of_range:value')
+  assert.equal(code({ value: '20.00', swap_to: 'BTC', euid: 'EU123456789012345' }), 'ok')
+  assert.equal(code({ tax_number: '11144477736' }), 'tax_number_invalid:tax_number')
+  assert.equal(code({ tax_number: undefined, euid: 'EU12' }), 'euid_invalid:euid')
+  assert.equal(code({ tax_number: undefined }), 'payer_identity_required:euid')
+  assert.equal(code({ value: '10.01' }), 'euid_required:euid')
+  assert.equal(code({ value: '10.01', euid: 'EU123456789012345' }), 'ok')
+  assert.equal(code({ payer_name: '  ' }), 'payer_name_invalid:payer_name')
+  assert.equal(code({ payer_name: 'Ana\nMaria' }), 'payer_name_invalid:payer_name')
+  assert.equal(code({ webhook_url: 'not a url' }), 'webhook_url_invalid:webhook_url')
+  assert.equal(code({ webhook_url: 'ftp://example.com/x' }), 'webhook_url_invalid:webhook_url')
+  assert.equal(code({ webhook_url: 'https://user:pw@example.com/x' }), 'webhook_url_invalid:webhook_url')
+  assert.equal(code({ webhook_url: 'http://127.0.0.1:9/x' }), 'ok')
+  assert.equal(code({ webhook_url: 'http://example.com/x' }, true), 'webhook_url_invalid:webhook_url')
+  assert.equal(code({ webhook_url: 'https://example.com/x' }, true), 'ok')
+  assert.equal(code({ webhook_secret: '' }), 'webhook_secret_invalid:webhook_secret')
+})
+
+test('tax_number alone never lifts the R$ 10,00 limit; the alphanumeric CNPJ is accepted', () => {
+  assert.equal(code({ value: '10.00', tax_number: '12ABC34501DE35' }), 'ok')
+  assert.equal(code({ value: '11.00', tax_number: '12ABC34501DE35' }), 'euid_required:euid')
+})

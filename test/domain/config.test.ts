@@ -1,0 +1,37 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+
+test('sandbox defaults need no environment', () => {
+  const config = loadConfig({})
+  assert.equal(config.mode, 'sandbox')
+  assert.equal(config.port, 8080)
+  assert.equal(config.baseUrl, 'http://localhost:8080')
+  assert.equal(config.docsUrl, 'http://localhost:8080/docs')
+  assert.equal(config.databaseUrl, null)
+  assert.equal(config.dataDir, './data')
+  assert.equal(config.payerLadder[0]?.limitCents, 49_900)
+})
+
+test('BASE_URL and PORT shape the derived defaults', () => {
+  const config = loadConfig({ PORT: '9000', BASE_URL: 'https://pix.example.com/' })
+  assert.equal(config.baseUrl, 'https://pix.example.com')
+  assert.equal(config.docsUrl, 'https://pix.example.com/docs')
+  assert.equal(loadConfig({ PORT: '9000' }).baseUrl, 'http://localhost:9000')
+})
+
+test('production refuses to start without provider settings and names each missing one', () => {
+  assert.throws(() => loadConfig({ MODE: 'production' }), (error: unknown) =>
+    error instanceof ConfigError && /PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_WEBHOOK_SECRET, OPS_TOKEN/.test(error.message))
+  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', OPS_TOKEN: 'o' }),
+    /needs PROVIDER_WEBHOOK_SECRET;/)
+  const ok = loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o' })
+  assert.equal(ok.mode, 'production')
+})
+
+test('bad values are refused with the variable named', () => {
+  assert.throws(() => loadConfig({ MODE: 'staging' }), /MODE/)
+  assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/)
+  assert.throws(() => loadConfig({ BASE_URL: 'localhost' }), /BASE_URL/)
+  assert.throws(() => loadConfig({ PAYER_LIMIT_LADDER: '5:0:100' }), /PAYER_LIMIT_LADDER/)
+})

@@ -1,0 +1,99 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import {
+  centsToSats,
+  centsToUsdtUnits,
+  chargeBoundsCents,
+  creditedAmount,
+  formatBrl,
+  formatBtc,
+  formatUsdt,
+  isWithinChargeBounds,
+  parseBrlToCents,
+} from '../../src/domain/money.ts'
+
+test('parseBrlToCents reads strings and numbers with at most two decimals', () => {
+  const cases: Array<[unknown, number | null]> = [
+    ['10', 1000], ['10.5', 1050], ['10.50', 1050], ['0.01', 1], ['5000.00', 500000], ['007.10', 710],
+    [10, 1000], [10.5, 1050], [19.99, 1999], [0.1, 10],
+    ['10.505', null], ['-10', null], ['+10', null], ['1e3', null], ['10,50', null], [' 10', null], ['10.', null],
+    ['.5', null], ['', null], ['NaN', null], [-1, null], [10.555, null], [1e21, null], [Number.NaN, null],
+    [null, null], [true, null], [{}, null], ['１０', null],
+  ]
+  for (const [input, expected] of cases) assert.equal(parseBrlToCents(input), expected, `input ${JSON.stringify(input)}`)
+  assert.equal(parseBrlToCents('9999999999999.99'), Infinity)
+})
+
+test('parseBrlToCents round-trips every cent amount written either way', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 10_000_000_00 }), (cents) => {
+      const text = `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`
+      assert.equal(parseBrlToCents(text), cents)
+      assert.equal(parseBrlToCents(Number(text)), cents)
+    }),
+    { numRuns: 2000 },
+  )
+})
+
+test('charge bounds are inclusive and per currency', () => {
+  assert.deepEqual(chargeBoundsCents.BTC, { min: 2000, max: 500000 })
+  for (const currency of ['DEPIX', 'USDt'] as const) {
+    assert.equal(isWithinChargeBounds(999, currency), false)
+    assert.equal(isWithinChargeBounds(1000, currency), true)
+    assert.equal(isWithinChargeBounds(500000, currency), true)
+    assert.equal(isWithinChargeBounds(500001, currency), false)
+  }
+  assert.equal(isWithinChargeBounds(1999, 'BTC'), false)
+  assert.equal(isWithinChargeBounds(2000, 'BTC'), true)
+  assert.equal(isWithinChargeBounds(Infinity, 'DEPIX'), false)
+})
+
+test('formatBrl writes R$ with thousands dots, decimal comma and a leading minus', () => {
+  assert.equal(formatBrl(0), 'R$ 0,00')
+  assert.equal(formatBrl(5), 'R$ 0,05')
+  assert.equal(formatBrl(900), 'R$ 9,00')
+  assert.equal(formatBrl(123456), 'R$ 1.234,56')
+  assert.equal(formatBrl(123456789012), 'R$ 1.234.567.890,12')
+  assert.equal(formatBrl(-100), '-R$ 1,00')
+  assert.equal(formatBrl(-123456), '-R$ 1.234,56')
+})
+
+test('formatBtc and formatUsdt write fixed decimals with a dot', () => {
+  assert.equal(formatBtc(0), '0.00000000')
+  assert.equal(formatBtc(2696), '0.00002696')
+  assert.equal(formatBtc(123456789), '1.23456789')
+  assert.equal(formatBtc(-2696), '-0.00002696')
+  assert.equal(formatUsdt(0), '0.000000')
+  assert.equal(formatUsdt(1633986), '1.633986')
+  assert.equal(formatUsdt(-1), '-0.000001')
+})
+
+test('conversions follow the integer formulas of decisions section 5', () => {
+  // R$ 10,00 charge: net 900 cents; BTC at R$ 350.000,00: floor(900e8*100 / (35000000*106))
+  assert.equal(centsToSats(900, 35_000_000), 2425)
+  assert.equal(creditedAmount(1000, 'BTC', 35_000_000), 2425)
+  // USDt at R$ 5,40: floor(900e6*100 / (540*102)) = 1633986
+  assert.equal(centsToUsdtUnits(900, 540), 1633986)
+  assert.equal(creditedAmount(1000, 'USDt', 540), 1633986)
+  assert.equal(creditedAmount(1000, 'DEPIX', null), 900)
+  assert.equal(creditedAmount(500000, 'BTC', 35_000_000), centsToSats(499900, 35_000_000))
+  assert.throws(() => creditedAmount(1000, 'BTC', null))
+})
+
+test('conversions are exact floors, never above the fee-adjusted value', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 900, max: 499_900 }), fc.integer({ min: 1, max: 100_000_000_00 }), (net, quote) => {
+      const sats = centsToSats(net, quote)
+      const exact = (BigInt(net) * 10n ** 10n)
+      const denominator = BigInt(quote) * 106n
+      assert.ok(BigInt(sats) * denominator <= exact)
+      assert.ok((BigInt(sats) + 1n) * denominator > exact)
+      const units = centsToUsdtUnits(net, quote)
+      const exactU = BigInt(net) * 10n ** 8n
+      assert.ok(BigInt(units) * BigInt(quote) * 102n <= exactU)
+      assert.ok((BigInt(units) + 1n) * BigInt(quote) * 102n > exactU)
+    }),
+    { numRuns: 2000 },
+  )
+})

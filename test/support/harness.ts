@@ -1,0 +1,77 @@
+// Boots the real service for a test on a fresh database: in-memory PGlite, or a throwaway
+// database on the PostgreSQL server when TEST_DATABASE=postgres (a missing server fails the run).
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
+import { startService, type Service, type ServiceOptions } from '../../src/service.ts'
+
+export const testDatabase = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite'
+const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+export const T0 = new Date('2026-11-22T12:00:00.000Z')
+
+/** A fresh, empty database of the kind under test, dropped when closed. */
+export async function openTestDatabase(): Promise<OpenedDatabase & { url: string | null }> {
+  if (testDatabase === 'pglite') return { ...(await openPglite(null)), url: null }
+  const name = `pixtest_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const opened = await openPostgres(url.href, 5)
+  return {
+    ...opened,
+    url: url.href,
+    close: async () => {
+      await opened.close()
+      const cleanup = new pg.Client({ connectionString: adminUrl })
+      await cleanup.connect()
+      await cleanup.query(`drop database if exists ${name} with (force)`)
+      await cleanup.end()
+    },
+  }
+}
+
+export type TestService = Service & {
+  request: (options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }) => Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: Buffer }>
+  /** An identified merchant (own purchase, EUID) with a current token. */
+  merchant: (email: string, taxNumber: string) => Promise<{ email: string; euid: string; token: string; tokenId: string }>
+}
+
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: Omit<ServiceOptions, 'database'> = {},
+): Promise<TestService> {
+  const config: Config = loadConfig({ DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', ...env })
+  const database = await openTestDatabase()
+  const service = await startService(config, { clock: createAdjustableClock(T0), logger: false, ...options, database })
+
+  const request: TestService['request'] = async ({ method, url, token, body, headers, payload }) => {
+    const response = await service.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token === undefined ? {} : { 'x-api-token': token }),
+        ...(body === undefined && payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(payload !== undefined ? { payload } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    })
+    const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json')
+    return { status: response.statusCode, body: isJson ? response.json() : response.body, headers: response.headers, raw: response.rawPayload }
+  }
+
+  const merchant: TestService['merchant'] = async (email, taxNumber) => {
+    const account = await request({ method: 'POST', url: '/sandbox/accounts', body: { email, tax_number: taxNumber, name: 'Merchant Name' } })
+    if (account.status !== 200) throw new Error(`sandbox account: ${JSON.stringify(account.body)}`)
+    const token = await request({ method: 'POST', url: `/sandbox/accounts/${email}/tokens`, body: {} })
+    if (token.status !== 200) throw new Error(`sandbox token: ${JSON.stringify(token.body)}`)
+    return { email, euid: account.body.euid, token: token.body.token, tokenId: token.body.token_id }
+  }
+
+  return { ...service, request, merchant }
+}
