@@ -1,0 +1,65 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'kysely'
+import { openTestDatabase, testDatabase } from '../support/harness.ts'
+
+test('int8 money columns come back as plain numbers, and past 2^53 fail loudly', async () => {
+  const database = await openTestDatabase()
+  try {
+    const row = await sql<{ small: number; big: number }>`select 500000::int8 as small, 9007199254740991::int8 as big`.execute(database.db)
+    assert.deepEqual(row.rows[0], { small: 500000, big: Number.MAX_SAFE_INTEGER })
+    await assert.rejects(sql`select 9007199254740993::int8 as too_big`.execute(database.db), /beyond a safe integer/)
+  } finally {
+    await database.close()
+  }
+})
+
+const opener = (dir: string, hold: boolean) => `
+  const { openPglite } = await import(${JSON.stringify(new URL('../../src/store/database.ts', import.meta.url).href)});
+  try {
+    const db = await openPglite(${JSON.stringify(dir)});
+    console.log('opened');
+    ${hold ? "process.stdin.resume(); process.stdin.on('end', async () => { await db.close(); process.exit(0) });" : 'await db.close(); process.exit(0);'}
+  } catch (e) { console.log(e.name + ': ' + e.message) }
+`
+// The children exit explicitly, as main.ts does: PGlite can keep a process alive after closing a
+// folder it reopened.
+
+/** Opens the folder in a child process, as a second service would, and reports what happened. */
+function openInChild(dir: string): string {
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', opener(dir, false)], { encoding: 'utf8', timeout: 30_000 })
+  return child.stdout + child.stderr
+}
+
+/** A child process that opens the folder and holds it until its stdin closes. */
+async function holdInChild(dir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', opener(dir, true)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer]
+  assert.equal(line.toString().trim(), 'opened')
+  return child
+}
+
+test('a second process opening the same PGlite folder is refused with a clear message', { skip: testDatabase !== 'pglite' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-lock-'))
+  try {
+    const holder = await holdInChild(dir)
+    assert.match(openInChild(dir), /DataDirLockedError: the data folder .* is in use by another process \(pid \d+\)/)
+    holder.stdin!.end()
+    await once(holder, 'exit')
+    assert.equal(existsSync(join(dir, 'service.lock')), false, 'the lock is released on close')
+
+    // A lock left by a process that was killed is taken over.
+    const killed = await holdInChild(dir)
+    killed.kill('SIGKILL')
+    await once(killed, 'exit')
+    assert.equal(existsSync(join(dir, 'service.lock')), true)
+    assert.match(openInChild(dir), /^opened/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

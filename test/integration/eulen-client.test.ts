@@ -1,0 +1,102 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createEulenClient } from '../../src/provider/eulen-client.ts'
+import { ProviderRejectedError, ProviderUnavailableError } from '../../src/provider/provider.ts'
+
+type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+let replies: Array<{ status: number; body: unknown } | 'hang' | 'drop'> = []
+let seen: Seen[] = []
+let server: Server
+let baseUrl: string
+
+before(async () => {
+  server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => {
+      seen.push({ method: request.method!, url: request.url!, headers: request.headers, body })
+      const reply = replies.shift() ?? { status: 500, body: {} }
+      if (reply === 'hang') return
+      if (reply === 'drop') return request.socket.destroy()
+      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body))
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`
+})
+after(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+const client = () => createEulenClient({ baseUrl, token: 'jwt-token', timeoutMs: 300 })
+const script = (...next: typeof replies) => {
+  replies = next
+  seen = []
+}
+const deposit = { amountInCents: 1000, merchantId: 'EU000000000000001', euid: 'EU000000000000002' }
+
+test('POST /deposit sends the Bearer token and reads the {response, async} envelope', async () => {
+  script({ status: 200, body: { response: { id: 'a'.repeat(32), qrCopyPaste: '000201...', qrImageUrl: 'https://x' }, async: false } })
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'a'.repeat(32), qrCopyPaste: '000201...' })
+  assert.equal(seen[0]!.headers.authorization, 'Bearer jwt-token')
+  assert.deepEqual(JSON.parse(seen[0]!.body), deposit)
+  assert.equal(seen[0]!.url, '/api/deposit')
+})
+
+test('an asynchronous reply is retried with the same X-Nonce, and only then', async () => {
+  script(
+    { status: 200, body: { async: true, urlResponse: 'https://x', expiration: '2026-01-01T00:00:00Z' } },
+    { status: 200, body: { response: { id: 'b'.repeat(32), qrCopyPaste: '0002' }, async: false } },
+  )
+  assert.equal((await client().createDeposit(deposit)).id, 'b'.repeat(32))
+  assert.equal(seen.length, 2)
+  assert.ok(seen[0]!.headers['x-nonce'])
+  assert.equal(seen[0]!.headers['x-nonce'], seen[1]!.headers['x-nonce'])
+})
+
+test('a dropped connection or a time-out on POST /deposit is never retried', async () => {
+  for (const failure of ['drop', 'hang'] as const) {
+    script(failure, { status: 200, body: { response: { id: 'c'.repeat(32), qrCopyPaste: '0002' } } })
+    await assert.rejects(client().createDeposit(deposit), ProviderUnavailableError)
+    assert.equal(seen.length, 1, failure)
+  }
+})
+
+test('error envelopes: the message is read from response.errorMessage, errorMessage or message', async () => {
+  const cases: Array<[number, unknown, string, typeof ProviderRejectedError | typeof ProviderUnavailableError]> = [
+    [422, { response: { errorMessage: 'Bloqueado por compliance' }, async: false }, 'Bloqueado por compliance', ProviderRejectedError],
+    [520, { errorMessage: 'Rejeitado' }, 'Rejeitado', ProviderRejectedError],
+    [400, { message: 'amountInCents inválido' }, 'amountInCents inválido', ProviderRejectedError],
+    [503, { response: { errorMessage: 'Congelado' } }, 'Congelado', ProviderUnavailableError],
+    [500, 'not json at all', 'provider answered HTTP 500', ProviderUnavailableError],
+    [401, { response: { errorMessage: 'Token inválido' } }, 'Token inválido', ProviderUnavailableError],
+  ]
+  for (const [status, body, message, kind] of cases) {
+    script({ status, body })
+    await assert.rejects(client().createDeposit(deposit), (error: unknown) => error instanceof kind && (error as Error).message === message, `${status}`)
+  }
+})
+
+test('a 2xx without id or qrCopyPaste is not taken as a deposit', async () => {
+  script({ status: 200, body: { response: { id: 'd'.repeat(32) } } })
+  await assert.rejects(client().createDeposit(deposit), ProviderUnavailableError)
+})
+
+test('deposit-status reads payerEUID in either case and tolerates missing fields', async () => {
+  script({ status: 200, body: { response: { qrId: 'e'.repeat(32), status: 'depix_sent', valueInCents: 1000, payerEUID: 'EU000000000000003', payerTaxNumber: '***.444.777-**', blockchainTxID: 'f'.repeat(64) } } })
+  const status = await client().depositStatus('e'.repeat(32))
+  assert.equal(status.payerEuid, 'EU000000000000003')
+  assert.equal(status.blockchainTxId, 'f'.repeat(64))
+  assert.equal(status.payerName, null)
+  assert.equal(seen[0]!.url, `/api/deposit-status?id=${'e'.repeat(32)}`)
+})
+
+test('user-info: a known EUID returns its limits, an unknown one null', async () => {
+  script({ status: 200, body: { response: { dailyVolumeInCents: 100, maxDailyInCents: 500000, isBlocked: false, dailyLimitResetTime: 'x' } } }, { status: 404, body: { response: { errorMessage: 'não encontrado' } } })
+  assert.deepEqual(await client().userInfo('EU000000000000004'), { isBlocked: false, dailyVolumeInCents: 100, maxDailyInCents: 500000 })
+  assert.equal(await client().userInfo('EU000000000000005'), null)
+})

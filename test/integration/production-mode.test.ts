@@ -1,0 +1,68 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { issueToken } from '../../src/app/issue-token.ts'
+import { openAccount } from '../../src/app/open-account.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig } from '../../src/config.ts'
+import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { startService, type Service } from '../../src/service.ts'
+import { T0, openTestDatabase } from '../support/harness.ts'
+
+let service: Service
+let provider: FakeEulen
+let token: string
+
+before(async () => {
+  const database = await openTestDatabase()
+  const clock = createAdjustableClock(T0)
+  provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token' })
+  const config = loadConfig({
+    MODE: 'production', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
+    PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', DATA_DIR: '/nonexistent',
+  })
+  const hosts: Record<string, string[]> = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'] }
+  service = await startService(config, {
+    database,
+    logger: false,
+    resolveHost: async (host) => {
+      if (!hosts[host]) throw new Error('ENOTFOUND')
+      return hosts[host]
+    },
+  })
+  const euid = (await provider.endUser('52998224725', 'Merchant')).euid
+  const account = await openAccount({ store: service.store, clock }, { email: 'prod@example.com', taxNumber: '52998224725', name: 'Merchant', kyc: 'verified', euid })
+  token = (await issueToken({ store: service.store, clock }, { accountId: account.id })).token
+})
+after(async () => {
+  await service.close()
+  await provider.close()
+})
+
+const create = (webhookUrl: string) =>
+  service.app.inject({
+    method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token },
+    payload: { value: '10.00', email: 'c@example.com', tax_number: '11144477735', webhook_url: webhookUrl },
+  })
+
+test('production mode serves no sandbox controls', async () => {
+  const response = await service.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'x@example.com', tax_number: '11144477735' } })
+  assert.equal(response.statusCode, 404)
+  assert.equal(response.json().code, 'not_found')
+})
+
+test('production webhooks must be https to hosts that resolve only to public addresses', async () => {
+  assert.equal((await create('https://merchant.example.com/hooks')).statusCode, 200)
+  for (const url of ['http://merchant.example.com/hooks', 'https://sneaky.example.com/h', 'https://127.0.0.1/h', 'https://[::1]/h',
+    'https://169.254.169.254/latest', 'https://10.1.1.1/h', 'https://unresolvable.example.com/h']) {
+    const response = await create(url)
+    assert.equal(response.statusCode, 400, url)
+    assert.equal(response.json().code, 'webhook_url_invalid', url)
+  }
+})
+
+test('the production adapter talks to the provider over HTTP with its Bearer token', async () => {
+  const response = await create('https://merchant.example.com/hooks')
+  const charge = await service.store.charges.findById(response.json().id)
+  assert.match(charge!.provider_deposit_id, /^[0-9a-f]{32}$/)
+  assert.equal(response.json().qrImageUrl, `https://pix.example.com/api/qr/${charge!.id}.png`)
+})
