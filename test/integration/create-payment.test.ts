@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import jsQR from 'jsqr'
+import jsQRModule from 'jsqr'
 import { PNG } from 'pngjs'
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
@@ -59,7 +59,7 @@ test('the QR image is a public, cacheable PNG that decodes back to qrCopyPaste',
   assert.equal(image.headers['content-type'], 'image/png')
   assert.match(String(image.headers['cache-control']), /public/)
   const png = PNG.sync.read(image.raw)
-  const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)
+  const decoded = jsQRModule.default(new Uint8ClampedArray(png.data), png.width, png.height)
   assert.equal(decoded?.data, created.body.qrCopyPaste)
   assertError(await service.request({ method: 'GET', url: `/api/qr/${'0'.repeat(32)}.png` }), 404, 'payment_not_found')
   assertError(await service.request({ method: 'GET', url: '/api/qr/../../etc/passwd' }), 404, 'not_found')
