@@ -19,6 +19,7 @@ export type Config = {
   opsToken: string | null
   payerLadder: readonly LadderStep[]
   bodyLimitBytes: number
+  tokenCacheMs: number
   logLevel: string
 }
 
@@ -103,6 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
     opsToken: nonEmpty(env, 'OPS_TOKEN'),
     payerLadder,
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT_BYTES', 16_384),
+    tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   }
 }

@@ -10,7 +10,7 @@ async function main() {
   await service.app.listen({ port: config.port, host: config.host })
 
   if (service.sandbox) {
-    const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake })
+    const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake, tokenCache: service.tokenCache })
     const lines = [
       '',
       `Pix charge service (sandbox mode) at ${config.baseUrl}`,

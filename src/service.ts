@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyServerOptions } from 'fastify'
 import { createAdjustableClock, systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
+import { createTokenCache } from './app/token-cache.ts'
 import { buildApp } from './http/app.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
@@ -25,8 +26,11 @@ export type ServiceOptions = {
 export async function startService(config: Config, options: ServiceOptions = {}) {
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
   const closers: Array<() => Promise<void>> = [() => database.close()]
+  // Last opened, first closed; every closer runs even when an earlier one fails.
   const close = async () => {
-    for (const closer of closers.reverse()) await closer()
+    const failures: unknown[] = []
+    for (const closer of closers.reverse()) await closer().catch((error: unknown) => failures.push(error))
+    if (failures.length > 0) throw new AggregateError(failures, 'the service did not close cleanly')
   }
   try {
     await migrateToLatest(database.db)
@@ -49,19 +53,21 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
     // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up.
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
+    const tokenCache = createTokenCache(config.tokenCacheMs)
     const app = await buildApp(
       {
         config,
         store,
         provider,
         clock,
+        tokenCache,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { sandbox } : {}),
       },
       options.logger === undefined ? {} : { logger: options.logger },
     )
     closers.splice(1, 0, () => app.close())
-    return { app, store, clock, provider, sandbox, opsToken, database, close }
+    return { app, store, clock, provider, sandbox, opsToken, database, tokenCache, close }
   } catch (error) {
     await close()
     throw error

@@ -3,15 +3,21 @@ import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../store/store.ts'
 import { hashToken } from './issue-token.ts'
+import type { TokenCache } from './token-cache.ts'
 
 export type Merchant = { accountId: number; tokenId: string; merchantId: string | null }
 
 export async function authenticate(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; tokenCache?: TokenCache },
   rawToken: string | undefined,
 ): Promise<Merchant> {
   if (rawToken === undefined || rawToken.trim() === '') throw new DomainError('token_missing')
-  const token = await deps.store.tokens.findByHash(hashToken(rawToken.trim()))
+  const tokenHash = hashToken(rawToken.trim())
+  let token = deps.tokenCache?.get(tokenHash)
+  if (!token) {
+    token = await deps.store.tokens.findByHash(tokenHash)
+    if (token) deps.tokenCache?.set(token)
+  }
   if (!token) throw new DomainError('token_not_found')
   const expired = token.expires_at !== null && token.expires_at.getTime() <= deps.clock.now().getTime()
   if (token.status === 'revoked' || expired) throw new DomainError('token_inactive')

@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../store/store.ts'
+import type { TokenCache } from './token-cache.ts'
 
 export type TokenKind = 'current' | 'pending' | 'no_merchant_id'
 
@@ -15,12 +16,12 @@ export function hashToken(token: string): string {
 }
 
 export async function issueToken(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; tokenCache?: TokenCache },
   request: { accountId: number; kind?: TokenKind; expiresAt?: Date | null },
 ): Promise<IssuedToken> {
   const kind = request.kind ?? 'current'
   const now = deps.clock.now()
-  return deps.store.transaction(async (store) => {
+  const issued = await deps.store.transaction(async (store) => {
     const account = await store.accounts.lockById(request.accountId)
     if (!account) throw new DomainError('account_not_found')
     if (kind === 'current') {
@@ -40,6 +41,8 @@ export async function issueToken(
       expires_at: request.expiresAt ?? null,
       created_at: now,
     })
-    return { token, tokenId, merchantId }
+    return { token, tokenId, merchantId, accountId: account.id }
   })
+  deps.tokenCache?.forgetAccount(issued.accountId)
+  return { token: issued.token, tokenId: issued.tokenId, merchantId: issued.merchantId }
 }

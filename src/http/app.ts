@@ -8,6 +8,7 @@ import { DomainError } from '../domain/errors.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
+import type { TokenCache } from '../app/token-cache.ts'
 import { installErrorHandling } from './errors.ts'
 import { apiRoutes } from './routes/api.ts'
 import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
@@ -18,6 +19,7 @@ export type AppDeps = {
   provider: PaymentProvider
   clock: Clock
   resolveHost?: ResolveHost
+  tokenCache?: TokenCache
   /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
   sandbox?: SandboxDeps
 }

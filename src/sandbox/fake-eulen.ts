@@ -79,6 +79,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   const { clock } = options
 
   async function endUser(taxNumber: string, name: string | null) {
+    const known = await db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
+    if (known) return known
     const euid = euidForTaxNumber(taxNumber)
     await db
       .insertInto('fake_eulen_end_users')

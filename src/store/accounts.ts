@@ -18,6 +18,9 @@ export function accountsRepository(db: Kysely<Database>) {
 
     /** The account for this e-mail, created as a new customer when there is none. */
     async ensure(email: string, now: Date): Promise<Account> {
+      // Most e-mails are returning customers: one read, and the insert only for a new one.
+      const existing = await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
+      if (existing) return existing
       const created = await db
         .insertInto('accounts')
         .values({ email, created_at: now })

@@ -93,7 +93,11 @@ export async function openPglite(dataDir: string | null): Promise<OpenedDatabase
   }
 }
 
-export async function openPostgres(url: string, poolSize = 10): Promise<OpenedDatabase> {
+export async function openPostgres(
+  url: string,
+  poolSize = 10,
+  onIdleError: (error: Error) => void = (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`),
+): Promise<OpenedDatabase> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -102,6 +106,9 @@ export async function openPostgres(url: string, poolSize = 10): Promise<OpenedDa
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   })
+  // An idle connection dropped by the server (restart, failover, admin) must not crash the
+  // process: the pool replaces it on the next checkout.
+  pool.on('error', onIdleError)
   // Fail at start-up with the server's own message, not at the first request.
   const client = await pool.connect()
   client.release()

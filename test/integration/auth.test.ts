@@ -94,3 +94,17 @@ test('a token never appears in any response but the issuing one', async () => {
   const responses = [await balance(merchant.token), await create(merchant.token)]
   for (const response of responses) assert.ok(!JSON.stringify(response.body).includes(merchant.token))
 })
+
+test('a token revoked by another instance stops working within TOKEN_CACHE_MS (0 here: at once)', async () => {
+  const strict = await startTestService({ TOKEN_CACHE_MS: '0' })
+  try {
+    const merchant = await strict.merchant('cache@example.com', '52998224725')
+    const read = () => strict.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })
+    assert.equal((await read()).status, 200)
+    // Another instance revokes: straight in the database, not through this instance's cache.
+    await strict.store.db.updateTable('api_tokens').set({ status: 'revoked' }).where('id', '=', merchant.tokenId).execute()
+    assert.equal((await read()).body.code, 'token_inactive')
+  } finally {
+    await strict.close()
+  }
+})

@@ -63,3 +63,21 @@ test('a second process opening the same PGlite folder is refused with a clear me
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('an idle PostgreSQL connection killed by the server does not crash the process', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  try {
+    let reportLoss: (error: Error) => void = () => {}
+    const lost = new Promise<Error>((resolve) => (reportLoss = resolve))
+    const { openPostgres } = await import('../../src/store/database.ts')
+    const opened = await openPostgres(database.url!, 2, (error) => reportLoss(error))
+    const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db)).rows[0]!.pid
+    await sql`select pg_terminate_backend(${pid})`.execute(database.db)
+    assert.match((await lost).message, /terminat/)
+    const after = await sql<{ one: number }>`select 1 as one`.execute(opened.db)
+    assert.equal(after.rows[0]!.one, 1)
+    await opened.close()
+  } finally {
+    await database.close()
+  }
+})
