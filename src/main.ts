@@ -8,6 +8,7 @@ async function main() {
   const config = loadConfig()
   const service = await startService(config)
   await service.app.listen({ port: config.port, host: config.host })
+  service.jobs.start()
 
   if (service.sandbox) {
     const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake, tokenCache: service.tokenCache })

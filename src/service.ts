@@ -4,7 +4,10 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyServerOptions } from 'fastify'
 import { createAdjustableClock, systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
+import { setQuotes } from './app/set-quotes.ts'
 import { createTokenCache } from './app/token-cache.ts'
+import { jobHandlers } from './jobs/handlers.ts'
+import { createJobRunner } from './jobs/runner.ts'
 import { buildApp } from './http/app.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
@@ -13,6 +16,9 @@ import { openDatabase, type OpenedDatabase } from './store/database.ts'
 import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
 import type { ResolveHost } from './webhooks/destination.ts'
+
+/** Sandbox conversions work out of the box; PUT /sandbox/quotes changes them. */
+const SANDBOX_DEFAULT_QUOTES = { BTC: '350000.00', USDt: '5.40' }
 
 export type ServiceOptions = {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -51,23 +57,52 @@ export async function startService(config: Config, options: ServiceOptions = {})
       provider = createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs })
     }
 
-    // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up.
+    // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up; the
+    // provider webhook secret is shared with the in-process fake.
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
+    const providerWebhookSecret = config.providerWebhookSecret ?? randomBytes(24).toString('base64url')
+    if (sandbox && (await store.quotes.all()).BTC === undefined) {
+      await setQuotes({ store, clock }, SANDBOX_DEFAULT_QUOTES)
+    }
     const tokenCache = createTokenCache(config.tokenCacheMs)
-    const app = await buildApp(
+    // The runner logs through the app's logger, which exists once the app is built below.
+    let app: Awaited<ReturnType<typeof buildApp>> | undefined
+    const jobs = createJobRunner({
+      store,
+      clock,
+      log: { error: (details, message) => app?.log.error(details, message) },
+      handlers: jobHandlers({ store, clock, provider, strictDestinations: config.mode === 'production', ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+    })
+    closers.push(() => jobs.stop())
+    app = await buildApp(
       {
         config,
         store,
         provider,
         clock,
         tokenCache,
+        jobs,
+        providerWebhookSecret,
+        opsToken,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { sandbox } : {}),
       },
       options.logger === undefined ? {} : { logger: options.logger },
     )
     closers.splice(1, 0, () => app.close())
-    return { app, store, clock, provider, sandbox, opsToken, database, tokenCache, close }
+    if (sandbox) {
+      // The fake provider sends its webhooks to wherever this service ends up listening.
+      const fake = sandbox.fake
+      const server = app.server
+      app.addHook('onListen', async () => {
+        const address = server.address()
+        if (address !== null && typeof address === 'object') {
+          const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address
+          fake.setWebhookTarget(`http://${host}:${address.port}/provider/webhooks`, providerWebhookSecret)
+        }
+      })
+    }
+    return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, database, tokenCache, jobs, close }
   } catch (error) {
     await close()
     throw error

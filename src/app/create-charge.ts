@@ -15,6 +15,9 @@ import {
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
 
+/** The first look at the provider's side if no webhook came; later looks back off. */
+export const RECONCILE_FIRST_AFTER_MS = 5 * 60 * 1000
+
 export type CreateChargeDeps = {
   store: Store
   provider: PaymentProvider
@@ -98,25 +101,31 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
 
   const createdAt = deps.clock.now()
   const id = randomBytes(16).toString('hex')
-  const charge = await deps.store.charges.insert({
-    id,
-    merchant_account_id: command.merchant.accountId,
-    merchant_id: command.merchant.merchantId,
-    account_id: receiving.id,
-    value_cents: request.valueCents,
-    currency: request.currency,
-    informed_euid: request.euid,
-    informed_tax_number: request.taxNumber,
-    informed_payer_name: request.payerName,
-    webhook_url: request.webhookUrl,
-    webhook_secret: request.webhookSecret,
-    provider_deposit_id: deposit.id,
-    qr_copy_paste: deposit.qrCopyPaste,
-    status: 'waiting_payment',
-    provider_status: 'pending',
-    created_at: createdAt,
-    expires_at: expiresAtFor(createdAt),
-    updated_at: createdAt,
+  const charge = await deps.store.transaction(async (store) => {
+    const inserted = await store.charges.insert({
+      id,
+      merchant_account_id: command.merchant.accountId,
+      merchant_id: command.merchant.merchantId,
+      account_id: receiving.id,
+      value_cents: request.valueCents,
+      currency: request.currency,
+      informed_euid: request.euid,
+      informed_tax_number: request.taxNumber,
+      informed_payer_name: request.payerName,
+      webhook_url: request.webhookUrl,
+      webhook_secret: request.webhookSecret,
+      provider_deposit_id: deposit.id,
+      qr_copy_paste: deposit.qrCopyPaste,
+      status: 'waiting_payment',
+      provider_status: 'pending',
+      created_at: createdAt,
+      expires_at: expiresAtFor(createdAt),
+      updated_at: createdAt,
+    })
+    // Time-driven work is queued with the charge itself, so it survives restarts.
+    await store.jobs.enqueue('expire_charge', { chargeId: id }, inserted.expires_at, createdAt)
+    await store.jobs.enqueue('reconcile_charge', { chargeId: id }, new Date(createdAt.getTime() + RECONCILE_FIRST_AFTER_MS), createdAt)
+    return inserted
   })
   return {
     id: charge.id,

@@ -39,6 +39,10 @@ export const errorCatalogue = {
   identity_taken: { status: 409, message: 'This CPF/CNPJ or EUID already belongs to another account.' },
   idempotency_key_reused: { status: 409, message: 'This Idempotency-Key was already used with a different body.' },
   idempotency_key_in_use: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
+  provider_webhook_unauthorized: { status: 401, message: 'The provider webhook credentials are not valid.' },
+  token_not_pending: { status: 409, message: 'This token is not waiting for activation.' },
+  payment_not_held: { status: 409, message: 'This payment is not in security_hold.' },
+  quote_unavailable: { status: 409, message: 'No quote is set for this currency; set one before releasing.' },
   // operators
   ops_token_missing: { status: 401, message: 'Send Authorization: Bearer <operator token>.' },
   ops_token_invalid: { status: 401, message: 'The operator token is not valid.' },

@@ -11,6 +11,9 @@ import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
 import { installErrorHandling } from './errors.ts'
 import { apiRoutes } from './routes/api.ts'
+import { opsRoutes } from './routes/ops.ts'
+import { providerRoutes } from './routes/provider.ts'
+import type { JobRunner } from '../jobs/runner.ts'
 import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
 
 export type AppDeps = {
@@ -20,6 +23,9 @@ export type AppDeps = {
   clock: Clock
   resolveHost?: ResolveHost
   tokenCache?: TokenCache
+  jobs: JobRunner
+  providerWebhookSecret: string
+  opsToken: string
   /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
   sandbox?: SandboxDeps
 }
@@ -79,6 +85,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   })
 
   await app.register(apiRoutes, deps)
+  await app.register(providerRoutes, deps)
+  await app.register(opsRoutes, deps)
   if (deps.sandbox) await app.register(sandboxRoutes, { ...deps, sandbox: deps.sandbox })
   return app
 }

@@ -202,10 +202,81 @@ export async function startFakeEulen(options: FakeEulenOptions) {
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: 0 })
 
+  // Where the provider's webhooks go ("registered out of band"): set once the service listens.
+  let webhooks: { baseUrl: string; secret: string } | null = null
+
+  async function sendWebhook(type: 'deposit' | 'med', body: Record<string, unknown>): Promise<number> {
+    if (!webhooks) throw new Error('the fake provider has no webhook target yet')
+    const response = await fetch(`${webhooks.baseUrl}/${type}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${webhooks.secret}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    })
+    await response.arrayBuffer()
+    return response.status
+  }
+
+  async function deposit(id: string) {
+    return db.selectFrom('fake_eulen_deposits').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
   return {
     url: address,
     /** The provider's end user for a tax number (created on first sight), as a real payment would. */
     endUser,
+    setWebhookTarget(baseUrl: string, secret: string) {
+      webhooks = { baseUrl, secret }
+    },
+    /**
+     * A payer pays the deposit's QR (or the deposit takes another ending): the provider records
+     * the payer, with the EUID it keeps for that tax number, and sends its webhook, `duplicates`
+     * more times on request. Answers with the HTTP status our service gave the last webhook.
+     */
+    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number }) {
+      const row = await deposit(id)
+      if (!row) throw new Error(`no deposit ${id}`)
+      const user = await endUser(payment.payerTaxNumber, payment.payerName)
+      const now = clock.now()
+      const credited = payment.outcome === 'depix_sent'
+      await db
+        .updateTable('fake_eulen_deposits')
+        .set({
+          status: payment.outcome,
+          payer_name: payment.payerName,
+          payer_tax_number: payment.payerTaxNumber,
+          payer_euid: user.euid,
+          bank_tx_id: row.bank_tx_id ?? `PIX_E${randomHex(15)}`,
+          blockchain_tx_id: credited ? (row.blockchain_tx_id ?? randomHex(32)) : row.blockchain_tx_id,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .execute()
+      if (credited) {
+        await db.updateTable('fake_eulen_end_users').set((eb) => ({ paid_count: eb('paid_count', '+', 1) })).where('tax_number', '=', payment.payerTaxNumber).execute()
+      }
+      const body = { ...toStatusObject((await deposit(id))!), webhookType: 'deposit' }
+      let status = 0
+      for (let i = 0; i <= (payment.duplicates ?? 0); i++) status = await sendWebhook('deposit', body)
+      return status
+    },
+    /** A MED reported on a paid deposit, as the provider's med webhook carries it. */
+    async med(id: string) {
+      const row = await deposit(id)
+      if (!row) throw new Error(`no deposit ${id}`)
+      return sendWebhook('med', {
+        webhookType: 'med',
+        qrId: row.id,
+        bankTxId: row.bank_tx_id,
+        principalValueInCents: row.amount_cents,
+        euid: row.payer_euid,
+        taxNumber: row.payer_tax_number,
+        name: row.payer_name,
+        partnerId: row.merchant_id,
+        creationDateReport: clock.now().toISOString(),
+        ...(row.blockchain_tx_id ? { blockchainTxID: row.blockchain_tx_id } : {}),
+      })
+    },
     close: () => app.close(),
   }
 }

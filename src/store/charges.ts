@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely'
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
@@ -6,6 +6,24 @@ export function chargesRepository(db: Kysely<Database>) {
   return {
     insert(values: Insertable<ChargesTable>): Promise<Charge> {
       return db.insertInto('charges').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** Inside a transaction: the charge, locked until commit, so concurrent events serialize. */
+    lockByDepositId(providerDepositId: string): Promise<Charge | undefined> {
+      return db.selectFrom('charges').selectAll().where('provider_deposit_id', '=', providerDepositId).forUpdate().executeTakeFirst()
+    },
+
+    lockById(id: string): Promise<Charge | undefined> {
+      return db.selectFrom('charges').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    async update(id: string, values: Updateable<ChargesTable>): Promise<Charge> {
+      return db.updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** Charges in security_hold, oldest first: the support queue. */
+    listHeld(): Promise<Charge[]> {
+      return db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id').execute()
     },
 
     findById(id: string): Promise<Charge | undefined> {

@@ -1,6 +1,6 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
-import type { ChargeStatus } from '../domain/charge.ts'
+import type { ChargeStatus, HoldReason } from '../domain/charge.ts'
 import type { Currency } from '../domain/money.ts'
 
 type Json = ColumnType<unknown, string, string>
@@ -74,6 +74,19 @@ export type ChargesTable = {
   created_at: Date
   expires_at: Date
   updated_at: Date
+  hold_reason: ColumnType<HoldReason | null, HoldReason | null | undefined, HoldReason | null>
+  quote_cents: ColumnType<number | null, number | null | undefined, number | null>
+  credited_units: ColumnType<number | null, number | null | undefined, number | null>
+  release_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
+export type AuditLogTable = {
+  id: Generated<number>
+  actor: string
+  action: string
+  subject: string
+  details: Json
+  at: Date
 }
 
 export type IdempotencyKeysTable = {
@@ -122,6 +135,28 @@ export type QuotesTable = {
   updated_at: Date
 }
 
+export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'gone'
+
+export type WebhookEventsTable = {
+  id: string
+  charge_id: string
+  event: string
+  body: string
+  state: WebhookEventState
+  attempts: Generated<number>
+  created_at: Date
+  delivered_at: Date | null
+}
+
+export type WebhookAttemptsTable = {
+  id: Generated<number>
+  event_id: string
+  at: Date
+  status_code: number | null
+  duration_ms: number
+  error: string | null
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -133,6 +168,9 @@ export type Database = {
   ledger_postings: LedgerPostingsTable
   ledger_entries: LedgerEntriesTable
   quotes: QuotesTable
+  audit_log: AuditLogTable
+  webhook_events: WebhookEventsTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type Account = Selectable<AccountsTable>

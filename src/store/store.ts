@@ -2,6 +2,8 @@
 // callback the same repositories bound to a transaction.
 import type { Kysely } from 'kysely'
 import { accountsRepository } from './accounts.ts'
+import { auditRepository } from './audit.ts'
+import { jobsRepository } from './jobs.ts'
 import { chargesRepository } from './charges.ts'
 import { idempotencyRepository } from './idempotency.ts'
 import { identitiesRepository } from './identities.ts'
@@ -9,6 +11,7 @@ import { ledgerRepository } from './ledger.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { webhookEventsRepository } from './webhook-events.ts'
 
 export type Store = {
   db: Kysely<Database>
@@ -19,6 +22,9 @@ export type Store = {
   idempotency: ReturnType<typeof idempotencyRepository>
   ledger: ReturnType<typeof ledgerRepository>
   quotes: ReturnType<typeof quotesRepository>
+  jobs: ReturnType<typeof jobsRepository>
+  audit: ReturnType<typeof auditRepository>
+  webhookEvents: ReturnType<typeof webhookEventsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
 }
 
@@ -32,6 +38,9 @@ export function createStore(db: Kysely<Database>): Store {
     idempotency: idempotencyRepository(db),
     ledger: ledgerRepository(db),
     quotes: quotesRepository(db),
+    jobs: jobsRepository(db),
+    audit: auditRepository(db),
+    webhookEvents: webhookEventsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

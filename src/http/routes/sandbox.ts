@@ -4,18 +4,19 @@ import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { issueToken } from '../../app/issue-token.ts'
 import { openAccount } from '../../app/open-account.ts'
+import { setQuotes } from '../../app/set-quotes.ts'
 import type { AdjustableClock } from '../../clock.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { formatUnits, parseBrlToCents } from '../../domain/money.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
 import type { FakeEulen } from '../../sandbox/fake-eulen.ts'
 import type { AppDeps } from '../app.ts'
-import { ErrorBody } from '../schemas.ts'
+import { ChargeRecord, ErrorBody } from '../schemas.ts'
+import { toChargeRecord } from '../../app/get-charge.ts'
 
 export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock }
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
-const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
+export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: SandboxDeps }> = async (app, deps) => {
@@ -93,21 +94,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }), ...errors },
       },
     },
-    async (request) => {
-      const now = sandbox.clock.now()
-      for (const currency of ['BTC', 'USDt'] as const) {
-        const raw = request.body[currency]
-        if (raw === undefined) continue
-        const cents = parseBrlToCents(raw)
-        if (cents === null || cents <= 0 || !Number.isFinite(cents)) {
-          throw new DomainError('invalid_request', { param: currency, message: `${currency} must be a positive BRL price such as "350000.00".` })
-        }
-        await store.quotes.set(currency, cents, now)
-      }
-      const quotes = await store.quotes.all()
-      const show = (cents: number | undefined) => (cents === undefined ? null : formatUnits(cents, 2))
-      return { BTC: show(quotes.BTC), USDt: show(quotes.USDt) }
-    },
+    async (request) => setQuotes(deps, request.body),
   )
 
   app.post(
@@ -118,6 +105,65 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         response: { 200: Type.Object({ now: Type.String() }), ...errors },
       },
     },
-    async (request) => ({ now: sandbox.clock.advance(request.body.advance_seconds).toISOString() }),
+    async (request) => {
+      const now = sandbox.clock.advance(request.body.advance_seconds)
+      await deps.jobs.runDue()
+      return { now: now.toISOString() }
+    },
+  )
+
+  const PaymentParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+  const chargeOf = async (id: string) => {
+    const charge = /^[0-9a-f]{32}$/.test(id) ? await store.charges.findById(id) : undefined
+    if (!charge) throw new DomainError('payment_not_found', { param: 'id' })
+    return charge
+  }
+
+  app.post(
+    '/sandbox/payments/:id/pay',
+    {
+      schema: {
+        params: PaymentParams,
+        body: Type.Object(
+          {
+            payer_name: Type.String({ minLength: 1, maxLength: 100 }),
+            payer_tax_number: Type.String({ maxLength: 32 }),
+            outcome: Type.Optional(Type.Enum(['depix_sent', 'under_review', 'pending', 'delayed', 'approved', 'error', 'will_refund', 'refunded', 'canceled', 'expired'])),
+            duplicates: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ChargeRecord, ...errors },
+      },
+      config: { fieldErrorCodes: { payer_tax_number: 'tax_number_invalid' } },
+    },
+    async (request) => {
+      const taxNumber = parseTaxNumber(request.body.payer_tax_number)
+      if (!taxNumber) throw new DomainError('tax_number_invalid', { param: 'payer_tax_number' })
+      const charge = await chargeOf(request.params.id)
+      // "pending" at the provider is a paid QR still waiting: the provider calls that "delayed".
+      const outcome = request.body.outcome === 'pending' ? 'delayed' : (request.body.outcome ?? 'depix_sent')
+      const status = await sandbox.fake.settle(charge.provider_deposit_id, {
+        payerName: request.body.payer_name,
+        payerTaxNumber: taxNumber.value,
+        outcome,
+        ...(request.body.duplicates === undefined ? {} : { duplicates: request.body.duplicates }),
+      })
+      if (status !== 200) throw new Error(`the service answered the provider webhook with HTTP ${status}`)
+      await deps.jobs.runDue()
+      return toChargeRecord((await store.charges.findById(charge.id))!)
+    },
+  )
+
+  app.post(
+    '/sandbox/payments/:id/med',
+    { schema: { params: PaymentParams, response: { 200: ChargeRecord, ...errors } } },
+    async (request) => {
+      const charge = await chargeOf(request.params.id)
+      const status = await sandbox.fake.med(charge.provider_deposit_id)
+      if (status !== 200) throw new Error(`the service answered the MED webhook with HTTP ${status}`)
+      await deps.jobs.runDue()
+      return toChargeRecord((await store.charges.findById(charge.id))!)
+    },
   )
 }

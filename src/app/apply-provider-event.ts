@@ -1,0 +1,72 @@
+// The provider says something about a deposit (webhook or reconciliation). In one transaction,
+// with the charge locked: gather the facts, ask the domain for the transition, write it with its
+// ledger posting and jobs. Duplicates and stale reports change nothing.
+import type { Clock } from '../clock.ts'
+import { isCredited, taxNumberMatches, transition, type ChargeStatus } from '../domain/charge.ts'
+import type { ProviderDeposit } from '../provider/provider.ts'
+import type { Charge } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { creditCharge, takeBackCredit } from './charge-effects.ts'
+import { blockIdentities } from './record-med.ts'
+
+export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStatus | null; changed: boolean }
+
+/** The payer's full tax number: as reported, or the informed one when a masked report matches it. */
+function payerTaxNumber(charge: Charge, reported: string | null): string | null {
+  if (reported === null) return charge.payer_tax_number
+  if (!reported.includes('*')) return reported.replace(/[.\-/\s]/g, '').toUpperCase()
+  if (charge.informed_tax_number !== null && taxNumberMatches(reported, charge.informed_tax_number)) return charge.informed_tax_number
+  return charge.payer_tax_number ?? reported
+}
+
+export async function applyProviderEvent(deps: { store: Store; clock: Clock }, report: ProviderDeposit): Promise<ProviderEventOutcome> {
+  return deps.store.transaction(async (store) => {
+    const locked = await store.charges.lockByDepositId(report.qrId)
+    if (!locked) return { chargeId: null, status: null, changed: false }
+    const now = deps.clock.now()
+
+    // What the provider tells us about the payer is kept as soon as it is known.
+    let charge = locked
+    const payer = {
+      payer_name: report.payerName ?? charge.payer_name,
+      payer_tax_number: payerTaxNumber(charge, report.payerTaxNumber),
+      payer_euid: report.payerEuid ?? charge.payer_euid,
+    }
+    if (payer.payer_name !== charge.payer_name || payer.payer_tax_number !== charge.payer_tax_number || payer.payer_euid !== charge.payer_euid) {
+      charge = await store.charges.update(charge.id, { ...payer, updated_at: now })
+    }
+
+    // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
+    if (report.status === 'refunded' && isCredited(charge.status)) {
+      await blockIdentities(store, charge, { taxNumber: charge.payer_tax_number, euid: charge.payer_euid }, 'refunded by the provider after credit', now)
+      const refunded = await takeBackCredit(store, charge, now)
+      return { chargeId: charge.id, status: refunded.status, changed: true }
+    }
+
+    const account = await store.accounts.findById(charge.account_id)
+    const blocked = await store.identities.blockedKinds({ email: account?.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
+    const boundTo = [
+      charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
+      charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
+    ]
+    const quoteAvailable = charge.currency === 'DEPIX' || (await store.quotes.get(charge.currency)) !== undefined
+
+    const next = transition(
+      { status: charge.status, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
+      { status: report.status, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
+      { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quoteAvailable },
+    )
+    if (next.kind === 'ignore') return { chargeId: charge.id, status: charge.status, changed: charge !== locked }
+
+    let updated: Charge
+    if (next.kind === 'credit') {
+      const noted = await store.charges.update(charge.id, { provider_status: report.status })
+      updated = await creditCharge(store, noted, next.to, now)
+    } else if (next.kind === 'hold') {
+      updated = await store.charges.update(charge.id, { status: 'security_hold', hold_reason: next.reason, provider_status: report.status, updated_at: now })
+    } else {
+      updated = await store.charges.update(charge.id, { status: next.to, provider_status: report.status, updated_at: now })
+    }
+    return { chargeId: charge.id, status: updated.status, changed: true }
+  })
+}

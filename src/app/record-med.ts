@@ -1,0 +1,47 @@
+// A MED (refund dispute) on a payment: the receiving e-mail and the payer's tax number and EUID
+// are blocked from then on; value already credited is taken back in its own currency.
+import type { Clock } from '../clock.ts'
+import type { Charge } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { takeBackCredit } from './charge-effects.ts'
+
+export type MedReport = { qrId: string; euid: string | null; taxNumber: string | null }
+
+/** Blocks the charge's e-mail and the payer's identities; each block is recorded once per charge. */
+export async function blockIdentities(
+  store: Store,
+  charge: Charge | null,
+  payer: { taxNumber: string | null; euid: string | null },
+  reason: string,
+  now: Date,
+  createdBy = 'provider',
+): Promise<void> {
+  const account = charge ? await store.accounts.findById(charge.account_id) : undefined
+  const identities = [
+    ['email', account?.email ?? null],
+    ['tax_number', payer.taxNumber !== null && !payer.taxNumber.includes('*') ? payer.taxNumber : null],
+    ['euid', payer.euid],
+  ] as const
+  for (const [kind, value] of identities) {
+    if (value === null) continue
+    const already = await store.identities.blockedKinds({ [kind === 'tax_number' ? 'taxNumber' : kind]: value })
+    if (already.includes(kind)) continue
+    await store.identities.addBlock({ kind, value, reason, charge_id: charge?.id ?? null, created_by: createdBy, created_at: now })
+  }
+}
+
+export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<{ chargeId: string | null }> {
+  return deps.store.transaction(async (store) => {
+    const now = deps.clock.now()
+    const charge = (await store.charges.lockByDepositId(med.qrId)) ?? null
+    await blockIdentities(
+      store,
+      charge,
+      { taxNumber: med.taxNumber ?? charge?.payer_tax_number ?? null, euid: med.euid ?? charge?.payer_euid ?? null },
+      `MED on payment ${charge?.id ?? med.qrId}`,
+      now,
+    )
+    if (charge && charge.status !== 'refunded') await takeBackCredit(store, charge, now)
+    return { chargeId: charge?.id ?? null }
+  })
+}

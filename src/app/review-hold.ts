@@ -1,0 +1,41 @@
+// Support reviews a payment in security_hold: release it (credited like a confirmation: the
+// matching payer's value becomes available, a different payer's is held 7 days) or refund it.
+import type { Clock } from '../clock.ts'
+import { payerMatches } from '../domain/charge.ts'
+import { DomainError } from '../domain/errors.ts'
+import type { Charge } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { creditCharge } from './charge-effects.ts'
+
+export type ReviewDecision = 'release' | 'refund'
+
+export async function reviewHold(
+  deps: { store: Store; clock: Clock },
+  review: { chargeId: string; decision: ReviewDecision; note: string; actor: string },
+): Promise<Charge> {
+  return deps.store.transaction(async (store) => {
+    const charge = await store.charges.lockById(review.chargeId)
+    if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
+    if (charge.status !== 'security_hold') throw new DomainError('payment_not_held')
+    const now = deps.clock.now()
+    let updated: Charge
+    if (review.decision === 'refund') {
+      updated = await store.charges.update(charge.id, { status: 'will_refund', updated_at: now })
+    } else {
+      if (charge.currency !== 'DEPIX' && (await store.quotes.get(charge.currency)) === undefined) throw new DomainError('quote_unavailable')
+      const matches = payerMatches(
+        { status: charge.status, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
+        { status: 'depix_sent', payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
+      )
+      updated = await creditCharge(store, charge, matches ? 'depix_sent' : 'after7d', now)
+    }
+    await store.audit.record({
+      actor: review.actor,
+      action: `review.${review.decision}`,
+      subject: `payment:${charge.id}`,
+      details: { note: review.note, hold_reason: charge.hold_reason, status: updated.status },
+      at: now,
+    })
+    return updated
+  })
+}

@@ -1,0 +1,130 @@
+// Support operations (decisions section 9): Bearer operator token, compared in constant time;
+// every action is written to the audit log with who (X-Operator, else "operator"), when and why.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { Type } from 'typebox'
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { activateToken } from '../../app/activate-token.ts'
+import { assignIdentity } from '../../app/assign-identity.ts'
+import { recordBlock } from '../../app/record-block.ts'
+import { reviewHold } from '../../app/review-hold.ts'
+import { setQuotes } from '../../app/set-quotes.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { maskTaxNumber } from '../../domain/tax-number.ts'
+import type { AppDeps } from '../app.ts'
+import { ErrorBody } from '../schemas.ts'
+import { QuoteValue } from './sandbox.ts'
+
+const digest = (value: string) => createHash('sha256').update(value).digest()
+const Note = Type.String({ minLength: 1, maxLength: 1000 })
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
+const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
+
+export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { opsToken: string }> = async (app, deps) => {
+  const expected = digest(`Bearer ${deps.opsToken}`)
+  const actorOf = (request: FastifyRequest) => {
+    const header = request.headers['x-operator']
+    return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'operator'
+  }
+
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers.authorization
+    if (typeof header !== 'string' || header === '') throw new DomainError('ops_token_missing')
+    if (!timingSafeEqual(digest(header), expected)) throw new DomainError('ops_token_invalid')
+  })
+
+  app.get('/ops/holds', async () => {
+    const held = await deps.store.charges.listHeld()
+    return {
+      holds: held.map((charge) => ({
+        payment_id: charge.id,
+        reason: charge.hold_reason,
+        held_since: charge.updated_at.toISOString(),
+        value_in_cents: charge.value_cents,
+        currency: charge.currency,
+        informed_euid: charge.informed_euid,
+        informed_tax_number: mask(charge.informed_tax_number),
+        payer_name: charge.payer_name,
+        payer_tax_number: mask(charge.payer_tax_number),
+        payer_euid: charge.payer_euid,
+      })),
+    }
+  })
+
+  app.post(
+    '/ops/payments/:id/review',
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ decision: Type.Enum(['release', 'refund']), note: Note }, { additionalProperties: false }),
+        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }), ...errors },
+      },
+    },
+    async (request) => {
+      const charge = await reviewHold(deps, { chargeId: request.params.id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })
+      await deps.jobs.runDue()
+      return { payment_id: charge.id, status: charge.status }
+    },
+  )
+
+  app.post(
+    '/ops/tokens/:token_id/activate',
+    {
+      schema: {
+        params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Optional(Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false })),
+      },
+    },
+    async (request) => activateToken(deps, { tokenId: request.params.token_id, actor: actorOf(request), note: request.body?.note ?? '' }),
+  )
+
+  app.post(
+    '/ops/accounts/:email/identity',
+    {
+      schema: {
+        params: Type.Object({ email: Type.String({ maxLength: 254 }) }),
+        body: Type.Object({ euid: Type.String({ maxLength: 32 }), note: Type.Optional(Note) }, { additionalProperties: false }),
+      },
+    },
+    async (request) =>
+      assignIdentity(deps, { email: request.params.email.toLowerCase(), euid: request.body.euid, actor: actorOf(request), note: request.body.note ?? '' }),
+  )
+
+  app.post(
+    '/ops/blocks',
+    {
+      schema: {
+        body: Type.Object(
+          {
+            email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+            tax_number: Type.Optional(Type.String({ maxLength: 32 })),
+            euid: Type.Optional(Type.String({ maxLength: 32 })),
+            reason: Note,
+          },
+          { additionalProperties: false },
+        ),
+      },
+      config: { fieldErrorCodes: { email: 'email_invalid', tax_number: 'tax_number_invalid', euid: 'euid_invalid' } },
+    },
+    async (request) =>
+      recordBlock(deps, {
+        ...(request.body.email === undefined ? {} : { email: request.body.email }),
+        ...(request.body.tax_number === undefined ? {} : { taxNumber: request.body.tax_number }),
+        ...(request.body.euid === undefined ? {} : { euid: request.body.euid }),
+        reason: request.body.reason,
+        actor: actorOf(request),
+      }),
+  )
+
+  app.put(
+    '/ops/quotes',
+    { schema: { body: Type.Object({ BTC: Type.Optional(QuoteValue), USDt: Type.Optional(QuoteValue) }, { additionalProperties: false }) } },
+    async (request) => {
+      const quotes = await setQuotes(deps, request.body)
+      await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: quotes, at: deps.clock.now() })
+      return quotes
+    },
+  )
+
+  app.get('/ops/audit', async () => ({ entries: await deps.store.audit.list() }))
+}

@@ -1,0 +1,54 @@
+// Incoming provider webhooks (reference/eulen-api.md): `Authorization: Basic <secret exactly as
+// registered>`, compared in constant time. Answered only once the event is applied, so a 200 means
+// it is stored; duplicates and stale events are harmless.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { applyProviderEvent } from '../../app/apply-provider-event.ts'
+import { recordMed } from '../../app/record-med.ts'
+import { DomainError } from '../../domain/errors.ts'
+import { parseProviderDeposit } from '../../provider/eulen-client.ts'
+import { ProviderUnavailableError } from '../../provider/provider.ts'
+import type { AppDeps } from '../app.ts'
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest()
+}
+
+export const providerRoutes: FastifyPluginAsync<AppDeps & { providerWebhookSecret: string }> = async (app, deps) => {
+  const expected = digest(`Basic ${deps.providerWebhookSecret}`)
+
+  // Hashing both sides makes the comparison constant-time whatever the header's length.
+  const authorize = async (request: FastifyRequest) => {
+    const header = request.headers.authorization
+    if (typeof header !== 'string' || !timingSafeEqual(digest(header), expected)) {
+      throw new DomainError('provider_webhook_unauthorized')
+    }
+  }
+
+  const objectBody = (body: unknown): Record<string, unknown> => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('invalid_request', { message: 'The webhook body must be a JSON object.' })
+    return body as Record<string, unknown>
+  }
+
+  app.post('/provider/webhooks/deposit', { onRequest: authorize }, async (request) => {
+    let report
+    try {
+      report = parseProviderDeposit(objectBody(request.body))
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw new DomainError('invalid_request', { message: error.message })
+      throw error
+    }
+    const outcome = await applyProviderEvent(deps, report)
+    if (outcome.chargeId === null) request.log.warn({ qrId: report.qrId }, 'provider webhook for an unknown deposit')
+    return { received: true }
+  })
+
+  app.post('/provider/webhooks/med', { onRequest: authorize }, async (request) => {
+    const body = objectBody(request.body)
+    const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
+    const qrId = text(body.qrId)
+    if (qrId === null) throw new DomainError('invalid_request', { param: 'qrId', message: 'A MED webhook needs qrId.' })
+    await recordMed(deps, { qrId, euid: text(body.euid), taxNumber: text(body.taxNumber) })
+    return { received: true }
+  })
+}

@@ -1,0 +1,43 @@
+// What each kind of job does: the matching use case or the webhook sender.
+import { expireCharge } from '../app/expire-charge.ts'
+import { reconcileCharge } from '../app/reconcile-charge.ts'
+import { releaseHold } from '../app/release-hold.ts'
+import type { Clock } from '../clock.ts'
+import type { PaymentProvider } from '../provider/provider.ts'
+import type { Store } from '../store/store.ts'
+import type { ResolveHost } from '../webhooks/destination.ts'
+import { deliverWebhook } from '../webhooks/sender.ts'
+import type { JobHandlers } from './runner.ts'
+
+/** Reconciliation looks again after 5 min, 10 min, 20 min... at most hourly. */
+export function reconcileAgainAfterMs(attempts: number): number {
+  return Math.min(300_000 * 2 ** attempts, 3_600_000)
+}
+
+export function jobHandlers(deps: {
+  store: Store
+  clock: Clock
+  provider: PaymentProvider
+  strictDestinations: boolean
+  resolveHost?: ResolveHost
+}): JobHandlers {
+  const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
+  return {
+    async expire_charge(payload) {
+      await expireCharge(deps, chargeIdOf(payload))
+      return { done: true }
+    },
+    async release_hold(payload) {
+      await releaseHold(deps, chargeIdOf(payload))
+      return { done: true }
+    },
+    async reconcile_charge(payload, job) {
+      const again = await reconcileCharge(deps, chargeIdOf(payload))
+      return again ? { again: new Date(deps.clock.now().getTime() + reconcileAgainAfterMs(job.attempts + 1)) } : { done: true }
+    },
+    async deliver_webhook(payload) {
+      const next = await deliverWebhook(deps, String(payload.eventId))
+      return next === null ? { done: true } : { again: next }
+    },
+  }
+}

@@ -1,0 +1,60 @@
+import type { Insertable, Kysely, Updateable } from 'kysely'
+import type { Database, WebhookEventsTable } from './schema.ts'
+
+export function webhookEventsRepository(db: Kysely<Database>) {
+  return {
+    async insert(values: Insertable<WebhookEventsTable>): Promise<void> {
+      await db.insertInto('webhook_events').values(values).execute()
+    },
+
+    /** The event with what sending it needs from its charge. */
+    findForDelivery(id: string) {
+      return db
+        .selectFrom('webhook_events')
+        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .select(['webhook_events.id', 'webhook_events.body', 'webhook_events.state', 'webhook_events.attempts', 'charges.webhook_url', 'charges.webhook_secret'])
+        .where('webhook_events.id', '=', id)
+        .executeTakeFirst()
+    },
+
+    async update(id: string, values: Updateable<WebhookEventsTable>): Promise<void> {
+      await db.updateTable('webhook_events').set(values).where('id', '=', id).execute()
+    },
+
+    async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }): Promise<void> {
+      await db
+        .insertInto('webhook_attempts')
+        .values({ event_id: attempt.eventId, at: attempt.at, status_code: attempt.statusCode, duration_ms: attempt.durationMs, error: attempt.error })
+        .execute()
+    },
+
+    /** A merchant's events, newest first, optionally for one charge, with their attempts. */
+    async listForMerchant(merchantAccountId: number, chargeId: string | null, limit: number) {
+      let query = db
+        .selectFrom('webhook_events')
+        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .select(['webhook_events.id', 'webhook_events.charge_id', 'webhook_events.event', 'webhook_events.state', 'webhook_events.attempts', 'webhook_events.created_at', 'webhook_events.delivered_at'])
+        .where('charges.merchant_account_id', '=', merchantAccountId)
+      if (chargeId !== null) query = query.where('webhook_events.charge_id', '=', chargeId)
+      const events = await query.orderBy('webhook_events.created_at', 'desc').orderBy('webhook_events.id').limit(limit).execute()
+      if (events.length === 0) return []
+      const attempts = await db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('event_id', 'in', events.map((event) => event.id))
+        .orderBy('id')
+        .execute()
+      return events.map((event) => ({ ...event, attempt_log: attempts.filter((attempt) => attempt.event_id === event.id) }))
+    },
+
+    findForMerchant(id: string, merchantAccountId: number) {
+      return db
+        .selectFrom('webhook_events')
+        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .select(['webhook_events.id', 'webhook_events.state'])
+        .where('webhook_events.id', '=', id)
+        .where('charges.merchant_account_id', '=', merchantAccountId)
+        .executeTakeFirst()
+    },
+  }
+}

@@ -1,0 +1,94 @@
+// Delivers one merchant webhook attempt: re-checks the destination in production, POSTs the
+// stored body with its signatures, never follows redirects, reads at most a little of the reply,
+// records the attempt, and says when to try again (decisions section 7).
+import type { Clock } from '../clock.ts'
+import { parseWebhookUrl } from '../domain/charge-request.ts'
+import type { Store } from '../store/store.ts'
+import { assertPublicDestination, type ResolveHost } from './destination.ts'
+import { specSignature, standardWebhooksHeaders } from './signature.ts'
+
+/** Delay before retry n (after attempt n fails): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h. */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 50_400_000]
+export const DELIVERY_TIMEOUT_MS = 15_000
+const MAX_RESPONSE_BYTES = 4_096
+
+export type SenderDeps = {
+  store: Store
+  clock: Clock
+  strictDestinations: boolean
+  resolveHost?: ResolveHost
+  random?: () => number
+  fetchImpl?: typeof fetch
+}
+
+/** ±10 % jitter so a recovering receiver is not hit by every retry at once. */
+function withJitter(ms: number, random: () => number): number {
+  return Math.round(ms * (0.9 + 0.2 * random()))
+}
+
+async function readLimited(response: Response): Promise<void> {
+  if (!response.body) return
+  const reader = response.body.getReader()
+  let read = 0
+  try {
+    while (read < MAX_RESPONSE_BYTES) {
+      const chunk = await reader.read()
+      if (chunk.done) return
+      read += chunk.value.byteLength
+    }
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+}
+
+/** Returns the time of the next attempt, or null when the event is settled (delivered, gone, failed). */
+export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise<Date | null> {
+  const event = await deps.store.webhookEvents.findForDelivery(eventId)
+  if (!event || event.webhook_url === null || event.state !== 'pending') return null
+  const startedAt = deps.clock.now()
+  const started = performance.now()
+  let statusCode: number | null = null
+  let error: string | null = null
+  try {
+    const url = parseWebhookUrl(event.webhook_url, deps.strictDestinations)
+    if (deps.strictDestinations) await assertPublicDestination(url, deps.resolveHost)
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'pix-charge-service-webhooks/1' }
+    if (event.webhook_secret !== null) {
+      headers['x-webhook-signature'] = specSignature(event.webhook_secret, event.body)
+      Object.assign(headers, standardWebhooksHeaders(event.webhook_secret, event.id, Math.floor(startedAt.getTime() / 1000), event.body))
+    } else {
+      headers['webhook-id'] = event.id
+      headers['webhook-timestamp'] = String(Math.floor(startedAt.getTime() / 1000))
+    }
+    const response = await (deps.fetchImpl ?? fetch)(url, {
+      method: 'POST',
+      headers,
+      body: event.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    })
+    statusCode = response.status
+    await readLimited(response)
+  } catch (caught) {
+    error = (caught as Error).message || String(caught)
+  }
+  const durationMs = Math.round(performance.now() - started)
+  const attempts = event.attempts + 1
+  await deps.store.webhookEvents.recordAttempt({ eventId, at: startedAt, statusCode, durationMs, error })
+
+  if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+    await deps.store.webhookEvents.update(eventId, { state: 'delivered', attempts, delivered_at: deps.clock.now() })
+    return null
+  }
+  if (statusCode === 410) {
+    await deps.store.webhookEvents.update(eventId, { state: 'gone', attempts })
+    return null
+  }
+  const delay = RETRY_SCHEDULE_MS[attempts - 1]
+  if (delay === undefined) {
+    await deps.store.webhookEvents.update(eventId, { state: 'failed', attempts })
+    return null
+  }
+  await deps.store.webhookEvents.update(eventId, { attempts })
+  return new Date(deps.clock.now().getTime() + withJitter(delay, deps.random ?? Math.random))
+}
