@@ -102,7 +102,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         }
       })
     }
-    return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, database, tokenCache, jobs, close }
+    return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
   } catch (error) {
     await close()
     throw error

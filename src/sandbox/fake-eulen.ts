@@ -231,9 +231,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     /**
      * A payer pays the deposit's QR (or the deposit takes another ending): the provider records
      * the payer, with the EUID it keeps for that tax number, and sends its webhook, `duplicates`
-     * more times on request. Answers with the HTTP status our service gave the last webhook.
+     * more times on request, or not at all when `lost`. Answers with the HTTP status our service
+     * gave the last webhook.
      */
-    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number }) {
+    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number; lost?: boolean }) {
       const row = await deposit(id)
       if (!row) throw new Error(`no deposit ${id}`)
       const user = await endUser(payment.payerTaxNumber, payment.payerName)
@@ -255,6 +256,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (credited) {
         await db.updateTable('fake_eulen_end_users').set((eb) => ({ paid_count: eb('paid_count', '+', 1) })).where('tax_number', '=', payment.payerTaxNumber).execute()
       }
+      // `lost`: the provider's webhook never arrives, as happens in production.
+      if (payment.lost) return 200
       const body = { ...toStatusObject((await deposit(id))!), webhookType: 'deposit' }
       let status = 0
       for (let i = 0; i <= (payment.duplicates ?? 0); i++) status = await sendWebhook('deposit', body)

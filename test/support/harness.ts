@@ -38,6 +38,14 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
 
 export type TestService = Service & {
   request: (options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }) => Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: Buffer }>
+  /** The sandbox payer pays a charge (or it takes another ending); answers the charge record. */
+  pay: (chargeId: string, taxNumber: string, outcome?: string, extra?: Record<string, unknown>) => Promise<{ status: number; body: any }>
+  /** Moves the sandbox clock and runs what fell due. */
+  advance: (seconds: number) => Promise<void>
+  /** Calls an /ops endpoint with the operator token. */
+  ops: (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>
+  /** POSTs a provider webhook with the registered Basic secret (or another Authorization). */
+  providerWebhook: (type: 'deposit' | 'med', body: unknown, authorization?: string) => Promise<{ status: number; body: any }>
   /** An identified merchant (own purchase, EUID) with a current token. */
   merchant: (email: string, taxNumber: string) => Promise<{ email: string; euid: string; token: string; tokenId: string }>
 }
@@ -76,5 +84,16 @@ export async function startTestService(
     return { email, euid: account.body.euid, token: token.body.token, tokenId: token.body.token_id }
   }
 
-  return { ...service, request, merchant }
+  const pay: TestService['pay'] = (chargeId, taxNumber, outcome, extra = {}) =>
+    request({ method: 'POST', url: `/sandbox/payments/${chargeId}/pay`, body: { payer_name: 'Payer Person', payer_tax_number: taxNumber, ...(outcome ? { outcome } : {}), ...extra } })
+  const advance: TestService['advance'] = async (seconds) => {
+    const moved = await request({ method: 'POST', url: '/sandbox/clock', body: { advance_seconds: seconds } })
+    if (moved.status !== 200) throw new Error(`clock: ${JSON.stringify(moved.body)}`)
+  }
+  const ops: TestService['ops'] = (method, url, body) =>
+    request({ method, url, headers: { authorization: `Bearer ${service.opsToken}`, 'x-operator': 'ana@support' }, ...(body === undefined ? {} : { body }) })
+  const providerWebhook: TestService['providerWebhook'] = (type, body, authorization = `Basic ${service.providerWebhookSecret}`) =>
+    request({ method: 'POST', url: `/provider/webhooks/${type}`, body, headers: { authorization } })
+
+  return { ...service, request, merchant, pay, advance, ops, providerWebhook }
 }

@@ -1,0 +1,256 @@
+// Every path of spec section 3 and decisions section 4, scripted through the sandbox and read
+// back through the public API.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+let token: string
+before(async () => {
+  service = await startTestService()
+  token = (await service.merchant('shop@example.com', '52998224725')).token
+})
+after(() => service.close())
+
+const create = async (body: Record<string, unknown>) => {
+  const response = await service.request({ method: 'POST', url: '/api/create-payment', token, body })
+  assert.equal(response.status, 200, JSON.stringify(response.body))
+  return response.body.id as string
+}
+const record = async (id: string) => (await service.request({ method: 'GET', url: `/api/get-payment/${id}`, token })).body
+/** A customer account with its own (verified) owner CPF and token, to read its balance. */
+async function customer(email: string) {
+  const account = await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email, tax_number: generateCpf() } })
+  assert.equal(account.status, 200, JSON.stringify(account.body))
+  const issued = await service.request({ method: 'POST', url: `/sandbox/accounts/${email}/tokens`, body: {} })
+  const customerToken = issued.body.token as string
+  return {
+    balances: async () => (await service.request({ method: 'GET', url: '/api/get-balance', token: customerToken })).body.balances,
+    held: async () => service.store.ledger.balances((await service.store.accounts.findByEmail(email))!.id, 'held'),
+  }
+}
+const euidOf = async (taxNumber: string) => (await service.sandbox!.fake.endUser(taxNumber, 'Payer Person')).euid
+
+test('matching payer → depix_sent: value less R$ 1,00 credited as DEPIX, payer shown masked with EUID', async () => {
+  const ana = await customer('ana@example.com')
+  const id = await create({ value: '10.00', email: 'ana@example.com', tax_number: '11144477735' })
+  const paid = await service.pay(id, '111.444.777-35')
+  assert.equal(paid.status, 200, JSON.stringify(paid.body))
+  assert.equal(paid.body.status, 'depix_sent')
+  assert.equal(paid.body.payerTaxNumber, '***.444.777-**')
+  assert.equal(paid.body.payerName, 'Payer Person')
+  assert.equal(paid.body.payerEuid, await euidOf('11144477735'))
+  assert.deepEqual(await record(id), paid.body)
+  assert.deepEqual((await ana.balances()).DEPIX, { available_cents: 900, available_brl: 'R$ 9,00' })
+})
+
+test('the first purchase paid with the owner\'s own CPF gives the account its EUID and the right to a token', async () => {
+  await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'newbie@example.com', tax_number: '12345678909', purchase: 'none' } })
+  const before = await service.request({ method: 'POST', url: '/sandbox/accounts/newbie@example.com/tokens', body: {} })
+  assert.equal(before.body.code, 'kyc_purchase_required')
+  const id = await create({ value: '10.00', email: 'newbie@example.com', tax_number: '12345678909' })
+  await service.pay(id, '12345678909')
+  const issued = await service.request({ method: 'POST', url: '/sandbox/accounts/newbie@example.com/tokens', body: {} })
+  assert.equal(issued.status, 200, JSON.stringify(issued.body))
+  assert.equal(issued.body.merchant_id, await euidOf('12345678909'))
+})
+
+test('conversions: BTC and USDt at the recorded quote, with their exact figures and strings', async () => {
+  const quotes = await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { BTC: '350000.00', USDt: '5.40' } })
+  assert.deepEqual(quotes.body, { BTC: '350000.00', USDt: '5.40' })
+  const conv = await customer('conv@example.com')
+  const payer = generateCpf()
+  const euid = await euidOf(payer)
+  const btc = await create({ value: '100.00', email: 'conv@example.com', euid, swap_to: 'BTC' })
+  const usdt = await create({ value: '100.00', email: 'conv@example.com', euid, swap_to: 'USDt' })
+  // The quote that counts is the one at confirmation, not at creation.
+  await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { USDt: '9.99' } })
+  assert.equal((await service.pay(btc, payer)).body.status, 'depix_sent')
+  await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { USDt: '5.40' } })
+  assert.equal((await service.pay(usdt, payer)).body.status, 'depix_sent')
+  const charge = await service.store.charges.findById(btc)
+  assert.equal(charge?.quote_cents, 35_000_000)
+  assert.equal(charge?.credited_units, 26684)
+  assert.equal((await service.store.charges.findById(usdt))?.credited_units, 17973856)
+  const balance = await conv.balances()
+  assert.deepEqual(balance.BTC, { available_sats: 26684, available_btc: '0.00026684' })
+  assert.deepEqual(balance.USDt, { available_cents_USDt: 17973856, available_USDt: '17.973856' })
+  assert.deepEqual(balance.DEPIX, { available_cents: 0, available_brl: 'R$ 0,00' })
+})
+
+test('third-party payer on an established customer → after7d: held, not available, released after 7 × 24 h', async () => {
+  const held = await customer('held@example.com')
+  const euid = await euidOf(generateCpf())
+  const id = await create({ value: '50.00', email: 'held@example.com', euid, webhook_url: 'http://127.0.0.1:1/h' })
+  const paid = await service.pay(id, generateCpf())
+  assert.equal(paid.body.status, 'after7d')
+  assert.equal((await held.balances()).DEPIX.available_cents, 0)
+  assert.equal((await held.held()).DEPIX, 4900)
+  await service.advance(7 * 24 * 3600 - 1)
+  assert.equal((await record(id)).status, 'after7d')
+  await service.advance(1)
+  assert.equal((await record(id)).status, 'depix_sent')
+  assert.equal((await held.balances()).DEPIX.available_cents, 4900)
+  assert.equal((await held.held()).DEPIX, 0)
+  const events = await service.store.db.selectFrom('webhook_events').select(['event']).where('charge_id', '=', id).orderBy('created_at').execute()
+  assert.deepEqual(events.map((event) => event.event), ['payment.confirmed', 'balance.released'])
+})
+
+test('a different payer on a first, tax-number-only charge → security_hold, nothing credited', async () => {
+  const id = await create({ value: '10.00', email: 'first@example.com', tax_number: generateCpf() })
+  const stranger = generateCpf()
+  const paid = await service.pay(id, stranger)
+  assert.equal(paid.body.status, 'security_hold')
+  const holds = await service.ops('GET', '/ops/holds')
+  const hold = holds.body.holds.find((entry: any) => entry.payment_id === id)
+  assert.equal(hold.reason, 'payer_mismatch')
+  assert.equal(hold.payer_tax_number, `***.${stranger.slice(3, 6)}.${stranger.slice(6, 9)}-**`)
+  const credits = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
+  assert.deepEqual(credits, [])
+})
+
+test('a prior MED on the e-mail, tax number or EUID → security_hold even through the API', async () => {
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'later-blocked@example.com', tax_number: payer })
+  const blocked = await service.ops('POST', '/ops/blocks', { email: 'later-blocked@example.com', reason: 'MED reported by phone' })
+  assert.equal(blocked.status, 200, JSON.stringify(blocked.body))
+  assert.equal((await service.pay(id, payer)).body.status, 'security_hold')
+  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'prior_med')
+})
+
+test('an identity bound to another account → security_hold', async () => {
+  const payer = generateCpf()
+  const seed = await create({ value: '10.00', email: 'owner1@example.com', tax_number: payer })
+  assert.equal((await service.pay(seed, payer)).body.status, 'depix_sent')
+  const id = await create({ value: '10.00', email: 'owner2@example.com', tax_number: payer })
+  assert.equal((await service.pay(id, payer)).body.status, 'security_hold')
+  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'identity_bound_elsewhere')
+})
+
+test('support review: release credits and sends the webhook; refund goes will_refund then refunded', async () => {
+  const released = await create({ value: '10.00', email: 'review@example.com', tax_number: generateCpf(), webhook_url: 'http://127.0.0.1:1/h' })
+  await service.pay(released, generateCpf())
+  const review = await service.ops('POST', `/ops/payments/${released}/review`, { decision: 'release', note: 'payer confirmed by phone' })
+  assert.equal(review.status, 200, JSON.stringify(review.body))
+  assert.equal(review.body.status, 'after7d')
+  assert.equal((await service.ops('POST', `/ops/payments/${released}/review`, { decision: 'release', note: 'again' })).body.code, 'payment_not_held')
+
+  const refunded = await create({ value: '10.00', email: 'review@example.com', tax_number: generateCpf() })
+  const stranger = generateCpf()
+  await service.pay(refunded, stranger)
+  assert.equal((await service.ops('POST', `/ops/payments/${refunded}/review`, { decision: 'refund', note: 'fraud' })).body.status, 'will_refund')
+  assert.equal((await service.pay(refunded, stranger, 'refunded')).body.status, 'refunded')
+
+  const audit = (await service.ops('GET', '/ops/audit')).body.entries
+  const actions = audit.filter((entry: any) => entry.subject === `payment:${released}` || entry.subject === `payment:${refunded}`)
+  assert.deepEqual(actions.map((entry: any) => [entry.actor, entry.action]).sort(), [['ana@support', 'review.refund'], ['ana@support', 'review.release']])
+  assert.equal((await service.request({ method: 'GET', url: '/ops/holds' })).body.code, 'ops_token_missing')
+  assert.equal((await service.request({ method: 'GET', url: '/ops/holds', headers: { authorization: 'Bearer nope' } })).body.code, 'ops_token_invalid')
+})
+
+test('expiry at 10 minutes; a payment arriving after expiry is still processed', async () => {
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'late@example.com', tax_number: payer })
+  await service.advance(599)
+  assert.equal((await record(id)).status, 'waiting_payment')
+  await service.advance(1)
+  assert.equal((await record(id)).status, 'expired')
+  assert.equal((await service.pay(id, payer)).body.status, 'depix_sent')
+})
+
+test('provider statuses map to ours', async () => {
+  const cases: Array<[string, string]> = [['under_review', 'under_review'], ['pending', 'pending'], ['approved', 'pending'], ['error', 'error'], ['will_refund', 'will_refund'], ['canceled', 'canceled']]
+  for (const [outcome, expected] of cases) {
+    const payer = generateCpf()
+    const id = await create({ value: '10.00', email: 'map@example.com', tax_number: payer })
+    assert.equal((await service.pay(id, payer, outcome)).body.status, expected, outcome)
+  }
+})
+
+test('duplicated webhooks credit once; a stale status never moves a charge backwards', async () => {
+  const payer = generateCpf()
+  const id = await create({ value: '20.00', email: 'dup@example.com', euid: await euidOf(payer) })
+  assert.equal((await service.pay(id, payer, 'depix_sent', { duplicates: 3 })).body.status, 'depix_sent')
+  assert.equal((await service.pay(id, payer, 'pending')).body.status, 'depix_sent')
+  const postings = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
+  assert.deepEqual(postings.map((posting) => posting.key), [`credit:${id}`])
+})
+
+test('a MED after credit debits what the payment credited and blocks its e-mail, tax number and EUID', async () => {
+  const med = await customer('med@example.com')
+  const id = await create({ value: '10.00', email: 'med@example.com', tax_number: '67635938134' })
+  await service.pay(id, '67635938134')
+  assert.equal((await med.balances()).DEPIX.available_cents, 900)
+  const medded = await service.request({ method: 'POST', url: `/sandbox/payments/${id}/med`, body: {} })
+  assert.equal(medded.body.status, 'refunded')
+  assert.deepEqual((await med.balances()).DEPIX, { available_cents: 0, available_brl: 'R$ 0,00' })
+  const again = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'med@example.com', tax_number: generateCpf() } })
+  assert.equal(again.body.code, 'end_user_blocked')
+  const byCpf = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'other@example.com', tax_number: '67635938134' } })
+  assert.equal(byCpf.body.code, 'end_user_blocked')
+})
+
+test('a MED after the balance was spent leaves it negative: -R$ 1,00 style strings', async () => {
+  const neg = await customer('neg@example.com')
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'neg@example.com', tax_number: payer })
+  await service.pay(id, payer)
+  const account = await service.store.accounts.findByEmail('neg@example.com')
+  // A withdrawal is outside this service's API; post one to model the balance having been spent.
+  await service.store.ledger.post({ key: 'test-withdrawal', kind: 'credit', entries: [
+    { book: 'available', accountId: account!.id, currency: 'DEPIX', amount: -900 },
+    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: 900 },
+  ] }, null, new Date())
+  await service.request({ method: 'POST', url: `/sandbox/payments/${id}/med`, body: {} })
+  assert.deepEqual((await neg.balances()).DEPIX, { available_cents: -900, available_brl: '-R$ 9,00' })
+})
+
+test('a lost provider webhook is recovered by reconciliation', async () => {
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'lost@example.com', tax_number: payer })
+  const charge = await service.store.charges.findById(id)
+  await service.sandbox!.fake.settle(charge!.provider_deposit_id, { payerName: 'Payer', payerTaxNumber: payer, outcome: 'depix_sent', lost: true })
+  assert.equal((await record(id)).status, 'waiting_payment')
+  await service.advance(300)
+  assert.equal((await record(id)).status, 'depix_sent')
+})
+
+test('provider webhooks need the registered Basic secret', async () => {
+  const response = await service.providerWebhook('deposit', { qrId: 'a'.repeat(32), status: 'depix_sent' }, 'Basic wrong')
+  assert.equal(response.status, 401)
+  assert.equal(response.body.code, 'provider_webhook_unauthorized')
+  assert.equal((await service.providerWebhook('deposit', { qrId: 'a'.repeat(32), status: 'depix_sent' }, undefined)).status, 200)
+  assert.equal((await service.providerWebhook('deposit', { nothing: true })).status, 400)
+  assert.equal((await service.providerWebhook('med', { qrId: 'a'.repeat(32) })).status, 200)
+})
+
+test('the payer ladder climbs with confirmed history: 5 payments and 7 days → R$ 1.000', async () => {
+  const payer = generateCpf()
+  const euid = await euidOf(payer)
+  const charge = (value: string) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value, email: 'ladder@example.com', euid } })
+  assert.equal((await charge('500.00')).body.code, 'payer_limit_exceeded')
+  for (let i = 0; i < 5; i++) {
+    const created = await charge('10.00')
+    assert.equal((await service.pay(created.body.id, payer)).body.status, 'depix_sent')
+  }
+  assert.equal((await charge('500.00')).body.code, 'payer_limit_exceeded')
+  await service.advance(7 * 24 * 3600)
+  assert.equal((await charge('1000.00')).status, 200)
+  assert.equal((await charge('1000.01')).body.code, 'payer_limit_exceeded')
+})
+
+test('support: a pending token is activated, an unidentified account released', async () => {
+  await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'old@example.com', tax_number: generateCpf() } })
+  const pending = await service.request({ method: 'POST', url: '/sandbox/accounts/old@example.com/tokens', body: { kind: 'pending' } })
+  const read = () => service.request({ method: 'GET', url: '/api/get-balance', token: pending.body.token })
+  assert.equal((await read()).body.code, 'token_pending')
+  const activated = await service.ops('POST', `/ops/tokens/${pending.body.token_id}/activate`, { note: 'verified' })
+  assert.equal(activated.status, 200, JSON.stringify(activated.body))
+  assert.equal((await read()).status, 200)
+
+  await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'stuck@example.com', tax_number: generateCpf(), purchase: 'unidentified' } })
+  const released = await service.ops('POST', '/ops/accounts/stuck@example.com/identity', { euid: 'EU123451234512345', note: 'checked documents' })
+  assert.deepEqual(released.body, { email: 'stuck@example.com', euid: 'EU123451234512345', kyc: 'verified' })
+  assert.equal((await service.request({ method: 'POST', url: '/sandbox/accounts/stuck@example.com/tokens', body: {} })).status, 200)
+})
