@@ -1,0 +1,83 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { chargeStatuses, decideArrival, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
+
+const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error', 'weird']
+const okFacts = { blocked: false, boundElsewhere: false, quoteAvailable: true }
+const euidCharge = (status: ChargeStatus): ChargeView => ({ status, informedEuid: 'EU000000000000001', informedTaxNumber: null })
+const taxCharge = (status: ChargeStatus): ChargeView => ({ status, informedEuid: null, informedTaxNumber: '11144477735' })
+const matching = { payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
+
+test('decisions section 4, in order', () => {
+  const arrival = (charge: ChargeView, payer: typeof matching, facts = okFacts) => decideArrival(charge, { status: 'depix_sent', ...payer }, facts)
+  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true, boundElsewhere: true }), { kind: 'hold', reason: 'prior_med' })
+  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }), { kind: 'hold', reason: 'identity_bound_elsewhere' })
+  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
+  assert.deepEqual(arrival(taxCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
+  const stranger = { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
+  assert.deepEqual(arrival(euidCharge('waiting_payment'), stranger), { kind: 'credit', to: 'after7d' })
+  assert.deepEqual(arrival(taxCharge('waiting_payment'), stranger), { kind: 'hold', reason: 'payer_mismatch' })
+  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quoteAvailable: false }), { kind: 'hold', reason: 'quote_unavailable' })
+})
+
+test('provider statuses map to ours from waiting_payment', () => {
+  const expected: Record<string, string> = {
+    pending: 'ignore', delayed: 'pending', approved: 'pending', under_review: 'under_review', will_refund: 'will_refund',
+    refunded: 'refunded', canceled: 'canceled', expired: 'expired', error: 'error', weird: 'ignore',
+  }
+  for (const [provider, ours] of Object.entries(expected)) {
+    const next = transition(taxCharge('waiting_payment'), { status: provider, ...matching }, okFacts)
+    assert.equal(next.kind === 'move' ? next.to : next.kind, ours, provider)
+  }
+})
+
+test('statuses decided by us never move on the provider\'s word; money that arrived is always processed', () => {
+  for (const status of ['security_hold', 'depix_sent', 'after7d', 'refunded'] as const) {
+    for (const provider of providerStatuses) assert.equal(transition(taxCharge(status), { status: provider, ...matching }, okFacts).kind, 'ignore', `${status} ${provider}`)
+  }
+  for (const status of ['waiting_payment', 'expired', 'canceled', 'error', 'pending', 'under_review'] as const) {
+    assert.equal(transition(taxCharge(status), { status: 'depix_sent', ...matching }, okFacts).kind, 'credit', status)
+  }
+})
+
+/** The order statuses may take: a transition to a lower rank would be a move backwards. */
+const rank: Record<ChargeStatus, number> = {
+  waiting_payment: 0, pending: 1, under_review: 2, expired: 3, canceled: 3, error: 3, will_refund: 4,
+  security_hold: 5, after7d: 5, depix_sent: 6, refunded: 7,
+}
+
+test('property: any sequence of provider reports moves forward only and credits at most once', () => {
+  fc.assert(
+    fc.property(fc.boolean(), fc.array(fc.constantFrom(...providerStatuses), { maxLength: 30 }), fc.boolean(), (withEuid, reports, payerMatchesInformed) => {
+      let charge: ChargeView = withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')
+      const payer = payerMatchesInformed ? matching : { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
+      let credits = 0
+      for (const status of reports) {
+        const next = transition(charge, { status, ...payer }, okFacts)
+        if (next.kind === 'ignore') continue
+        const to: ChargeStatus = next.kind === 'credit' ? next.to : next.kind === 'hold' ? 'security_hold' : next.to
+        if (next.kind === 'credit') credits++
+        // The one way out of an ending: money arrived after all (never dropped).
+        const backwardsAllowed = ['expired', 'canceled', 'error'].includes(charge.status) && ['pending', 'under_review'].includes(to)
+        assert.ok(rank[to] >= rank[charge.status] || backwardsAllowed, `${charge.status} → ${to}`)
+        charge = { ...charge, status: to }
+      }
+      assert.ok(credits <= 1)
+      if (reports.includes('depix_sent') && !reports.slice(0, reports.indexOf('depix_sent')).some((s) => s === 'will_refund' || s === 'refunded')) {
+        assert.ok(['depix_sent', 'after7d', 'security_hold'].includes(charge.status), `${reports.join(',')} ended ${charge.status}`)
+      }
+    }),
+    { numRuns: 3000 },
+  )
+})
+
+test('masked tax numbers match on the characters shown, and only with enough shown', () => {
+  assert.equal(taxNumberMatches('***.444.777-**', '11144477735'), true)
+  assert.equal(taxNumberMatches('***.444.778-**', '11144477735'), false)
+  assert.equal(taxNumberMatches('111.444.777-35', '11144477735'), true)
+  assert.equal(taxNumberMatches('***********', '11144477735'), false)
+  assert.equal(taxNumberMatches('11.222.333/****-**', '11222333000181'), true)
+  assert.equal(payerMatches(euidCharge('waiting_payment'), { status: 'depix_sent', payerEuid: null, payerTaxNumber: '11144477735' }), false)
+  assert.ok(chargeStatuses.length === 11)
+})
