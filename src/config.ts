@@ -20,6 +20,7 @@ export type Config = {
   payerLadder: readonly LadderStep[]
   bodyLimitBytes: number
   tokenCacheMs: number
+  webhookTimeoutMs: number
   logLevel: string
 }
 
@@ -105,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     payerLadder,
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT_BYTES', 16_384),
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
+    webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   }
 }

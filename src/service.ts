@@ -71,7 +71,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       store,
       clock,
       log: { error: (details, message) => app?.log.error(details, message) },
-      handlers: jobHandlers({ store, clock, provider, strictDestinations: config.mode === 'production', ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+      handlers: jobHandlers({ store, clock, provider, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
     app = await buildApp(

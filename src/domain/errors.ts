@@ -33,6 +33,7 @@ export const errorCatalogue = {
   end_user_blocked: { status: 403, message: 'This end user is blocked after a prior refund dispute (MED).' },
   // lookups and conflicts
   payment_not_found: { status: 404, message: 'No payment with this id for this account.' },
+  webhook_delivery_not_found: { status: 404, message: 'No webhook delivery with this id for this account.' },
   not_found: { status: 404, message: 'Not found.' },
   account_not_found: { status: 404, message: 'No account with this e-mail.' },
   account_exists: { status: 409, message: 'An account with this e-mail already exists with another owner.' },

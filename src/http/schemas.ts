@@ -73,3 +73,20 @@ export const BalanceRecord = Type.Object({
 export const PaymentIdParams = Type.Object({ payment_id: Type.String({ maxLength: 64 }) })
 
 export const QrFileParams = Type.Object({ file: Type.String({ maxLength: 64 }) })
+
+export const WebhookDeliveries = Type.Object({
+  deliveries: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      payment_id: Type.String(),
+      event: Type.String(),
+      state: Type.Enum(['pending', 'delivered', 'failed', 'gone']),
+      attempts: Type.Integer(),
+      created_at: Type.String(),
+      delivered_at: Nullable(Type.String()),
+      attempt_log: Type.Array(
+        Type.Object({ at: Type.String(), status_code: Nullable(Type.Integer()), duration_ms: Type.Integer(), error: Nullable(Type.String()) }),
+      ),
+    }),
+  ),
+})

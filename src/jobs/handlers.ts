@@ -19,6 +19,7 @@ export function jobHandlers(deps: {
   clock: Clock
   provider: PaymentProvider
   strictDestinations: boolean
+  webhookTimeoutMs: number
   resolveHost?: ResolveHost
 }): JobHandlers {
   const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
@@ -36,7 +37,7 @@ export function jobHandlers(deps: {
       return again ? { again: new Date(deps.clock.now().getTime() + reconcileAgainAfterMs(job.attempts + 1)) } : { done: true }
     },
     async deliver_webhook(payload) {
-      const next = await deliverWebhook(deps, String(payload.eventId))
+      const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, String(payload.eventId))
       return next === null ? { done: true } : { again: next }
     },
   }

@@ -16,6 +16,7 @@ export type SenderDeps = {
   store: Store
   clock: Clock
   strictDestinations: boolean
+  timeoutMs?: number
   resolveHost?: ResolveHost
   random?: () => number
   fetchImpl?: typeof fetch
@@ -65,7 +66,7 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
       headers,
       body: event.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      signal: AbortSignal.timeout(deps.timeoutMs ?? DELIVERY_TIMEOUT_MS),
     })
     statusCode = response.status
     await readLimited(response)

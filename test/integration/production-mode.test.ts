@@ -11,6 +11,7 @@ import { T0, openTestDatabase } from '../support/harness.ts'
 let service: Service
 let provider: FakeEulen
 let token: string
+let hosts: Record<string, string[]>
 
 before(async () => {
   const database = await openTestDatabase()
@@ -20,7 +21,7 @@ before(async () => {
     MODE: 'production', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', DATA_DIR: '/nonexistent',
   })
-  const hosts: Record<string, string[]> = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'] }
+  hosts = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'], 'rebinding.example.com': ['93.184.216.34'] }
   service = await startService(config, {
     database,
     logger: false,
@@ -65,4 +66,24 @@ test('the production adapter talks to the provider over HTTP with its Bearer tok
   const charge = await service.store.charges.findById(response.json().id)
   assert.match(charge!.provider_deposit_id, /^[0-9a-f]{32}$/)
   assert.equal(response.json().qrImageUrl, `https://pix.example.com/api/qr/${charge!.id}.png`)
+})
+
+test('the destination is checked again at delivery: a host now resolving to a private address gets nothing', async () => {
+  const created = await service.app.inject({
+    method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token },
+    payload: { value: '10.00', email: 'dns@example.com', tax_number: '12345678909', webhook_url: 'https://rebinding.example.com/hook', webhook_secret: 's' },
+  })
+  assert.equal(created.statusCode, 200, created.body)
+  hosts['rebinding.example.com'] = ['10.0.0.5']
+  const charge = await service.store.charges.findById(created.json().id)
+  const applied = await service.app.inject({
+    method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic hook-secret' },
+    payload: { qrId: charge!.provider_deposit_id, status: 'depix_sent', payerTaxNumber: '12345678909', payerEUID: 'EU000000000000077' },
+  })
+  assert.equal(applied.statusCode, 200)
+  await service.jobs.runDue()
+  const attempts = await service.store.db.selectFrom('webhook_attempts').selectAll().execute()
+  assert.equal(attempts.length, 1)
+  assert.equal(attempts[0]!.status_code, null)
+  assert.match(attempts[0]!.error!, /private, loopback or link-local/)
 })

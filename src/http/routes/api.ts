@@ -6,6 +6,8 @@ import { authenticate, requireMerchantId, type Merchant } from '../../app/authen
 import { createCharge } from '../../app/create-charge.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
+import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
+import { Type } from 'typebox'
 import { DomainError } from '../../domain/errors.ts'
 import type { AppDeps } from '../app.ts'
 import {
@@ -16,6 +18,7 @@ import {
   ErrorBody,
   PaymentIdParams,
   QrFileParams,
+  WebhookDeliveries,
   createPaymentFieldCodes,
 } from '../schemas.ts'
 
@@ -92,6 +95,28 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
     '/api/get-balance',
     { schema: { response: { 200: BalanceRecord, ...errorResponses } }, onRequest: authenticated },
     async (request) => getBalance(deps, { accountId: request.merchant.accountId }),
+  )
+
+  app.get(
+    '/api/webhook-deliveries',
+    {
+      schema: { querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }), response: { 200: WebhookDeliveries, ...errorResponses } },
+      onRequest: authenticated,
+    },
+    async (request) => listWebhookDeliveries(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.query.payment_id ?? null }),
+  )
+
+  app.post(
+    '/api/webhook-deliveries/:id/redeliver',
+    {
+      schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }), ...errorResponses } },
+      onRequest: authenticated,
+    },
+    async (request) => {
+      const queued = await redeliverWebhook(deps, { merchantAccountId: request.merchant.accountId, eventId: request.params.id })
+      if (deps.sandbox) await deps.jobs.runDue()
+      return queued
+    },
   )
 
   // Public and cacheable (decisions section 3): the id is 128 random bits, the image never changes.

@@ -1,0 +1,229 @@
+// Merchant webhooks end to end against a real HTTP receiver: bodies, three independent signature
+// checks, retries on the sandbox clock, 410, redirects, outages, restarts and two instances.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { spawnSync } from 'node:child_process'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { Webhook } from 'standardwebhooks'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig } from '../../src/config.ts'
+import { openPostgres } from '../../src/store/database.ts'
+import { startService } from '../../src/service.ts'
+import { RETRY_SCHEDULE_MS } from '../../src/webhooks/sender.ts'
+import { serializeWebhookBody } from '../../src/webhooks/signature.ts'
+import { T0, openTestDatabase, startTestService, testDatabase, type TestService } from '../support/harness.ts'
+
+type Received = { headers: IncomingMessage['headers']; body: string; path: string }
+
+/** A receiver whose answer each test sets: a status, a redirect, or no answer at all. */
+async function startReceiver() {
+  const received: Received[] = []
+  let answer: (path: string) => { status: number; headers?: Record<string, string>; body?: string } | 'hang' = () => ({ status: 200 })
+  const server: Server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => {
+      received.push({ headers: request.headers, body, path: request.url! })
+      const reply = answer(request.url!)
+      if (reply === 'hang') return
+      response.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? 'ok')
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    for: (path: string) => received.filter((entry) => entry.path === path),
+    answer: (fn: typeof answer) => (answer = fn),
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+  }
+}
+
+let service: TestService
+let token: string
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+before(async () => {
+  // Frozen at the real time of the run: the standardwebhooks package checks webhook-timestamp
+  // against the wall clock, as a real receiver does.
+  service = await startTestService({ WEBHOOK_TIMEOUT_MS: '300' }, { clock: createAdjustableClock(new Date()) })
+  token = (await service.merchant('hooks@example.com', '52998224725')).token
+  receiver = await startReceiver()
+})
+after(async () => {
+  await service.close()
+  await receiver.close()
+})
+
+async function paidCharge(path: string, secret: string | undefined, options: { thirdParty?: boolean; email?: string } = {}) {
+  const payer = generateCpf()
+  const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+  const created = await service.request({
+    method: 'POST', url: '/api/create-payment', token,
+    body: { value: '15.00', email: options.email ?? 'customer@example.com', euid, webhook_url: receiver.url(path), ...(secret ? { webhook_secret: secret } : {}) },
+  })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const paid = await service.pay(created.body.id, options.thirdParty ? generateCpf() : payer)
+  return { id: created.body.id as string, euid, record: paid.body }
+}
+
+/** Python's json.dumps(json.loads(raw), separators=(',', ':')), run by Python itself. */
+function pythonReserialize(raw: string): string {
+  const result = spawnSync('python3', ['-c', "import json,sys; sys.stdout.write(json.dumps(json.loads(sys.stdin.read()), separators=(',', ':')))"], { input: raw, encoding: 'utf8' })
+  assert.equal(result.status, 0, result.stderr)
+  return result.stdout
+}
+
+test('payment confirmed: the body of decisions section 7, signed three independent ways', async () => {
+  const secret = 'whsec_' + Buffer.from('a 32-byte secret for the test!!!').toString('base64')
+  const { id, euid } = await paidCharge('/confirmed', secret)
+  const [delivery] = receiver.for('/confirmed')
+  assert.ok(delivery)
+  assert.equal(delivery.body, `{"payment_id":"${id}","email":"customer@example.com","value_in_cents":1500,"payer_euid":"${euid}","event":"payment.confirmed","status":"depix_sent"}`)
+  const expected = createHmac('sha256', secret).update(delivery.body).digest('hex')
+  // 1. Over the raw body, compared in constant time.
+  assert.ok(timingSafeEqual(Buffer.from(String(delivery.headers['x-webhook-signature'])), Buffer.from(expected)))
+  // 2. Over the body re-serialized as the spec describes, by Python itself.
+  assert.equal(createHmac('sha256', secret).update(pythonReserialize(delivery.body)).digest('hex'), delivery.headers['x-webhook-signature'])
+  // 3. The Standard Webhooks headers, with the standardwebhooks package.
+  const verified = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)
+  assert.deepEqual(verified, JSON.parse(delivery.body))
+  assert.match(String(delivery.headers['webhook-id']), /^msg_[0-9a-f]{32}$/)
+})
+
+test('a body with non-ASCII text is escaped so raw-body and Python re-serialization agree', () => {
+  const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  assert.match(raw, /jo\\u00e3o\.a\\u00e7a\\u00ed@/)
+  assert.equal(pythonReserialize(raw), raw)
+  assert.equal(JSON.parse(raw).email, 'joão.açaí@exemplo.com.br')
+  const emoji = serializeWebhookBody({ payment_id: 'p', email: '🌴@x.io', value_in_cents: 1, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  assert.equal(pythonReserialize(emoji), emoji)
+})
+
+test('a plain (non-whsec) secret keys both signatures with its UTF-8 bytes; without a secret, no signature', async () => {
+  await paidCharge('/plain', 'plain sécret')
+  const [signed] = receiver.for('/plain')
+  assert.equal(signed!.headers['x-webhook-signature'], createHmac('sha256', Buffer.from('plain sécret', 'utf8')).update(signed!.body).digest('hex'))
+  assert.deepEqual(new Webhook(Buffer.from('plain sécret', 'utf8').toString('base64')).verify(signed!.body, signed!.headers as Record<string, string>), JSON.parse(signed!.body))
+  await paidCharge('/unsigned', undefined)
+  const [unsigned] = receiver.for('/unsigned')
+  assert.equal(unsigned!.headers['x-webhook-signature'], undefined)
+  assert.equal(unsigned!.headers['webhook-signature'], undefined)
+  assert.ok(unsigned!.headers['webhook-id'])
+})
+
+test('after7d sends "payment confirmed", then "balance released" at the end of the hold', async () => {
+  const { id } = await paidCharge('/held', 's3cret', { thirdParty: true })
+  await service.advance(7 * 24 * 3600)
+  const bodies = receiver.for('/held').map((entry) => JSON.parse(entry.body))
+  assert.deepEqual(bodies.map((body) => [body.payment_id, body.event, body.status]), [[id, 'payment.confirmed', 'after7d'], [id, 'balance.released', 'depix_sent']])
+})
+
+test('failures retry on the schedule; every attempt is logged; 410 stops; redirects are not followed', async () => {
+  let calls = 0
+  receiver.answer((path) => (path === '/flaky' ? (++calls < 3 ? { status: 500 } : { status: 200 }) : path === '/gone' ? { status: 410 } : path === '/moved' ? { status: 302, headers: { location: receiver.url('/confirmed') } } : { status: 200 }))
+  const flaky = await paidCharge('/flaky', 's')
+  assert.equal(receiver.for('/flaky').length, 1)
+  await service.advance(Math.ceil((RETRY_SCHEDULE_MS[0]! * 1.1) / 1000))
+  assert.equal(receiver.for('/flaky').length, 2)
+  await service.advance(Math.ceil((RETRY_SCHEDULE_MS[1]! * 1.1) / 1000))
+  assert.equal(receiver.for('/flaky').length, 3)
+  const listed = await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${flaky.id}`, token })
+  const [delivery] = listed.body.deliveries
+  assert.equal(delivery.state, 'delivered')
+  assert.deepEqual(delivery.attempt_log.map((attempt: any) => attempt.status_code), [500, 500, 200])
+  assert.ok(delivery.attempt_log.every((attempt: any) => typeof attempt.duration_ms === 'number' && attempt.at))
+  // The same webhook-id on every attempt, so the receiver can deduplicate.
+  assert.equal(new Set(receiver.for('/flaky').map((entry) => entry.headers['webhook-id'])).size, 1)
+
+  await paidCharge('/gone', 's')
+  await service.advance(3 * 24 * 3600)
+  assert.equal(receiver.for('/gone').length, 1)
+
+  const moved = await paidCharge('/moved', 's')
+  const movedLog = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${moved.id}`, token })).body.deliveries[0].attempt_log
+  assert.equal(movedLog[0].status_code, 302)
+  receiver.answer(() => ({ status: 200 }))
+})
+
+test('a receiver that does not answer in time is an attempt with an error, retried later', async () => {
+  receiver.answer((path) => (path === '/slow' ? 'hang' : { status: 200 }))
+  const slow = await paidCharge('/slow', 's')
+  const log = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${slow.id}`, token })).body.deliveries[0]
+  assert.equal(log.state, 'pending')
+  assert.equal(log.attempt_log[0].status_code, null)
+  assert.match(log.attempt_log[0].error, /abort|timeout/i)
+  receiver.answer(() => ({ status: 200 }))
+})
+
+test('a receiver down for a day gets every event once it is back', async () => {
+  let up = false
+  receiver.answer((path) => (path === '/outage' && !up ? { status: 503 } : { status: 200 }))
+  const charges = [await paidCharge('/outage', 's'), await paidCharge('/outage', 's'), await paidCharge('/outage', 's')]
+  for (let hour = 0; hour < 24; hour++) await service.advance(3600)
+  up = true
+  for (let hour = 0; hour < 24; hour++) await service.advance(3600)
+  const delivered = receiver.for('/outage').filter((entry) => entry.headers['webhook-id'])
+  const ids = new Set(delivered.map((entry) => JSON.parse(entry.body).payment_id))
+  assert.deepEqual([...ids].sort(), charges.map((charge) => charge.id).sort())
+  for (const charge of charges) {
+    const [event] = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${charge.id}`, token })).body.deliveries
+    assert.equal(event.state, 'delivered')
+    assert.equal(event.attempt_log.filter((attempt: any) => attempt.status_code === 200).length, 1)
+  }
+  receiver.answer(() => ({ status: 200 }))
+})
+
+test('merchants redeliver an event: same body and webhook-id; another merchant\'s event is not found', async () => {
+  const { id } = await paidCharge('/again', 's')
+  const [event] = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${id}`, token })).body.deliveries
+  const redelivered = await service.request({ method: 'POST', url: `/api/webhook-deliveries/${event.id}/redeliver`, token })
+  assert.deepEqual(redelivered.body, { id: event.id, state: 'pending' })
+  const both = receiver.for('/again')
+  assert.equal(both.length, 2)
+  assert.equal(both[0]!.body, both[1]!.body)
+  assert.equal(both[0]!.headers['webhook-id'], both[1]!.headers['webhook-id'])
+  const other = await service.merchant('other-shop@example.com', '11222333000181')
+  const foreign = await service.request({ method: 'POST', url: `/api/webhook-deliveries/${event.id}/redeliver`, token: other.token })
+  assert.equal(foreign.body.code, 'webhook_delivery_not_found')
+  assert.deepEqual((await service.request({ method: 'GET', url: '/api/webhook-deliveries', token: other.token })).body, { deliveries: [] })
+})
+
+test('nothing lost: a process stopped after the status change delivers after restart; two instances never both deliver', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  const env = { PROVIDER_WEBHOOK_SECRET: 'shared', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
+  const start = async () => startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const first = await start()
+  try {
+    await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shop@example.com', tax_number: '52998224725' } })
+    const shopToken = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shop@example.com/tokens', payload: {} })).json().token
+    const payers = [generateCpf(), generateCpf()]
+    const ids: string[] = []
+    for (const payer of payers) {
+      const created = (await first.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': shopToken }, payload: { value: '10.00', email: `r-${payer}@example.com`, tax_number: payer, webhook_url: receiver.url('/restart'), webhook_secret: 's' } })).json()
+      const charge = (await first.store.charges.findById(created.id))!
+      // The provider webhook is applied (status change + queued delivery), then the process stops before any job runs.
+      const applied = await first.app.inject({ method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic shared' }, payload: { qrId: charge.provider_deposit_id, status: 'depix_sent', payerTaxNumber: payer } })
+      assert.equal(applied.statusCode, 200)
+      ids.push(created.id)
+    }
+    await first.close()
+    assert.equal(receiver.for('/restart').length, 0)
+
+    const [a, b] = [await start(), await start()]
+    try {
+      await Promise.all([a.jobs.runDue(), b.jobs.runDue(), a.jobs.runDue(), b.jobs.runDue()])
+      const got = receiver.for('/restart').map((entry) => JSON.parse(entry.body).payment_id).sort()
+      assert.deepEqual(got, [...ids].sort())
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  } finally {
+    await database.close()
+  }
+})
