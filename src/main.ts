@@ -7,14 +7,14 @@ import { startService } from './service.ts'
 async function main() {
   const config = loadConfig()
   const service = await startService(config)
-  await service.app.listen({ port: config.port, host: config.host })
+  const address = await service.app.listen({ port: config.port, host: config.host })
   service.jobs.start()
 
   if (service.sandbox) {
     const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake, tokenCache: service.tokenCache })
     const lines = [
       '',
-      `Pix charge service (sandbox mode) at ${config.baseUrl}`,
+      `Pix charge service (sandbox mode) at ${config.baseUrl} (listening at ${address})`,
       `  database:        ${service.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
       `  demo merchant:   ${demo.email} (merchantId ${demo.euid})`,
       `  demo API token:  ${demo.token}   (a new one each start; the previous one is revoked)`,
@@ -26,7 +26,7 @@ async function main() {
     ]
     process.stdout.write(lines.join('\n') + '\n')
   } else {
-    service.app.log.info({ baseUrl: config.baseUrl }, 'listening in production mode')
+    service.app.log.info({ baseUrl: config.baseUrl, address }, 'listening in production mode')
   }
 
   let stopping = false

@@ -89,7 +89,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
       },
       options.logger === undefined ? {} : { logger: options.logger },
     )
-    closers.splice(1, 0, () => app.close())
+    // Closed first: stop accepting, finish the requests in flight; then the job being worked on,
+    // then the fake provider those requests and jobs may still call, then the database.
+    closers.push(() => app!.close())
     if (sandbox) {
       // The fake provider sends its webhooks to wherever this service ends up listening.
       const fake = sandbox.fake

@@ -11,6 +11,7 @@ import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
 import { installErrorHandling } from './errors.ts'
 import { apiRoutes } from './routes/api.ts'
+import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
 import type { JobRunner } from '../jobs/runner.ts'
@@ -73,6 +74,16 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     reply.header('x-request-id', request.id)
   })
 
+  // On shutdown, a keep-alive connection that was busy when closing began would otherwise stay
+  // open for the whole keep-alive time-out after its last response: tell the client to hang up.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   app.addHook('preValidation', async (request) => {
     const where = findIllFormedString(request.body, '')
     if (where !== null) {
@@ -84,6 +95,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     }
   })
 
+  await app.register(healthRoutes, deps)
   await app.register(apiRoutes, deps)
   await app.register(providerRoutes, deps)
   await app.register(opsRoutes, deps)

@@ -128,6 +128,11 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       return parseProviderDeposit(payload(reply))
     },
 
+    async ping(): Promise<void> {
+      const reply = await call('GET', '/ping')
+      if (reply.status < 200 || reply.status >= 300) fail(reply)
+    },
+
     async userInfo(euid: string): Promise<ProviderUserInfo | null> {
       const reply = await call('GET', `/user-info?euid=${encodeURIComponent(euid)}`)
       if (reply.status === 404 || reply.status === 400) return null

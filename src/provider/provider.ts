@@ -35,6 +35,8 @@ export interface PaymentProvider {
   depositStatus(id: string): Promise<ProviderDeposit>
   /** Null when the provider does not know the EUID. */
   userInfo(euid: string): Promise<ProviderUserInfo | null>
+  /** Resolves when the provider answers GET /ping with our credentials. */
+  ping(): Promise<void>
 }
 
 /** The provider could not be reached or failed on its side; the outcome is unknown or retryable. */
