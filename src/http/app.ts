@@ -10,7 +10,9 @@ import type { Store } from '../store/store.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
 import { installErrorHandling } from './errors.ts'
+import swagger from '@fastify/swagger'
 import { apiRoutes } from './routes/api.ts'
+import { docsRoutes } from './routes/docs.ts'
 import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
@@ -95,6 +97,23 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     }
   })
 
+  // Registered before any route, so it sees every route's schema.
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Pix charge service', version: '1', description: `Documentation: ${config.docsUrl}` },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiToken: { type: 'apiKey', in: 'header', name: 'X-API-Token' },
+          operator: { type: 'http', scheme: 'bearer' },
+          provider: { type: 'http', scheme: 'basic' },
+        },
+      },
+      security: [{ apiToken: [] }],
+    },
+  })
+  await app.register(docsRoutes, deps)
   await app.register(healthRoutes, deps)
   await app.register(apiRoutes, deps)
   await app.register(providerRoutes, deps)

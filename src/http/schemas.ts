@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox'
 import { chargeStatuses } from '../domain/charge.ts'
 import { currencies } from '../domain/money.ts'
-import type { ErrorCode } from '../domain/errors.ts'
+import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -15,6 +15,31 @@ export const ErrorBody = Type.Object({
   request_id: Type.String(),
   param: Type.Optional(Type.String()),
 })
+
+/**
+ * The error responses of one endpoint for the OpenAPI document: one entry per HTTP status, whose
+ * `code` is limited to the codes listed, so integrators see exactly what to branch on.
+ */
+export function errorResponses(codes: readonly ErrorCode[]) {
+  const byStatus: Record<number, ErrorCode[]> = {}
+  for (const code of codes) (byStatus[errorCatalogue[code].status] ??= []).push(code)
+  return Object.fromEntries(
+    Object.entries(byStatus).map(([status, list]) => [
+      status,
+      Type.Object({ ...ErrorBody.properties, code: Type.Enum(list) }, { description: list.map((code) => `\`${code}\``).join(', ') }),
+    ]),
+  )
+}
+
+const authCodes = ['token_missing', 'token_not_found', 'token_pending', 'token_inactive', 'internal_error'] as const
+export const createPaymentErrors = errorResponses([
+  ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
+  'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
+  'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'webhook_url_invalid', 'webhook_secret_invalid',
+  'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
+])
+export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
+export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
 
 export const CreatePaymentBody = Type.Object(
   {

@@ -15,7 +15,9 @@ import {
   ChargeCreated,
   ChargeRecord,
   CreatePaymentBody,
-  ErrorBody,
+  createPaymentErrors,
+  deliveryErrors,
+  readErrors,
   PaymentIdParams,
   QrFileParams,
   WebhookDeliveries,
@@ -38,7 +40,6 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
   return header
 }
 
-const errorResponses = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 
 export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
@@ -54,7 +55,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
     {
       schema: {
         body: CreatePaymentBody,
-        response: { 200: ChargeCreated, ...errorResponses },
+        response: { 200: ChargeCreated, ...createPaymentErrors },
       },
       config: { fieldErrorCodes: createPaymentFieldCodes },
       // Authenticate before validating: an anonymous caller learns nothing about the body rules.
@@ -85,7 +86,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
   app.get(
     '/api/get-payment/:payment_id',
     {
-      schema: { params: PaymentIdParams, response: { 200: ChargeRecord, ...errorResponses } },
+      schema: { params: PaymentIdParams, response: { 200: ChargeRecord, ...readErrors } },
       onRequest: authenticated,
     },
     async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
@@ -93,14 +94,14 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
 
   app.get(
     '/api/get-balance',
-    { schema: { response: { 200: BalanceRecord, ...errorResponses } }, onRequest: authenticated },
+    { schema: { response: { 200: BalanceRecord, ...readErrors } }, onRequest: authenticated },
     async (request) => getBalance(deps, { accountId: request.merchant.accountId }),
   )
 
   app.get(
     '/api/webhook-deliveries',
     {
-      schema: { querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }), response: { 200: WebhookDeliveries, ...errorResponses } },
+      schema: { querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }), response: { 200: WebhookDeliveries, ...deliveryErrors } },
       onRequest: authenticated,
     },
     async (request) => listWebhookDeliveries(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.query.payment_id ?? null }),
@@ -109,7 +110,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
   app.post(
     '/api/webhook-deliveries/:id/redeliver',
     {
-      schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }), ...errorResponses } },
+      schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }), ...deliveryErrors } },
       onRequest: authenticated,
     },
     async (request) => {
