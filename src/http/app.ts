@@ -53,7 +53,7 @@ function findIllFormedString(value: unknown, path: string): string | null {
   return null
 }
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string) {
   return {
     level,
     redact: { paths: ['req.headers["x-api-token"]', 'req.headers.authorization', 'req.headers["idempotency-key"]'], censor: '[redacted]' },

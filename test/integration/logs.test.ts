@@ -10,7 +10,7 @@ import { startTestService } from '../support/harness.ts'
 test('logs carry request ids and never a secret or a full tax number', async () => {
   const lines: string[] = []
   const stream = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done() } })
-  const service = await startTestService({ PROVIDER_WEBHOOK_SECRET: 'provider-secret-value' }, { logger: { ...loggerOptions('trace'), stream } as never })
+  const service = await startTestService({ PROVIDER_WEBHOOK_SECRET: 'provider-secret-value' }, { logger: { ...loggerOptions('trace'), stream } })
   const payer = generateCpf()
   const secrets: string[] = ['provider-secret-value', service.opsToken, 'webhook-secret-value', payer, '52998224725']
   try {
