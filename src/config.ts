@@ -21,6 +21,10 @@ export type Config = {
   bodyLimitBytes: number
   tokenCacheMs: number
   webhookTimeoutMs: number
+  /** Requests per minute per API token (per instance); 0 switches the limit off. */
+  rateLimitPerMinute: number
+  /** Hold calls to the provider to its published limits: always in production, on request in sandbox. */
+  providerLimits: boolean
   logLevel: string
 }
 
@@ -107,6 +111,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT_BYTES', 16_384),
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    providerLimits: mode === 'production' || nonEmpty(env, 'SANDBOX_PROVIDER_LIMITS') === 'on',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   }
 }

@@ -10,6 +10,7 @@ import { jobHandlers } from './jobs/handlers.ts'
 import { createJobRunner } from './jobs/runner.ts'
 import { buildApp } from './http/app.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
+import { withProviderRateLimits } from './provider/rate-limits.ts'
 import type { PaymentProvider } from './provider/provider.ts'
 import { startFakeEulen, type FakeEulen } from './sandbox/fake-eulen.ts'
 import { openDatabase, type OpenedDatabase } from './store/database.ts'
@@ -51,10 +52,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       const fake = await startFakeEulen({ db: database.db, clock: sandboxClock, token })
       closers.push(() => fake.close())
       provider = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
+      if (config.providerLimits) provider = withProviderRateLimits(provider)
       clock = sandboxClock
       sandbox = { fake, clock: sandboxClock }
     } else {
-      provider = createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs })
+      provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }))
     }
 
     // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up; the

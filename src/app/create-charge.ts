@@ -12,6 +12,7 @@ import {
   ProviderUnavailableError,
   type PaymentProvider,
 } from '../provider/provider.ts'
+import { ProviderLimitReachedError } from '../provider/rate-limits.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
 
@@ -86,6 +87,7 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string, request
     })
   } catch (error) {
     if (error instanceof ProviderRejectedError) throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
+    if (error instanceof ProviderLimitReachedError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
     if (error instanceof ProviderUnavailableError) throw new DomainError('provider_unavailable')
     throw error
   }

@@ -60,13 +60,16 @@ export class DomainError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly param: string | undefined
+  /** Sent as Retry-After when the client should wait before trying again. */
+  readonly retryAfterSeconds: number | undefined
 
-  constructor(code: ErrorCode, options: { message?: string; param?: string } = {}) {
+  constructor(code: ErrorCode, options: { message?: string | undefined; param?: string; retryAfterSeconds?: number } = {}) {
     super(options.message ?? errorCatalogue[code].message)
     this.name = 'DomainError'
     this.code = code
     this.status = errorCatalogue[code].status
     this.param = options.param
+    this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 

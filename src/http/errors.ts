@@ -61,6 +61,7 @@ export function errorBody(error: DomainError, request: FastifyRequest, context: 
 }
 
 export function sendError(reply: FastifyReply, error: DomainError, context: ErrorContext) {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
   return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(errorBody(error, reply.request, context))
 }
 

@@ -1,9 +1,11 @@
 // Merchant API (spec section 4): thin routes that authenticate, call a use case, serialize.
 import type { FastifyRequest } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
 import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
 import { createCharge } from '../../app/create-charge.ts'
+import { hashToken } from '../../app/issue-token.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
@@ -43,6 +45,20 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 
 export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
+
+  // Per token (by its hash, never the token itself), or per address without one; per instance.
+  if (deps.config.rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      max: deps.config.rateLimitPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => {
+        const token = request.headers['x-api-token']
+        return typeof token === 'string' && token !== '' ? `token:${hashToken(token.trim())}` : `ip:${request.ip}`
+      },
+      errorResponseBuilder: (_request, context) =>
+        new DomainError('rate_limited', { message: `Too many requests; retry in ${context.after}.`, retryAfterSeconds: Math.ceil(context.ttl / 1000) }),
+    })
+  }
 
   // Every /api route but the public QR image carries X-API-Token.
   const authenticated = async (request: FastifyRequest) => {

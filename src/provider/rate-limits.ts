@@ -1,0 +1,78 @@
+// Client-side limits on calls to the real provider, matching its published limits (sustained per
+// minute / burst), so a burst of merchants becomes our own clear 503 with Retry-After rather than
+// a ban by the provider. Per instance: several instances share the budget only approximately.
+import { ProviderUnavailableError, type PaymentProvider } from './provider.ts'
+
+export type Limit = { perMinute: number; burst: number }
+
+/** reference/eulen-api.md; user-info has no published limit, so it gets deposit-status's. */
+export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'userInfo' | 'ping', Limit> = {
+  deposit: { perMinute: 15, burst: 50 },
+  depositStatus: { perMinute: 60, burst: 50 },
+  userInfo: { perMinute: 60, burst: 50 },
+  ping: { perMinute: 1, burst: 1 },
+}
+
+export class ProviderLimitReachedError extends ProviderUnavailableError {
+  override name = 'ProviderLimitReachedError'
+  readonly retryAfterSeconds: number
+  constructor(call: string, retryAfterSeconds: number) {
+    super(`the provider's ${call} limit is reached; retry in ${retryAfterSeconds} s`)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+/** A token bucket: `burst` tokens, refilled at perMinute per 60 s. */
+export function createBucket(limit: Limit, nowMs: () => number) {
+  let tokens = limit.burst
+  let at = nowMs()
+  const refillPerMs = limit.perMinute / 60_000
+  return {
+    /** Takes a token, or returns the seconds until one is available. */
+    take(): number {
+      const now = nowMs()
+      tokens = Math.min(limit.burst, tokens + (now - at) * refillPerMs)
+      at = now
+      if (tokens >= 1) {
+        tokens -= 1
+        return 0
+      }
+      return Math.ceil((1 - tokens) / refillPerMs / 1000)
+    },
+  }
+}
+
+export function withProviderRateLimits(
+  provider: PaymentProvider,
+  limits: typeof eulenPublishedLimits = eulenPublishedLimits,
+  nowMs: () => number = () => performance.now(),
+): PaymentProvider {
+  const buckets = {
+    deposit: createBucket(limits.deposit, nowMs),
+    depositStatus: createBucket(limits.depositStatus, nowMs),
+    userInfo: createBucket(limits.userInfo, nowMs),
+    ping: createBucket(limits.ping, nowMs),
+  }
+  const guard = (call: keyof typeof buckets) => {
+    const wait = buckets[call].take()
+    if (wait > 0) throw new ProviderLimitReachedError(call, wait)
+  }
+  return {
+    async createDeposit(request) {
+      guard('deposit')
+      return provider.createDeposit(request)
+    },
+    async depositStatus(id) {
+      guard('depositStatus')
+      return provider.depositStatus(id)
+    },
+    async userInfo(euid) {
+      guard('userInfo')
+      return provider.userInfo(euid)
+    },
+    async ping() {
+      guard('ping')
+      return provider.ping()
+    },
+  }
+}
