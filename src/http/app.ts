@@ -13,6 +13,7 @@ import { installErrorHandling } from './errors.ts'
 import swagger from '@fastify/swagger'
 import { apiRoutes } from './routes/api.ts'
 import { docsRoutes } from './routes/docs.ts'
+import { createMetrics } from './metrics.ts'
 import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
@@ -72,6 +73,12 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
 
   installErrorHandling(app, { docsUrl: config.docsUrl, supportEmail: config.supportEmail })
 
+  const metrics = createMetrics(deps)
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL: ids in paths would explode the label set.
+    metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
+  })
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -117,7 +124,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   await app.register(healthRoutes, deps)
   await app.register(apiRoutes, deps)
   await app.register(providerRoutes, deps)
-  await app.register(opsRoutes, deps)
+  await app.register(opsRoutes, { ...deps, metrics })
   if (deps.sandbox) await app.register(sandboxRoutes, { ...deps, sandbox: deps.sandbox })
   return app
 }

@@ -12,6 +12,7 @@ import { setQuotes } from '../../app/set-quotes.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { AppDeps } from '../app.ts'
+import type { Metrics } from '../metrics.ts'
 import { ErrorBody } from '../schemas.ts'
 import { QuoteValue } from './sandbox.ts'
 
@@ -20,7 +21,7 @@ const Note = Type.String({ minLength: 1, maxLength: 1000 })
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
-export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { opsToken: string }> = async (app, deps) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { metrics: Metrics }> = async (app, deps) => {
   const expected = digest(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
@@ -127,4 +128,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { opsToken: string }
   )
 
   app.get('/ops/audit', async () => ({ entries: await deps.store.audit.list() }))
+
+  // Behind the operator token too: business volumes are not for the public.
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  )
 }
