@@ -72,7 +72,3 @@ export class DomainError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
-
-export function isDomainError(error: unknown): error is DomainError {
-  return error instanceof DomainError
-}

@@ -3,14 +3,9 @@
 export const currencies = ['DEPIX', 'BTC', 'USDt'] as const
 export type Currency = (typeof currencies)[number]
 
-export function isCurrency(value: unknown): value is Currency {
-  return typeof value === 'string' && (currencies as readonly string[]).includes(value)
-}
-
 export const FIXED_FEE_CENTS = 100
 export const BTC_FEE_PERCENT = 6
 export const USDT_FEE_PERCENT = 2
-export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
 
 /** Inclusive charge bounds in BRL cents, per credited currency. */
 export const chargeBoundsCents: Record<Currency, { min: number; max: number }> = {

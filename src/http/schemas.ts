@@ -115,3 +115,6 @@ export const WebhookDeliveries = Type.Object({
     }),
   ),
 })
+
+/** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
+export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Updateable } from 'kysely'
+import type { Kysely, Updateable } from 'kysely'
 import type { Account, AccountsTable, Database } from './schema.ts'
 
 export function accountsRepository(db: Kysely<Database>) {
@@ -28,10 +28,6 @@ export function accountsRepository(db: Kysely<Database>) {
         .returningAll()
         .executeTakeFirst()
       return created ?? (await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirstOrThrow())
-    },
-
-    insert(values: Insertable<AccountsTable>): Promise<Account> {
-      return db.insertInto('accounts').values(values).returningAll().executeTakeFirstOrThrow()
     },
 
     update(id: number, values: Updateable<AccountsTable>): Promise<Account> {

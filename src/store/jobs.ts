@@ -47,10 +47,5 @@ export function jobsRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute()
     },
-
-    async depth(now: Date): Promise<number> {
-      const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('run_at', '<=', now).executeTakeFirstOrThrow()
-      return Number(row.n)
-    },
   }
 }

@@ -13,8 +13,7 @@ import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { AppDeps } from '../app.ts'
 import type { Metrics } from '../metrics.ts'
-import { ErrorBody } from '../schemas.ts'
-import { QuoteValue } from './sandbox.ts'
+import { ErrorBody, QuoteValue } from '../schemas.ts'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 const Note = Type.String({ minLength: 1, maxLength: 1000 })

@@ -10,13 +10,12 @@ import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
 import type { FakeEulen } from '../../sandbox/fake-eulen.ts'
 import type { AppDeps } from '../app.ts'
-import { ChargeRecord, ErrorBody } from '../schemas.ts'
+import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
 import { toChargeRecord } from '../../app/get-charge.ts'
 
 export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock }
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
-export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: SandboxDeps }> = async (app, deps) => {
