@@ -1,5 +1,6 @@
 // A charge's statuses (spec section 3) and the one transition function: given the charge, what
 // the provider said and the facts about the payer, the next status and what must happen with it.
+import { stripTaxNumber } from './tax-number.ts'
 
 export const chargeStatuses = [
   'waiting_payment',
@@ -91,7 +92,7 @@ const forwardMoves: Record<ChargeStatus, readonly (ChargeStatus | 'checks')[]> =
 
 /** A provider tax number may come masked ("***.444.777-**"): compare the characters shown. */
 export function taxNumberMatches(reported: string, informed: string): boolean {
-  const digits = reported.replace(/[.\-/\s]/g, '').toUpperCase()
+  const digits = stripTaxNumber(reported)
   if (digits.length !== informed.length) return false
   for (let i = 0; i < digits.length; i++) {
     if (digits[i] !== '*' && digits[i] !== informed[i]) return false

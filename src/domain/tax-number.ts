@@ -4,11 +4,14 @@ import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils'
 
 export type TaxNumber = { kind: 'cpf' | 'cnpj'; value: string }
 
-const punctuation = /[.\-/\s]/g
+/** The bare characters of a CPF/CNPJ as written with dots, dashes, slashes or spaces; upper-cased. */
+export function stripTaxNumber(input: string): string {
+  return input.replace(/[.\-/\s]/g, '').toUpperCase()
+}
 
 /** Strips punctuation, uppercases, checks the check digits. Null when not a valid CPF/CNPJ. */
 export function parseTaxNumber(input: string): TaxNumber | null {
-  const value = input.replace(punctuation, '').toUpperCase()
+  const value = stripTaxNumber(input)
   if (/^\d{11}$/.test(value)) return isValidCpf(value) ? { kind: 'cpf', value } : null
   if (/^[0-9A-Z]{12}\d{2}$/.test(value)) return isValidCnpj(value, { version: 2 }) ? { kind: 'cnpj', value } : null
   return null

@@ -1,6 +1,5 @@
 // Support operations (decisions section 9): Bearer operator token, compared in constant time;
 // every action is written to the audit log with who (X-Operator, else "operator"), when and why.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { Type } from 'typebox'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -12,16 +11,16 @@ import { setQuotes } from '../../app/set-quotes.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { AppDeps } from '../app.ts'
+import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
 import { ErrorBody, QuoteValue } from '../schemas.ts'
 
-const digest = (value: string) => createHash('sha256').update(value).digest()
 const Note = Type.String({ minLength: 1, maxLength: 1000 })
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
 export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { metrics: Metrics }> = async (app, deps) => {
-  const expected = digest(`Bearer ${deps.opsToken}`)
+  const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
     return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'operator'
@@ -30,7 +29,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { metrics: Metrics }
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization
     if (typeof header !== 'string' || header === '') throw new DomainError('ops_token_missing')
-    if (!timingSafeEqual(digest(header), expected)) throw new DomainError('ops_token_invalid')
+    if (!isOperator(header)) throw new DomainError('ops_token_invalid')
   })
 
   app.get('/ops/holds', async () => {

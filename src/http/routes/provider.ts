@@ -1,7 +1,6 @@
 // Incoming provider webhooks (reference/eulen-api.md): `Authorization: Basic <secret exactly as
 // registered>`, compared in constant time. Answered only once the event is applied, so a 200 means
 // it is stored; duplicates and stale events are harmless.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
@@ -9,18 +8,13 @@ import { DomainError } from '../../domain/errors.ts'
 import { parseProviderDeposit } from '../../provider/eulen-client.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
 import type { AppDeps } from '../app.ts'
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
-}
+import { headerMatcher } from '../header-secret.ts'
 
 export const providerRoutes: FastifyPluginAsync<AppDeps & { providerWebhookSecret: string }> = async (app, deps) => {
-  const expected = digest(`Basic ${deps.providerWebhookSecret}`)
+  const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
 
-  // Hashing both sides makes the comparison constant-time whatever the header's length.
   const authorize = async (request: FastifyRequest) => {
-    const header = request.headers.authorization
-    if (typeof header !== 'string' || !timingSafeEqual(digest(header), expected)) {
+    if (!isProvider(request.headers.authorization)) {
       throw new DomainError('provider_webhook_unauthorized')
     }
   }
