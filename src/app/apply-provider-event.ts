@@ -7,8 +7,8 @@ import { stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { creditCharge, takeBackCredit } from './charge-effects.ts'
-import { blockIdentities } from './record-med.ts'
+import { creditCharge } from './charge-effects.ts'
+import { disputeCharge } from './record-med.ts'
 
 export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStatus | null; changed: boolean }
 
@@ -39,8 +39,7 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock }, r
 
     // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
     if (report.status === 'refunded' && isCredited(charge.status)) {
-      await blockIdentities(store, charge, { taxNumber: charge.payer_tax_number, euid: charge.payer_euid }, 'refunded by the provider after credit', now)
-      const refunded = await takeBackCredit(store, charge, now)
+      const refunded = await disputeCharge(store, charge, { taxNumber: charge.payer_tax_number, euid: charge.payer_euid }, 'refunded by the provider after credit', now)
       return { chargeId: charge.id, status: refunded.status, changed: true }
     }
 

@@ -30,18 +30,27 @@ export async function blockIdentities(
   }
 }
 
+/** A disputed payment: block who was involved, and take back whatever it credited. */
+export async function disputeCharge(
+  store: Store,
+  charge: Charge,
+  payer: { taxNumber: string | null; euid: string | null },
+  reason: string,
+  now: Date,
+): Promise<Charge> {
+  await blockIdentities(store, charge, payer, reason, now)
+  return charge.status === 'refunded' ? charge : takeBackCredit(store, charge, now)
+}
+
 export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<{ chargeId: string | null }> {
   return deps.store.transaction(async (store) => {
     const now = deps.clock.now()
     const charge = (await store.charges.lockByDepositId(med.qrId)) ?? null
-    await blockIdentities(
-      store,
-      charge,
-      { taxNumber: med.taxNumber ?? charge?.payer_tax_number ?? null, euid: med.euid ?? charge?.payer_euid ?? null },
-      `MED on payment ${charge?.id ?? med.qrId}`,
-      now,
-    )
-    if (charge && charge.status !== 'refunded') await takeBackCredit(store, charge, now)
+    const payer = { taxNumber: med.taxNumber ?? charge?.payer_tax_number ?? null, euid: med.euid ?? charge?.payer_euid ?? null }
+    const reason = `MED on payment ${charge?.id ?? med.qrId}`
+    // A MED for a deposit we do not know still blocks the payer it names.
+    if (charge) await disputeCharge(store, charge, payer, reason, now)
+    else await blockIdentities(store, null, payer, reason, now)
     return { chargeId: charge?.id ?? null }
   })
 }
