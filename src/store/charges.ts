@@ -1,20 +1,34 @@
-import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
 export function chargesRepository(db: Kysely<Database>) {
+  const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<Charge | undefined> => {
+    const charge = await select.forUpdate().executeTakeFirst()
+    if (charge) await db.selectFrom('accounts').select('id').where('id', '=', charge.account_id).forUpdate().execute()
+    return charge
+  }
+
   return {
     insert(values: Insertable<ChargesTable>): Promise<Charge> {
       return db.insertInto('charges').values(values).returningAll().executeTakeFirstOrThrow()
     },
 
-    /** Inside a transaction: the charge, locked until commit, so concurrent events serialize. */
+    /**
+     * Inside a transaction: the charge, then its receiving account, locked until commit, so
+     * concurrent events serialize. Every transaction that moves a charge starts here, so locks are
+     * always taken in one order: charge, account, then whatever follows. The account must be
+     * locked before the charge row is written twice: from the second write of a row it created,
+     * PostgreSQL checks the row's foreign keys and takes key-share locks on both accounts, and two
+     * transactions holding key-share on one account while each wants its row lock (to post to the
+     * ledger or record the owner's EUID) deadlock.
+     */
     lockByDepositId(providerDepositId: string): Promise<Charge | undefined> {
-      return db.selectFrom('charges').selectAll().where('provider_deposit_id', '=', providerDepositId).forUpdate().executeTakeFirst()
+      return lockWithAccount(db.selectFrom('charges').selectAll().where('provider_deposit_id', '=', providerDepositId))
     },
 
     lockById(id: string): Promise<Charge | undefined> {
-      return db.selectFrom('charges').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+      return lockWithAccount(db.selectFrom('charges').selectAll().where('id', '=', id))
     },
 
     async update(id: string, values: Updateable<ChargesTable>): Promise<Charge> {

@@ -10,7 +10,7 @@ export function ledgerRepository(db: Kysely<Database>) {
     /**
      * Writes a balanced posting once: its key is unique, so a replayed event finds it taken and
      * writes nothing. Returns whether this call posted it. Call inside the transaction of the
-     * state change that caused it.
+     * state change that caused it, after charges.lockById/lockByDepositId locked the account.
      */
     async post(posting: Posting, chargeId: string | null, now: Date): Promise<boolean> {
       if (!isBalanced(posting.entries)) throw new Error(`posting ${posting.key} does not balance`)
