@@ -24,7 +24,7 @@ const SANDBOX_DEFAULT_QUOTES = { BTC: '350000.00', USDt: '5.40' }
 export type ServiceOptions = {
   /** An already opened database (tests); otherwise opened from the config. */
   database?: OpenedDatabase
-  /** Sandbox only: the movable clock (tests pass a frozen one). */
+  /** The service clock: tests pass a frozen one; the sandbox's moves on /sandbox/clock. */
   clock?: AdjustableClock
   logger?: FastifyServerOptions['logger']
   resolveHost?: ResolveHost
@@ -43,7 +43,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await migrateToLatest(database.db)
     const store = createStore(database.db)
 
-    let clock: Clock = systemClock
+    let clock: Clock = options.clock ?? systemClock
     let provider: PaymentProvider
     let sandbox: { fake: FakeEulen; clock: AdjustableClock } | undefined
     if (config.mode === 'sandbox') {

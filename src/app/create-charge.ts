@@ -13,6 +13,8 @@ import {
   type PaymentProvider,
 } from '../provider/provider.ts'
 import { ProviderLimitReachedError } from '../provider/rate-limits.ts'
+import type { Charge } from '../store/schema.ts'
+import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
 
@@ -93,7 +95,21 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string, request
   }
 }
 
-async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest): Promise<ChargeCreated> {
+function creationResult(deps: CreateChargeDeps, charge: Charge): ChargeCreated {
+  return {
+    id: charge.id,
+    qrCopyPaste: charge.qr_copy_paste,
+    qrImageUrl: `${deps.baseUrl}/api/qr/${charge.id}.png`,
+    expiresAt: charge.expires_at.toISOString(),
+    status: 'waiting_payment',
+  }
+}
+
+function newChargeId(): string {
+  return randomBytes(16).toString('hex')
+}
+
+async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string): Promise<ChargeCreated> {
   if (request.webhookUrl !== null && deps.strictWebhooks) {
     await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
   }
@@ -102,8 +118,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)
 
   const createdAt = deps.clock.now()
-  const id = randomBytes(16).toString('hex')
-  const charge = await deps.store.transaction(async (store) => {
+  const insert = () => deps.store.transaction(async (store) => {
     const inserted = await store.charges.insert({
       id,
       merchant_account_id: command.merchant.accountId,
@@ -129,29 +144,34 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
     await store.jobs.enqueue('reconcile_charge', { chargeId: id }, new Date(createdAt.getTime() + RECONCILE_FIRST_AFTER_MS), createdAt)
     return inserted
   })
-  return {
-    id: charge.id,
-    qrCopyPaste: charge.qr_copy_paste,
-    qrImageUrl: `${deps.baseUrl}/api/qr/${charge.id}.png`,
-    expiresAt: charge.expires_at.toISOString(),
-    status: 'waiting_payment',
+  try {
+    return creationResult(deps, await insert())
+  } catch (error) {
+    // Another owner of the same idempotency key (a slow one whose lease lapsed) stored its charge
+    // first: that is the charge for this key; the deposit just made is never shown to anyone.
+    const stored = isUniqueViolation(error) ? await deps.store.charges.findForMerchant(id, command.merchant.accountId) : undefined
+    if (!stored) throw error
+    deps.log?.warn({ chargeId: id, depositId: deposit.id }, 'a second deposit for one idempotency key was left unused')
+    return creationResult(deps, stored)
   }
 }
 
 export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
   const request = parseChargeRequest(command.body, { requireHttpsWebhooks: deps.strictWebhooks })
   const key = command.idempotencyKey
-  if (key === undefined) return createUnclaimed(deps, command, request)
+  if (key === undefined) return createUnclaimed(deps, command, request, newChargeId())
 
   const accountId = command.merchant.accountId
-  const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), deps.clock.now())
+  const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), newChargeId(), deps.clock.now())
   if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
-  if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use')
+  if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use', { retryAfterSeconds: claim.retryAfterSeconds })
   if (claim.outcome === 'replay') return claim.body as ChargeCreated
 
   let created: ChargeCreated
   try {
-    created = await createUnclaimed(deps, command, request)
+    // A process that died holding this key may have stored the charge before it could answer.
+    const stored = claim.outcome === 'resumed' ? await deps.store.charges.findForMerchant(claim.chargeId, accountId) : undefined
+    created = stored ? creationResult(deps, stored) : await createUnclaimed(deps, command, request, claim.chargeId)
   } catch (error) {
     // Nothing was charged: give the key back so a corrected or later retry can use it.
     await deps.store.idempotency.release(accountId, key).catch((releaseError: unknown) => {

@@ -91,6 +91,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   }
 
   const app = Fastify({ logger: false })
+  // Tests hold POST /deposit replies after the deposit is stored, to kill a client mid-call.
+  let replyGate: { until: Promise<void>; stored: () => void } | null = null
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.headers.authorization !== `Bearer ${options.token}`) {
@@ -156,6 +158,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         updated_at: now,
       })
       .execute()
+    if (replyGate) {
+      replyGate.stored()
+      await replyGate.until
+    }
     return ok(reply, { id, qrCopyPaste, qrImageUrl: `https://pix.sandbox.depix.invalid/qr/${id}.png` })
   })
 
@@ -279,6 +285,21 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         creationDateReport: clock.now().toISOString(),
         ...(row.blockchain_tx_id ? { blockchainTxID: row.blockchain_tx_id } : {}),
       })
+    },
+    /** Deposits are stored but not answered until `release`; `depositStored` says one arrived. */
+    holdDepositReplies() {
+      let release!: () => void
+      let stored!: () => void
+      const until = new Promise<void>((resolve) => (release = resolve))
+      const depositStored = new Promise<void>((resolve) => (stored = resolve))
+      replyGate = { until, stored }
+      return {
+        depositStored,
+        release: () => {
+          replyGate = null
+          release()
+        },
+      }
     },
     close: () => app.close(),
   }

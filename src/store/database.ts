@@ -19,6 +19,11 @@ function parseInt8(text: string): number {
   return value
 }
 
+/** A unique or primary-key constraint refused a row (PostgreSQL SQLSTATE 23505, from pg or PGlite). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505'
+}
+
 export type OpenedDatabase = {
   db: Kysely<Database>
   kind: 'pglite' | 'postgres'

@@ -2,21 +2,31 @@ import type { Kysely } from 'kysely'
 import type { Database } from './schema.ts'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+/**
+ * How long an in-flight request owns its key. Longer than any provider call; when a process dies
+ * mid-request, a retry takes the key over after this. Correctness does not hang on it: the key
+ * fixes the charge id, so two owners can never store two charges.
+ */
+export const IDEMPOTENCY_LEASE_MS = 60_000
 
 export type IdempotencyClaim =
-  | { outcome: 'claimed' }
+  | { outcome: 'claimed'; chargeId: string }
+  /** The previous owner's lease lapsed unfinished: its charge may or may not have been stored. */
+  | { outcome: 'resumed'; chargeId: string }
   | { outcome: 'replay'; status: number; body: unknown }
   | { outcome: 'reused' }
-  | { outcome: 'in_use' }
+  | { outcome: 'in_use'; retryAfterSeconds: number }
 
 export function idempotencyRepository(db: Kysely<Database>) {
   return {
     /**
-     * Stores the key before any side effect. The insert either wins (claimed) or finds the
-     * earlier request: same body and finished → its response; other body → reused; unfinished →
-     * in use. A key older than 24 h is forgotten and claimed afresh.
+     * Stores the key, with the id its charge will have, before any side effect. The insert either
+     * wins (claimed) or finds the earlier request: other body → reused; same body and finished →
+     * its response; unfinished and leased → in use; unfinished with its lease lapsed → taken over
+     * (resumed). A key older than 24 h is forgotten and claimed afresh.
      */
-    async claim(accountId: number, key: string, requestHash: string, now: Date): Promise<IdempotencyClaim> {
+    async claim(accountId: number, key: string, requestHash: string, chargeId: string, now: Date): Promise<IdempotencyClaim> {
+      const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS)
       await db
         .deleteFrom('idempotency_keys')
         .where('account_id', '=', accountId)
@@ -25,11 +35,11 @@ export function idempotencyRepository(db: Kysely<Database>) {
         .execute()
       const inserted = await db
         .insertInto('idempotency_keys')
-        .values({ account_id: accountId, key, request_hash: requestHash, state: 'in_flight', created_at: now })
+        .values({ account_id: accountId, key, request_hash: requestHash, state: 'in_flight', created_at: now, lease_until: leaseUntil, charge_id: chargeId })
         .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
         .returning('key')
         .executeTakeFirst()
-      if (inserted) return { outcome: 'claimed' }
+      if (inserted) return { outcome: 'claimed', chargeId }
       const existing = await db
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -37,16 +47,33 @@ export function idempotencyRepository(db: Kysely<Database>) {
         .where('key', '=', key)
         .executeTakeFirst()
       // Deleted between our insert and select: the other request gave its key back.
-      if (!existing) return { outcome: 'in_use' }
+      if (!existing) return { outcome: 'in_use', retryAfterSeconds: 1 }
       if (existing.request_hash !== requestHash) return { outcome: 'reused' }
-      if (existing.state === 'in_flight' || existing.response_status === null) return { outcome: 'in_use' }
-      return { outcome: 'replay', status: existing.response_status, body: existing.response_body }
+      if (existing.state === 'done' && existing.response_status !== null) {
+        return { outcome: 'replay', status: existing.response_status, body: existing.response_body }
+      }
+      const leased = existing.lease_until ?? new Date(existing.created_at.getTime() + IDEMPOTENCY_LEASE_MS)
+      if (leased.getTime() > now.getTime()) {
+        return { outcome: 'in_use', retryAfterSeconds: Math.max(1, Math.ceil((leased.getTime() - now.getTime()) / 1000)) }
+      }
+      // Only one retry wins the take-over: the update is conditional on the lapsed lease.
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set((eb) => ({ lease_until: leaseUntil, charge_id: eb.fn.coalesce('charge_id', eb.val(chargeId)) }))
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .where('state', '=', 'in_flight')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+        .returning('charge_id')
+        .executeTakeFirst()
+      if (!taken) return { outcome: 'in_use', retryAfterSeconds: 1 }
+      return { outcome: 'resumed', chargeId: taken.charge_id ?? chargeId }
     },
 
     async complete(accountId: number, key: string, status: number, body: unknown): Promise<void> {
       await db
         .updateTable('idempotency_keys')
-        .set({ state: 'done', response_status: status, response_body: JSON.stringify(body) })
+        .set({ state: 'done', response_status: status, response_body: JSON.stringify(body), lease_until: null })
         .where('account_id', '=', accountId)
         .where('key', '=', key)
         .execute()

@@ -5,11 +5,13 @@ import { Migrator, type Migration } from 'kysely/migration'
 import * as foundation from './migrations/001_foundation.ts'
 import * as lifecycle from './migrations/002_lifecycle.ts'
 import * as webhooks from './migrations/003_webhooks.ts'
+import * as idempotencyLease from './migrations/004_idempotency_lease.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
   '002_lifecycle': lifecycle,
   '003_webhooks': webhooks,
+  '004_idempotency_lease': idempotencyLease,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -97,6 +97,8 @@ export type IdempotencyKeysTable = {
   response_status: number | null
   response_body: Json | null
   created_at: Date
+  lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>
+  charge_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type JobsTable = {

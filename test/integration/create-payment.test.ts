@@ -129,8 +129,16 @@ test('Idempotency-Key: same body replays, another body is reused (409), in fligh
   assertError(await create({ ...body, email: 'other@example.com' }, { 'idempotency-key': 'order-1' }), 409, 'idempotency_key_reused')
 
   const merchant = await service.store.accounts.findByEmail('shop@example.com')
-  await service.store.idempotency.claim(merchant!.id, 'order-2', requestHash(body), T0)
-  assertError(await create(body, { 'idempotency-key': 'order-2' }), 409, 'idempotency_key_in_use')
+  await service.store.idempotency.claim(merchant!.id, 'order-2', requestHash(body), 'f'.repeat(32), service.clock.now())
+  const inUse = await create(body, { 'idempotency-key': 'order-2' })
+  assertError(inUse, 409, 'idempotency_key_in_use')
+  assert.equal(inUse.headers['retry-after'], '60')
+  // The owner of order-2 never finished (it died): once its lease lapses, a retry makes the charge, once.
+  service.sandbox!.clock.advance(61)
+  const resumed = await create(body, { 'idempotency-key': 'order-2' })
+  assert.equal(resumed.status, 200)
+  assert.equal(resumed.body.id, 'f'.repeat(32))
+  assert.deepEqual((await create(body, { 'idempotency-key': 'order-2' })).body, resumed.body)
   assertError(await create(body, { 'idempotency-key': 'x'.repeat(256) }), 400, 'idempotency_key_invalid')
 
   // A failed request gives its key back: the corrected retry succeeds under the same key.
