@@ -23,6 +23,10 @@ export type Config = {
   webhookTimeoutMs: number
   /** Requests per minute per API token (per instance); 0 switches the limit off. */
   rateLimitPerMinute: number
+  /** Authentication failures per minute per client address before 429 (0 = no limit). */
+  authFailuresPerMinute: number
+  /** Time-outs of incoming HTTP requests: whole request, headers, idle keep-alive. */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number }
   /** Hold calls to the provider to its published limits: always in production, on request in sandbox. */
   providerLimits: boolean
   logLevel: string
@@ -112,6 +116,12 @@ export function loadConfig(env: Env = process.env): Config {
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    authFailuresPerMinute: positiveInteger(env, 'AUTH_FAILURES_PER_MINUTE', 60),
+    http: {
+      requestTimeoutMs: positiveInteger(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000),
+      headersTimeoutMs: positiveInteger(env, 'HTTP_HEADERS_TIMEOUT_MS', 5_000),
+      keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    },
     providerLimits: mode === 'production' || nonEmpty(env, 'SANDBOX_PROVIDER_LIMITS') === 'on',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
   }

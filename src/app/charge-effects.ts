@@ -2,7 +2,7 @@
 // it (provider events, support review, hold release, MED). Each runs inside the caller's
 // transaction, with the charge row already locked.
 import { randomBytes } from 'node:crypto'
-import { THIRD_PARTY_HOLD_SECONDS, isCredited } from '../domain/charge.ts'
+import { THIRD_PARTY_HOLD_SECONDS } from '../domain/charge.ts'
 import { creditPosting, medDebitPosting, releasePosting } from '../domain/ledger.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -108,7 +108,7 @@ export async function releaseCredit(store: Store, charge: Charge, now: Date): Pr
 
 /** A MED after credit: takes back what this payment credited (the balance may go negative). */
 export async function takeBackCredit(store: Store, charge: Charge, now: Date): Promise<Charge> {
-  if (isCredited(charge.status) && charge.credited_units !== null) {
+  if (charge.credited_units !== null) {
     await store.ledger.post(
       medDebitPosting({
         id: charge.id,

@@ -1,6 +1,7 @@
 // A MED (refund dispute) on a payment: the receiving e-mail and the payer's tax number and EUID
 // are blocked from then on; value already credited is taken back in its own currency.
 import type { Clock } from '../clock.ts'
+import { isCredited } from '../domain/charge.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { takeBackCredit } from './charge-effects.ts'
@@ -30,7 +31,11 @@ export async function blockIdentities(
   }
 }
 
-/** A disputed payment: block who was involved, and take back whatever it credited. */
+/**
+ * A disputed payment: block who was involved, and take back whatever it credited. A charge that
+ * never credited anything is left as it is (decisions 13): a real payment arriving later is still
+ * money, and the blocks just recorded send it to security_hold for support.
+ */
 export async function disputeCharge(
   store: Store,
   charge: Charge,
@@ -39,7 +44,7 @@ export async function disputeCharge(
   now: Date,
 ): Promise<Charge> {
   await blockIdentities(store, charge, payer, reason, now)
-  return charge.status === 'refunded' ? charge : takeBackCredit(store, charge, now)
+  return isCredited(charge.status) ? takeBackCredit(store, charge, now) : charge
 }
 
 export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<{ chargeId: string | null }> {

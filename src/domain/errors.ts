@@ -15,6 +15,7 @@ export const errorCatalogue = {
   invalid_request: { status: 400, message: 'The request is not valid.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   body_too_large: { status: 413, message: 'The body is too large.' },
+  url_too_long: { status: 414, message: 'A part of the URL path is too long.' },
   // create-payment fields
   value_invalid: { status: 400, message: 'value must be a decimal amount in BRL with a dot and at most two decimals, such as "10.50".' },
   value_out_of_range: { status: 400, message: 'value is outside the allowed range for this currency.' },

@@ -1,6 +1,6 @@
 // The Fastify application: strict JSON, request ids, error mapping, and the routes by audience.
 import { randomBytes } from 'node:crypto'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config.ts'
@@ -9,7 +9,8 @@ import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
-import { installErrorHandling } from './errors.ts'
+import { createAuthFailureLimiter, type AuthFailureLimiter } from './auth-failures.ts'
+import { fromFastifyError, installErrorHandling, sendError } from './errors.ts'
 import swagger from '@fastify/swagger'
 import { apiRoutes } from './routes/api.ts'
 import { docsRoutes } from './routes/docs.ts'
@@ -34,24 +35,45 @@ export type AppDeps = {
   sandbox?: SandboxDeps
 }
 
-/** Where a string in the body is not well-formed UTF-16 or holds a NUL, which no field accepts. */
-function findIllFormedString(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return !value.isWellFormed() || value.includes('\u0000') ? path : null
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findIllFormedString(value[i], `${path}/${i}`)
-      if (found !== null) return found
+/** Deeper than any body we accept; a bound keeps hostile nesting from exhausting the stack. */
+const MAX_NESTING = 32
+
+/**
+ * Where a string (or key) in a parsed body, path or query is not well-formed UTF-16 or holds a
+ * NUL, which no field accepts (and PostgreSQL cannot store), or where nesting is deeper than any
+ * request of ours. Walked with an explicit stack: hostile input cannot overflow ours.
+ */
+export function findUnacceptableText(root: unknown): { path: string; problem: 'text' | 'nesting' } | null {
+  const pending: Array<[unknown, string, number]> = [[root, '', 0]]
+  const bad = (text: string) => !text.isWellFormed() || text.includes('\u0000')
+  while (pending.length > 0) {
+    const [value, path, depth] = pending.pop()!
+    if (typeof value === 'string') {
+      if (bad(value)) return { path, problem: 'text' }
+      continue
     }
-    return null
-  }
-  if (value !== null && typeof value === 'object') {
+    if (value === null || typeof value !== 'object') continue
+    if (depth >= MAX_NESTING) return { path, problem: 'nesting' }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}/${i}`, depth + 1])
+      continue
+    }
     for (const [key, item] of Object.entries(value)) {
-      if (!key.isWellFormed() || key.includes('\u0000')) return `${path}/${key}`
-      const found = findIllFormedString(item, `${path}/${key}`)
-      if (found !== null) return found
+      if (bad(key)) return { path: `${path}/${key}`, problem: 'text' }
+      pending.push([item, `${path}/${key}`, depth + 1])
     }
   }
   return null
+}
+
+function refuseUnacceptable(where: 'body' | 'path' | 'query', value: unknown): void {
+  const found = findUnacceptableText(value)
+  if (found === null) return
+  const field = found.path.split('/')[1]
+  throw new DomainError('invalid_request', {
+    message: found.problem === 'nesting' ? `The ${where} is nested too deeply.` : `Text in the ${where} must be valid Unicode without NUL characters.`,
+    ...(field ? { param: field } : {}),
+  })
 }
 
 export function loggerOptions(level: string) {
@@ -61,17 +83,49 @@ export function loggerOptions(level: string) {
   }
 }
 
+/**
+ * JSON bodies must be valid UTF-8: the default parser would quietly turn bad bytes into U+FFFD,
+ * and a payer name or a provider report is not ours to rewrite. Otherwise Fastify's own parser,
+ * with its prototype-poisoning protection.
+ */
+function installStrictJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string
+    try {
+      text = utf8.decode(body as Buffer)
+    } catch {
+      done(new DomainError('invalid_json', { message: 'The body is not valid UTF-8.' }), undefined)
+      return
+    }
+    parseJson(request, text, done)
+  })
+}
+
 export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { config } = deps
+  const errorContext = { docsUrl: config.docsUrl, supportEmail: config.supportEmail }
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A client that announces a body and trickles it (or never sends it) is cut off, so slow
+    // senders cannot hold connections; Node checks these deadlines every connectionsCheckingInterval.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.requestTimeoutMs / 4))),
+    },
+    frameworkErrors: (error, request, reply) => sendError(reply, fromFastifyError(error, request) ?? new DomainError('invalid_request'), errorContext),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  installErrorHandling(app, { docsUrl: config.docsUrl, supportEmail: config.supportEmail })
+  installErrorHandling(app, errorContext)
+  installStrictJsonParser(app)
 
   const metrics = createMetrics(deps)
   app.addHook('onResponse', async (request, reply) => {
@@ -93,15 +147,11 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     if (closing) reply.header('connection', 'close')
   })
 
+  // Path and query first: an id with a NUL in it must never reach a query.
   app.addHook('preValidation', async (request) => {
-    const where = findIllFormedString(request.body, '')
-    if (where !== null) {
-      const field = where.split('/')[1]
-      throw new DomainError('invalid_request', {
-        message: 'Text must be valid Unicode without NUL characters.',
-        ...(field ? { param: field } : {}),
-      })
-    }
+    refuseUnacceptable('path', request.params)
+    refuseUnacceptable('query', request.query)
+    refuseUnacceptable('body', request.body)
   })
 
   // Registered before any route, so it sees every route's schema.
@@ -120,13 +170,17 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
       security: [{ apiToken: [] }],
     },
   })
-  await app.register(docsRoutes, deps)
-  await app.register(healthRoutes, deps)
-  await app.register(apiRoutes, deps)
-  await app.register(providerRoutes, deps)
-  await app.register(opsRoutes, { ...deps, metrics })
-  if (deps.sandbox) await app.register(sandboxRoutes, { ...deps, sandbox: deps.sandbox })
+  const routeDeps = { ...deps, authFailures: createAuthFailureLimiter(config.authFailuresPerMinute) }
+  await app.register(docsRoutes, routeDeps)
+  await app.register(healthRoutes, routeDeps)
+  await app.register(apiRoutes, routeDeps)
+  await app.register(providerRoutes, routeDeps)
+  await app.register(opsRoutes, { ...routeDeps, metrics })
+  if (deps.sandbox) await app.register(sandboxRoutes, { ...routeDeps, sandbox: deps.sandbox })
   return app
 }
+
+/** What every route plugin is handed. */
+export type RouteDeps = AppDeps & { authFailures: AuthFailureLimiter }
 
 export type App = Awaited<ReturnType<typeof buildApp>>

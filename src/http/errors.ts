@@ -31,9 +31,13 @@ function validationError(error: FastifyError, fieldCodes: Record<string, ErrorCo
 }
 
 /** Fastify's own errors (parsing, limits, validation) to catalogue codes. */
-function fromFastifyError(error: FastifyError, request: FastifyRequest): DomainError | null {
-  if (error.validation) return validationError(error, request.routeOptions.config?.fieldErrorCodes ?? {})
+export function fromFastifyError(error: FastifyError, request: FastifyRequest): DomainError | null {
+  if (error.validation) return validationError(error, request.routeOptions?.config?.fieldErrorCodes ?? {})
   switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new DomainError('invalid_request', { message: 'The URL is not valid: check its percent-encoding.' })
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new DomainError('url_too_long')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new DomainError('invalid_json')

@@ -11,7 +11,7 @@ import { getCharge } from '../../app/get-charge.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
 import { DomainError } from '../../domain/errors.ts'
-import type { AppDeps } from '../app.ts'
+import type { RouteDeps } from '../app.ts'
 import {
   BalanceRecord,
   ChargeCreated,
@@ -43,7 +43,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 }
 
 
-export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) => {
+export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
 
   // Per token (by its hash, never the token itself), or per address without one; per instance.
@@ -63,7 +63,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<AppDeps> = async (app, deps) =
   // Every /api route but the public QR image carries X-API-Token.
   const authenticated = async (request: FastifyRequest) => {
     const header = request.headers['x-api-token']
-    request.merchant = await authenticate(deps, typeof header === 'string' ? header : undefined)
+    request.merchant = await deps.authFailures.guard(request, () => authenticate(deps, typeof header === 'string' ? header : undefined))
   }
 
   app.post(

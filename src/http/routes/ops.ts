@@ -10,7 +10,7 @@ import { reviewHold } from '../../app/review-hold.ts'
 import { setQuotes } from '../../app/set-quotes.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
-import type { AppDeps } from '../app.ts'
+import type { RouteDeps } from '../app.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
 import { ErrorBody, QuoteValue } from '../schemas.ts'
@@ -19,18 +19,20 @@ const Note = Type.String({ minLength: 1, maxLength: 1000 })
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
-export const opsRoutes: FastifyPluginAsyncTypebox<AppDeps & { metrics: Metrics }> = async (app, deps) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics }> = async (app, deps) => {
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
     return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'operator'
   }
 
-  app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization
-    if (typeof header !== 'string' || header === '') throw new DomainError('ops_token_missing')
-    if (!isOperator(header)) throw new DomainError('ops_token_invalid')
-  })
+  app.addHook('onRequest', async (request) =>
+    deps.authFailures.guard(request, () => {
+      const header = request.headers.authorization
+      if (typeof header !== 'string' || header === '') throw new DomainError('ops_token_missing')
+      if (!isOperator(header)) throw new DomainError('ops_token_invalid')
+    }),
+  )
 
   app.get('/ops/holds', async () => {
     const held = await deps.store.charges.listHeld()

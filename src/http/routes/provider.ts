@@ -7,17 +7,16 @@ import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { parseProviderDeposit } from '../../provider/eulen-client.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
-import type { AppDeps } from '../app.ts'
+import type { RouteDeps } from '../app.ts'
 import { headerMatcher } from '../header-secret.ts'
 
-export const providerRoutes: FastifyPluginAsync<AppDeps & { providerWebhookSecret: string }> = async (app, deps) => {
+export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
   const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
 
-  const authorize = async (request: FastifyRequest) => {
-    if (!isProvider(request.headers.authorization)) {
-      throw new DomainError('provider_webhook_unauthorized')
-    }
-  }
+  const authorize = (request: FastifyRequest) =>
+    deps.authFailures.guard(request, () => {
+      if (!isProvider(request.headers.authorization)) throw new DomainError('provider_webhook_unauthorized')
+    })
 
   const objectBody = (body: unknown): Record<string, unknown> => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('invalid_request', { message: 'The webhook body must be a JSON object.' })

@@ -1,0 +1,98 @@
+// Every route, with the right credentials so the request reaches the handler, against hostile
+// paths, queries, headers and bodies: never a 5xx, and every error is a catalogue body.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { errorCatalogue } from '../../src/domain/errors.ts'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+let token: string
+before(async () => {
+  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0' })
+  token = (await service.merchant('sweep@example.com', '52998224725')).token
+})
+after(() => service.close())
+
+/** The app's routes, read from Fastify's own route tree (nested lines continue their parent's path). */
+function routes(): Array<{ method: string; path: string }> {
+  const found: Array<{ method: string; path: string }> = []
+  const stack: string[] = []
+  for (const line of service.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)/.exec(line)
+    if (!match) continue
+    const depth = match[1]!.length / 4
+    stack.length = depth
+    const path = (stack[depth - 1] ?? '') + match[2]
+    stack[depth] = path
+    for (const method of match[3]!.split(', ')) if (method !== 'HEAD') found.push({ method, path })
+  }
+  return found
+}
+
+const hostileSegments = ['%00', '%zz', '%ff', 'a'.repeat(300), '..%2F..%2Fetc%2Fpasswd', '%F0%9F%92%A9', "x'%3B%20drop%20table%20charges%3B--", '%ED%A0%80', 'ab%00cd']
+const hostileQueries = ['payment_id=%00', 'payment_id=%zz', 'payment_id=a&payment_id=b', `payment_id=${'a'.repeat(5000)}`, 'x=%ED%A0%80', '__proto__[x]=1']
+const deep = '['.repeat(6000) + ']'.repeat(6000)
+const hostileBodies: Array<{ payload: string | Buffer; contentType?: string }> = [
+  { payload: deep },
+  { payload: '{"a":' .repeat(2000) + '1' + '}'.repeat(2000) },
+  { payload: Buffer.concat([Buffer.from('{"note":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]) },
+  { payload: '{"note":"a\\u0000b","decision":"release","email":"a\\u0000@x.com"}' },
+  { payload: '{"note":"\\ud800"}' },
+  { payload: '{"__proto__":{"polluted":true}}' },
+  { payload: '{"constructor":{"prototype":{"polluted":true}}}' },
+  { payload: '[]' },
+  { payload: 'null' },
+  { payload: '12345678901234567890123456789' },
+  { payload: '{"value":1e400,"advance_seconds":1e400}' },
+  { payload: '{' },
+  { payload: '' },
+  { payload: `{"reason":"${'x'.repeat(15_000)}"}` },
+  { payload: 'a=b', contentType: 'application/x-www-form-urlencoded' },
+  { payload: '{}', contentType: 'text/plain' },
+  { payload: '{}', contentType: 'application/json; charset=iso-8859-1' },
+]
+
+function credentials(path: string): Record<string, string> {
+  if (path.startsWith('/ops') || path === '/metrics') return { authorization: `Bearer ${service.opsToken}` }
+  if (path.startsWith('/provider')) return { authorization: `Basic ${service.providerWebhookSecret}` }
+  return { 'x-api-token': token }
+}
+
+test('hostile paths, queries, headers and bodies on every route: never a 5xx, always a catalogue error', async (t) => {
+  const list = routes()
+  assert.ok(list.length >= 25, `found only ${list.length} routes`)
+  const tally = new Map<string, number>()
+  let sent = 0
+  const send = async (method: string, url: string, headers: Record<string, string>, payload?: string | Buffer) => {
+    const response = await service.app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) })
+    sent++
+    const where = `${method} ${url.slice(0, 80)} ${JSON.stringify(headers).slice(0, 80)}`
+    assert.ok(response.statusCode < 500, `${response.statusCode} for ${where}: ${response.body.slice(0, 300)}`)
+    if (response.statusCode >= 400) {
+      const body = response.json()
+      assert.ok(body.code in errorCatalogue, `${where}: code ${body.code} is not in the catalogue`)
+      assert.equal(errorCatalogue[body.code as keyof typeof errorCatalogue].status, response.statusCode, where)
+      for (const field of ['error', 'docs_url', 'support_email', 'request_id']) assert.equal(typeof body[field], 'string', `${where}: ${field}`)
+      tally.set(`${response.statusCode} ${body.code}`, (tally.get(`${response.statusCode} ${body.code}`) ?? 0) + 1)
+    } else {
+      tally.set(String(response.statusCode), (tally.get(String(response.statusCode)) ?? 0) + 1)
+    }
+  }
+
+  for (const { method, path } of list) {
+    const auth = credentials(path)
+    const json = { ...auth, 'content-type': 'application/json' }
+    const plain = path.replace(/:[a-z_]+/g, 'a'.repeat(32))
+    const paths = path.includes(':') ? hostileSegments.map((segment) => path.replace(/:[a-z_]+/g, segment)) : [path]
+    for (const url of paths) await send(method, url, method === 'GET' ? auth : json, method === 'GET' ? undefined : '{}')
+    for (const query of hostileQueries) await send(method, `${plain}?${query}`, method === 'GET' ? auth : json, method === 'GET' ? undefined : '{}')
+    const oddHeaders: Array<Record<string, string>> = [{ 'x-api-token': '\u00ff'.repeat(10) }, { authorization: 'Basic' }, { authorization: 'Bearer ' + 'x'.repeat(8000) }, { 'idempotency-key': '\u00e9' }, { 'x-operator': 'a'.repeat(500) }]
+    for (const header of oddHeaders) {
+      await send(method, plain, { ...auth, ...header })
+    }
+    if (method === 'GET') continue
+    for (const body of hostileBodies) await send(method, plain, { ...auth, 'content-type': body.contentType ?? 'application/json' }, body.payload)
+  }
+  for (const url of ['/%zz', '/api/get-payment/%zz', '/nope%00', '/' + 'a'.repeat(10_000)]) await send('GET', url, {})
+  t.diagnostic(`sent ${sent} hostile requests to ${list.length} routes: ${[...tally].sort().map(([key, count]) => `${key} ×${count}`).join(', ')}`)
+})
