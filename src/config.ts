@@ -30,6 +30,11 @@ export type Config = {
   /** Hold calls to the provider to its published limits: always in production, on request in sandbox. */
   providerLimits: boolean
   logLevel: string
+  /** SMTP server for the Wallet's mail (production: required); unset in sandbox = the outbox. */
+  /** Trust X-Forwarded-For/-Proto from this many proxy hops (0: none). */
+  trustProxy: number
+  smtpUrl: string | null
+  mailFrom: string
 }
 
 export class ConfigError extends Error {
@@ -79,6 +84,8 @@ export function loadConfig(env: Env = process.env): Config {
       ['PROVIDER_TOKEN', providerToken],
       ['PROVIDER_WEBHOOK_SECRET', providerWebhookSecret],
       ['OPS_TOKEN', nonEmpty(env, 'OPS_TOKEN')],
+      ['SMTP_URL', nonEmpty(env, 'SMTP_URL')],
+      ['MAIL_FROM', nonEmpty(env, 'MAIL_FROM')],
     ]
       .filter(([, value]) => value === null)
       .map(([name]) => name)
@@ -124,5 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     providerLimits: mode === 'production' || nonEmpty(env, 'SANDBOX_PROVIDER_LIMITS') === 'on',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
+    trustProxy: positiveInteger(env, 'TRUST_PROXY_HOPS', 0),
+    smtpUrl: nonEmpty(env, 'SMTP_URL'),
+    mailFrom: nonEmpty(env, 'MAIL_FROM') ?? 'Pix charge service <no-reply@localhost>',
   }
 }

@@ -13,6 +13,8 @@ import { createEulenClient } from './provider/eulen-client.ts'
 import { withProviderRateLimits } from './provider/rate-limits.ts'
 import type { PaymentProvider } from './provider/provider.ts'
 import { startFakeEulen, type FakeEulen } from './sandbox/fake-eulen.ts'
+import { createOutbox, type Outbox } from './sandbox/outbox.ts'
+import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
 import { openDatabase, type OpenedDatabase } from './store/database.ts'
 import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
@@ -45,7 +47,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
     let clock: Clock = options.clock ?? systemClock
     let provider: PaymentProvider
-    let sandbox: { fake: FakeEulen; clock: AdjustableClock } | undefined
+    let sandbox: { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null } | undefined
+    let mailer: Mailer
     if (config.mode === 'sandbox') {
       const sandboxClock = options.clock ?? createAdjustableClock()
       const token = randomBytes(24).toString('hex')
@@ -54,10 +57,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
       provider = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
       if (config.providerLimits) provider = withProviderRateLimits(provider)
       clock = sandboxClock
-      sandbox = { fake, clock: sandboxClock }
+      // Without SMTP_URL the sandbox keeps its mail in an outbox that /sandbox/outbox lists.
+      const outbox = config.smtpUrl === null ? await createOutbox(database.db, sandboxClock) : null
+      mailer = outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
+      sandbox = { fake, clock: sandboxClock, outbox }
     } else {
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }))
+      mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
     }
+    closers.push(() => mailer.close())
 
     // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up; the
     // provider webhook secret is shared with the in-process fake.
@@ -86,6 +94,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         jobs,
         providerWebhookSecret,
         opsToken,
+        mailer,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { sandbox } : {}),
       },

@@ -16,7 +16,11 @@ export async function authenticate(
   let token = deps.tokenCache?.get(tokenHash)
   if (!token) {
     token = await deps.store.tokens.findByHash(tokenHash)
-    if (token) deps.tokenCache?.set(token)
+    if (token) {
+      deps.tokenCache?.set(token)
+      // "Last use" for the Wallet, refreshed when the token is read from the database.
+      if (token.status === 'active') await deps.store.tokens.touchLastUsed(token.id, deps.clock.now())
+    }
   }
   if (!token) throw new DomainError('token_not_found')
   const expired = token.expires_at !== null && token.expires_at.getTime() <= deps.clock.now().getTime()

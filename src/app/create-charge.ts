@@ -42,7 +42,8 @@ export type ChargeCreated = {
 }
 
 export type CreateChargeCommand = {
-  merchant: { accountId: number; merchantId: string }
+  /** merchantId null: the account owner's identity purchase (the Wallet's "Comprar DePix"). */
+  merchant: { accountId: number; merchantId: string | null }
   body: ChargeRequestInput
   idempotencyKey?: string | undefined
 }
@@ -78,11 +79,11 @@ async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promi
   }
 }
 
-async function createDeposit(deps: CreateChargeDeps, merchantId: string, request: ChargeRequest) {
+async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, request: ChargeRequest) {
   try {
     return await deps.provider.createDeposit({
       amountInCents: request.valueCents,
-      merchantId,
+      ...(merchantId === null ? {} : { merchantId }),
       ...(request.euid !== null
         ? { euid: request.euid }
         : { endUserTaxNumber: request.taxNumber!, ...(request.payerName ? { endUserFullName: request.payerName } : {}) }),

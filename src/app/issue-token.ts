@@ -40,6 +40,7 @@ export async function issueToken(
       merchant_id: merchantId,
       expires_at: request.expiresAt ?? null,
       created_at: now,
+      last4: token.slice(-4),
     })
     return { token, tokenId, merchantId, accountId: account.id }
   })

@@ -20,6 +20,9 @@ import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
 import type { JobRunner } from '../jobs/runner.ts'
 import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
+import type { Mailer } from '../mail/mailer.ts'
+import { ownerPaysOwnPurchase } from '../sandbox/owner-payment.ts'
+import { walletRoutes } from '../wallet/routes.ts'
 
 export type AppDeps = {
   config: Config
@@ -31,6 +34,7 @@ export type AppDeps = {
   jobs: JobRunner
   providerWebhookSecret: string
   opsToken: string
+  mailer: Mailer
   /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
   sandbox?: SandboxDeps
 }
@@ -113,6 +117,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.
+    trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
     // A client that announces a body and trickles it (or never sends it) is cut off, so slow
     // senders cannot hold connections; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: config.http.requestTimeoutMs,
@@ -176,6 +182,10 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   await app.register(apiRoutes, routeDeps)
   await app.register(providerRoutes, routeDeps)
   await app.register(opsRoutes, { ...routeDeps, metrics })
+  await app.register(walletRoutes, {
+    ...routeDeps,
+    ...(deps.sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: deps.sandbox.fake, store: deps.store, jobs: deps.jobs }) } : {}),
+  })
   if (deps.sandbox) await app.register(sandboxRoutes, { ...routeDeps, sandbox: deps.sandbox })
   return app
 }

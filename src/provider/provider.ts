@@ -3,7 +3,8 @@
 
 export type CreateDepositRequest = {
   amountInCents: number
-  merchantId: string
+  /** The merchant's EUID; absent for an account owner's own purchase, which is no merchant's charge. */
+  merchantId?: string
   /** An identified payer; otherwise endUserTaxNumber (with the name, when known). */
   euid?: string
   endUserTaxNumber?: string

@@ -8,7 +8,7 @@ export type FakeDepositsTable = {
   id: string
   amount_cents: number
   status: string
-  merchant_id: string
+  merchant_id: string | null
   end_user_euid: string | null
   end_user_tax_number: string | null
   end_user_name: string | null
@@ -65,6 +65,11 @@ const migrations: Record<string, Migration> = {
           updated_at timestamptz not null
         )`.execute(db)
       await sql`create index fake_eulen_deposits_created on fake_eulen_deposits (created_at)`.execute(db)
+    },
+  },
+  '002_partner_deposits': {
+    async up(db) {
+      await sql`alter table fake_eulen_deposits alter column merchant_id drop not null`.execute(db)
     },
   },
 }

@@ -108,8 +108,9 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     if (typeof amount !== 'number' || !Number.isInteger(amount) || amount < 1 || amount > 10_000_000) {
       return refuse(reply, 400, 'amountInCents deve ser um inteiro entre 1 e 10000000.')
     }
-    if (typeof body.merchantId !== 'string' || !/^EU\d{15}$/.test(body.merchantId)) {
-      return refuse(reply, 400, 'merchantId é obrigatório para cobranças de lojistas.')
+    // A partner's own deposit for an end user carries no merchantId; a merchant charge must name a valid one.
+    if (body.merchantId !== undefined && (typeof body.merchantId !== 'string' || !/^EU\d{15}$/.test(body.merchantId))) {
+      return refuse(reply, 400, 'merchantId inválido.')
     }
     const euid = typeof body.euid === 'string' ? body.euid : null
     const taxNumber = typeof body.endUserTaxNumber === 'string' ? body.endUserTaxNumber : null
@@ -143,7 +144,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         id,
         amount_cents: amount,
         status: 'pending',
-        merchant_id: body.merchantId,
+        merchant_id: typeof body.merchantId === 'string' ? body.merchantId : null,
         end_user_euid: knownEuid,
         end_user_tax_number: taxNumber,
         end_user_name: name,

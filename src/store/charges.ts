@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
+import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
@@ -52,6 +53,23 @@ export function chargesRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .where('merchant_account_id', '=', merchantAccountId)
         .executeTakeFirst()
+    },
+
+    /**
+     * An account's charges, received and created as merchant, newest first; `before` continues
+     * after the last charge of the previous page (created_at, then id, both descending).
+     */
+    listForAccount(accountId: number, options: { status: ChargeStatus | null; before: { createdAt: Date; id: string } | null; limit: number }): Promise<Charge[]> {
+      let query = db
+        .selectFrom('charges')
+        .selectAll()
+        .where((eb) => eb.or([eb('account_id', '=', accountId), eb('merchant_account_id', '=', accountId)]))
+      if (options.status !== null) query = query.where('status', '=', options.status)
+      if (options.before !== null) {
+        const { createdAt, id } = options.before
+        query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))
+      }
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
     },
 
     /** Confirmed payments by one EUID: what the payer-limit ladder climbs on. */

@@ -6,12 +6,14 @@ import * as foundation from './migrations/001_foundation.ts'
 import * as lifecycle from './migrations/002_lifecycle.ts'
 import * as webhooks from './migrations/003_webhooks.ts'
 import * as idempotencyLease from './migrations/004_idempotency_lease.ts'
+import * as wallet from './migrations/005_wallet.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
   '002_lifecycle': lifecycle,
   '003_webhooks': webhooks,
   '004_idempotency_lease': idempotencyLease,
+  '005_wallet': wallet,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -28,6 +28,8 @@ export type ApiTokensTable = {
   expires_at: Date | null
   created_at: Date
   revoked_at: Date | null
+  last4: ColumnType<string | null, string | null | undefined, string | null>
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type IdentityKind = 'euid' | 'tax_number'
@@ -54,7 +56,8 @@ export type BlocksTable = {
 export type ChargesTable = {
   id: string
   merchant_account_id: number
-  merchant_id: string
+  /** Null for an account owner's identity purchase, which is no merchant's charge. */
+  merchant_id: string | null
   account_id: number
   value_cents: number
   currency: Currency
@@ -159,6 +162,28 @@ export type WebhookAttemptsTable = {
   error: string | null
 }
 
+export type WalletSignup = { name: string; taxNumber: string }
+
+export type WalletCodesTable = {
+  id: Generated<number>
+  email: string
+  code_hash: string
+  signup: ColumnType<WalletSignup | null, string | null, string | null>
+  attempts: Generated<number>
+  used_at: Date | null
+  expires_at: Date
+  created_at: Date
+  requested_from: string
+}
+
+export type WalletSessionsTable = {
+  id_hash: string
+  account_id: number | null
+  data: Json
+  created_at: Date
+  last_seen_at: Date
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -173,6 +198,8 @@ export type Database = {
   audit_log: AuditLogTable
   webhook_events: WebhookEventsTable
   webhook_attempts: WebhookAttemptsTable
+  wallet_codes: WalletCodesTable
+  wallet_sessions: WalletSessionsTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -11,6 +11,7 @@ import { ledgerRepository } from './ledger.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
 
 export type Store = {
@@ -25,6 +26,7 @@ export type Store = {
   jobs: ReturnType<typeof jobsRepository>
   audit: ReturnType<typeof auditRepository>
   webhookEvents: ReturnType<typeof webhookEventsRepository>
+  wallet: ReturnType<typeof walletRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
 }
 
@@ -41,6 +43,7 @@ export function createStore(db: Kysely<Database>): Store {
     jobs: jobsRepository(db),
     audit: auditRepository(db),
     webhookEvents: webhookEventsRepository(db),
+    wallet: walletRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -21,6 +21,21 @@ export function tokensRepository(db: Kysely<Database>) {
         .execute()
     },
 
+    /** The account's live (unrevoked) token, if any. */
+    liveOf(accountId: number): Promise<ApiToken | undefined> {
+      return db.selectFrom('api_tokens').selectAll().where('account_id', '=', accountId).where('status', '<>', 'revoked').executeTakeFirst()
+    },
+
+    /** Records use at most once a minute per token, so a busy merchant does not write per request. */
+    async touchLastUsed(id: string, now: Date): Promise<void> {
+      await db
+        .updateTable('api_tokens')
+        .set({ last_used_at: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - 60_000))]))
+        .execute()
+    },
+
     insert(values: Insertable<ApiTokensTable>): Promise<ApiToken> {
       return db.insertInto('api_tokens').values(values).returningAll().executeTakeFirstOrThrow()
     },

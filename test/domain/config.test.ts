@@ -22,10 +22,13 @@ test('BASE_URL and PORT shape the derived defaults', () => {
 
 test('production refuses to start without provider settings and names each missing one', () => {
   assert.throws(() => loadConfig({ MODE: 'production' }), (error: unknown) =>
-    error instanceof ConfigError && /PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_WEBHOOK_SECRET, OPS_TOKEN/.test(error.message))
-  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', OPS_TOKEN: 'o' }),
+    error instanceof ConfigError && /PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_WEBHOOK_SECRET, OPS_TOKEN, SMTP_URL, MAIL_FROM/.test(error.message))
+  const mail = { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>' }
+  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', OPS_TOKEN: 'o', ...mail }),
     /needs PROVIDER_WEBHOOK_SECRET;/)
-  const ok = loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o' })
+  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o' }),
+    /needs SMTP_URL, MAIL_FROM;/)
+  const ok = loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o', ...mail })
   assert.equal(ok.mode, 'production')
 })
 

@@ -5,7 +5,7 @@ import type { ApiToken } from '../../src/store/schema.ts'
 
 const token = (hash: string, accountId: number): ApiToken => ({
   id: `tok_${hash}`, account_id: accountId, token_hash: hash, status: 'active', merchant_id: 'EU000000000000001',
-  expires_at: null, created_at: new Date(0), revoked_at: null,
+  expires_at: null, created_at: new Date(0), revoked_at: null, last4: null, last_used_at: null,
 })
 
 test('a cached token lives ttl milliseconds, then is read again from the database', () => {

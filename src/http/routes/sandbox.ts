@@ -9,11 +9,12 @@ import type { AdjustableClock } from '../../clock.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
 import type { FakeEulen } from '../../sandbox/fake-eulen.ts'
+import type { Outbox } from '../../sandbox/outbox.ts'
 import type { AppDeps } from '../app.ts'
 import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
 import { toChargeRecord } from '../../app/get-charge.ts'
 
-export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock }
+export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null }
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
@@ -82,6 +83,24 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
       const expiresAt = request.body?.expires_at ? new Date(request.body.expires_at) : null
       const issued = await issueToken(deps, { accountId: account.id, kind: request.body?.kind ?? 'current', expiresAt })
       return { token: issued.token, token_id: issued.tokenId, merchant_id: issued.merchantId }
+    },
+  )
+
+  // The Wallet's mail when no SMTP server is configured (decisions 11), newest first.
+  app.get(
+    '/sandbox/outbox',
+    {
+      schema: {
+        querystring: Type.Object({ email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ mails: Type.Array(Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), code: Type.Union([Type.String(), Type.Null()]), sent_at: Type.String() })) }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      if (!sandbox.outbox) throw new DomainError('not_found', { message: 'SMTP_URL is set: mail goes to the SMTP server, not the outbox.' })
+      return { mails: await sandbox.outbox.list(request.query.email.trim().toLowerCase()) }
     },
   )
 

@@ -1,0 +1,34 @@
+// Outgoing e-mail. Production sends over SMTP with nodemailer; the sandbox without SMTP_URL keeps
+// mail in an outbox instead (sandbox/outbox.ts), behind the same interface.
+import nodemailer from 'nodemailer'
+
+export type Mail = {
+  to: string
+  subject: string
+  text: string
+  /** The one-time code the mail carries, kept apart so the sandbox outbox can show it. */
+  code?: string
+}
+
+export type Mailer = {
+  send(mail: Mail): Promise<void>
+  close(): Promise<void>
+}
+
+/** `url` as nodemailer reads it: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465. */
+export function createSmtpMailer(options: { url: string; from: string; timeoutMs?: number }): Mailer {
+  const timeout = options.timeoutMs ?? 10_000
+  const url = new URL(options.url)
+  url.searchParams.set('connectionTimeout', String(timeout))
+  url.searchParams.set('greetingTimeout', String(timeout))
+  url.searchParams.set('socketTimeout', String(timeout))
+  const transport = nodemailer.createTransport(url.href)
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text })
+    },
+    async close() {
+      transport.close()
+    },
+  }
+}

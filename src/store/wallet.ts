@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database, WalletSignup } from './schema.ts'
+
+/** The Wallet's sign-in codes and sessions; both are kept only as SHA-256 hashes. */
+export function walletRepository(db: Kysely<Database>) {
+  return {
+    async insertCode(values: { email: string; codeHash: string; signup: WalletSignup | null; expiresAt: Date; now: Date; address: string }): Promise<void> {
+      await db
+        .insertInto('wallet_codes')
+        .values({
+          email: values.email,
+          code_hash: values.codeHash,
+          signup: values.signup === null ? null : JSON.stringify(values.signup),
+          expires_at: values.expiresAt,
+          created_at: values.now,
+          requested_from: values.address,
+        })
+        .execute()
+    },
+
+    /** Codes asked for since `since`, by e-mail or by client address. */
+    async codesSince(where: { email: string } | { address: string }, since: Date): Promise<number> {
+      const row = await db
+        .selectFrom('wallet_codes')
+        .select(sql<number>`count(*)::int4`.as('n'))
+        .where('created_at', '>=', since)
+        .where((eb) => ('email' in where ? eb('email', '=', where.email) : eb('requested_from', '=', where.address)))
+        .executeTakeFirstOrThrow()
+      return row.n
+    },
+
+    /** The newest code of the e-mail still usable: unused, unexpired, fewer than `maxTries` wrong tries. */
+    latestUsableCode(email: string, now: Date, maxTries: number) {
+      return db
+        .selectFrom('wallet_codes')
+        .selectAll()
+        .where('email', '=', email)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('attempts', '<', maxTries)
+        .orderBy('id', 'desc')
+        .executeTakeFirst()
+    },
+
+    async countWrongTry(id: number): Promise<void> {
+      await db.updateTable('wallet_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', id).execute()
+    },
+
+    /** Marks the code used; false when another request used it first. */
+    async useCode(id: number, now: Date): Promise<boolean> {
+      const used = await db.updateTable('wallet_codes').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).returning('id').executeTakeFirst()
+      return used !== undefined
+    },
+
+    findSession(idHash: string) {
+      return db.selectFrom('wallet_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()
+    },
+
+    async saveSession(idHash: string, accountId: number | null, data: string, now: Date): Promise<void> {
+      await db
+        .insertInto('wallet_sessions')
+        .values({ id_hash: idHash, account_id: accountId, data, created_at: now, last_seen_at: now })
+        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ account_id: accountId, data, last_seen_at: now }))
+        .execute()
+    },
+
+    async touchSession(idHash: string, now: Date): Promise<void> {
+      await db.updateTable('wallet_sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute()
+    },
+
+    async deleteSession(idHash: string): Promise<void> {
+      await db.deleteFrom('wallet_sessions').where('id_hash', '=', idHash).execute()
+    },
+  }
+}

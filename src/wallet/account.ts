@@ -1,0 +1,86 @@
+// What the Wallet shows and does for a signed-in owner, through the service's own use cases:
+// the identity purchase is a charge made by create-charge; the token comes from issue-token.
+import { createCharge, type ChargeCreated, type CreateChargeDeps } from '../app/create-charge.ts'
+import { chargeStatuses, type ChargeStatus } from '../domain/charge.ts'
+import { DomainError } from '../domain/errors.ts'
+import type { Charge } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import type { ChargeRow, Overview } from './pages.ts'
+
+export async function accountOverview(deps: { store: Store }, accountId: number): Promise<Overview> {
+  const account = await deps.store.accounts.findById(accountId)
+  if (!account) throw new DomainError('account_not_found')
+  const token = await deps.store.tokens.liveOf(accountId)
+  return {
+    email: account.email,
+    ownerTaxNumber: account.owner_tax_number,
+    kyc: account.kyc,
+    euid: account.euid,
+    available: await deps.store.ledger.balances(accountId, 'available'),
+    held: await deps.store.ledger.balances(accountId, 'held'),
+    token: token ? { last4: token.last4, createdAt: token.created_at, lastUsedAt: token.last_used_at } : null,
+  }
+}
+
+/**
+ * "Comprar DePix": a charge to the owner's own account, paid with the owner's own CPF/CNPJ, so
+ * the provider learns the owner's EUID. No merchant's charge: no merchantId. Until the account has
+ * its EUID the section 3 rules cap it at R$ 10,00; afterwards the owner's EUID opens the ladder.
+ */
+export async function buyDepix(deps: CreateChargeDeps, request: { accountId: number; value: string }): Promise<ChargeCreated> {
+  const account = await deps.store.accounts.findById(request.accountId)
+  if (!account || account.owner_tax_number === null) throw new DomainError('account_not_found')
+  return createCharge(deps, {
+    merchant: { accountId: account.id, merchantId: null },
+    body: {
+      value: request.value.replace(',', '.'),
+      email: account.email,
+      ...(account.euid !== null ? { euid: account.euid } : { tax_number: account.owner_tax_number }),
+      ...(account.owner_name !== null ? { payer_name: account.owner_name } : {}),
+    },
+  })
+}
+
+/** One of the owner's identity purchases; anything else is not there. */
+export async function ownPurchase(deps: { store: Store }, request: { accountId: number; chargeId: string }): Promise<Charge> {
+  const charge = /^[0-9a-f]{32}$/.test(request.chargeId) ? await deps.store.charges.findById(request.chargeId) : undefined
+  if (!charge || charge.account_id !== request.accountId || charge.merchant_id !== null) throw new DomainError('payment_not_found', { param: 'id' })
+  return charge
+}
+
+const PAGE_SIZE = 20
+
+export function parseStatusFilter(value: string | undefined): ChargeStatus | null {
+  if (value === undefined || value === '') return null
+  if (!(chargeStatuses as readonly string[]).includes(value)) throw new DomainError('invalid_request', { param: 'status', message: 'Unknown status.' })
+  return value as ChargeStatus
+}
+
+/** The cursor is the last row's creation time and id; opaque to the page, checked here. */
+function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
+  if (value === undefined || value === '') return null
+  const match = /^(\d{1,15})_([0-9a-f]{32})$/.exec(value)
+  if (!match) throw new DomainError('invalid_request', { param: 'before', message: 'Unknown cursor.' })
+  return { createdAt: new Date(Number(match[1])), id: match[2]! }
+}
+
+export async function listAccountCharges(
+  deps: { store: Store },
+  request: { accountId: number; status: string | undefined; before: string | undefined },
+): Promise<{ rows: ChargeRow[]; status: ChargeStatus | null; nextCursor: string | null }> {
+  const status = parseStatusFilter(request.status)
+  const charges = await deps.store.charges.listForAccount(request.accountId, { status, before: parseCursor(request.before), limit: PAGE_SIZE + 1 })
+  const page = charges.slice(0, PAGE_SIZE)
+  const last = page.at(-1)
+  return {
+    status,
+    nextCursor: charges.length > PAGE_SIZE && last ? `${last.created_at.getTime()}_${last.id}` : null,
+    rows: page.map((charge) => ({
+      id: charge.id,
+      status: charge.status,
+      valueCents: charge.value_cents,
+      createdAt: charge.created_at,
+      role: charge.merchant_id === null ? 'identityPurchase' : charge.account_id === request.accountId ? 'received' : 'asMerchant',
+    })),
+  }
+}

@@ -1,0 +1,63 @@
+// The Wallet's only stylesheet and script, served from /wallet/assets so the CSP can forbid
+// inline code. The script only enhances: every page works without it.
+export const walletCss = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f6f8}
+.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.75rem 1rem;background:#0b3d2e;color:#fff}
+.top a,.top .link{color:#fff}
+.brand{font-weight:700;text-decoration:none}
+nav{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
+main{max-width:52rem;margin:0 auto;padding:1rem}
+h1{font-size:1.5rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
+h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+.card{background:#fff;border:1px solid #d8dee4;border-radius:8px;padding:1rem;display:grid;gap:.75rem;margin:.5rem 0 1rem}
+.card.row{grid-template-columns:1fr auto;align-items:end}
+label{display:grid;gap:.25rem;font-weight:600}
+label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
+input[type=text],input[type=email],select,textarea{font:inherit;padding:.55rem .6rem;border:1px solid #aab4be;border-radius:6px;width:100%;background:#fff}
+textarea{font-family:ui-monospace,monospace;font-size:.8rem;word-break:break-all}
+button{font:inherit;font-weight:600;padding:.55rem 1rem;border:0;border-radius:6px;background:#0f7b55;color:#fff;cursor:pointer}
+button[disabled]{background:#9aa5b1;cursor:not-allowed}
+button.link{background:none;padding:0;font-weight:400;text-decoration:underline}
+form.inline{display:inline}
+table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #d8dee4;border-radius:8px;font-size:.95rem}
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e6eaee;vertical-align:top}
+td:nth-child(2),td:nth-child(3){font-variant-numeric:tabular-nums}
+code{font-size:.85em}
+code.id{word-break:break-all;font-size:.75em;color:#57606a}
+.guidance{background:#fff8e1;border-left:4px solid #e0a800;padding:.75rem}
+.ok{background:#e6f6ee;border-left:4px solid #0f7b55;padding:.75rem}
+.error{background:#fdecea;border-left:4px solid #c62828;padding:.75rem}
+.purchase{display:grid;gap:1rem}
+.purchase img{width:240px;height:240px;background:#fff;border:1px solid #d8dee4;border-radius:8px}
+.token{font-family:ui-monospace,monospace;margin:.25rem 0 .5rem}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
+dt{font-weight:600}
+dd{margin:0}
+ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
+@media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
+@media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}}
+`
+
+export const walletJs = `
+document.querySelectorAll('[data-copy]').forEach(function (button) {
+  if (!navigator.clipboard) return
+  button.hidden = false
+  button.addEventListener('click', function () {
+    var field = document.getElementById(button.getAttribute('data-copy'))
+    navigator.clipboard.writeText(field.value).then(function () { button.textContent = button.getAttribute('data-copied') })
+  })
+})
+document.querySelectorAll('[data-poll]').forEach(function (output) {
+  var poll = function () {
+    fetch(output.getAttribute('data-poll'), { headers: { accept: 'application/json' }, credentials: 'same-origin' })
+      .then(function (response) { return response.ok ? response.json() : null })
+      .then(function (body) {
+        if (body && body.status) output.textContent = body.status
+        if (!body || body.status === 'waiting_payment' || body.status === 'pending' || body.status === 'under_review') setTimeout(poll, 2000)
+      })
+      .catch(function () { setTimeout(poll, 5000) })
+  }
+  setTimeout(poll, 2000)
+})
+`

@@ -1,0 +1,229 @@
+// The Wallet at /wallet (decisions 11): account owners join, sign in with a code by e-mail, make
+// the identity purchase and issue the API token. Its own encapsulated part of the app: session
+// cookie, CSRF, form bodies and security headers apply here and nowhere else.
+import { createHmac } from 'node:crypto'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import helmet from '@fastify/helmet'
+import session from '@fastify/session'
+import { issueToken } from '../app/issue-token.ts'
+import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
+import { DomainError } from '../domain/errors.ts'
+import type { RouteDeps } from '../http/app.ts'
+import type { Mailer } from '../mail/mailer.ts'
+import type { Charge } from '../store/schema.ts'
+import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
+import { walletCss, walletJs } from './assets.ts'
+import { langOf, type Lang } from './i18n.ts'
+import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage } from './pages.ts'
+import { createSessionStore } from './session-store.ts'
+import { normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
+
+export type WalletDeps = RouteDeps & {
+  mailer: Mailer
+  /** Sandbox only: "Simular pagamento", the owner pays their own purchase at the fake provider. */
+  simulatePurchase?: (charge: Charge) => Promise<void>
+}
+
+declare module 'fastify' {
+  interface Session {
+    accountId?: number
+  }
+}
+
+const LANG_COOKIE = 'wallet_lang'
+
+/** A form field as text; anything else (missing, repeated, too long) is a bad request. */
+function field(body: unknown, name: string, max: number): string {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
+  if (typeof value !== 'string' || value.length > max) throw new DomainError('invalid_request', { param: name, message: `${name} is missing or too long.` })
+  return value
+}
+
+export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) => {
+  const secure = deps.config.baseUrl.startsWith('https://')
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    hsts: secure,
+  })
+  await app.register(formbody, { bodyLimit: 4096 })
+  await app.register(cookie)
+  await app.register(session, {
+    // Derived from the operator secret, so every instance of a deployment signs alike.
+    secret: createHmac('sha256', deps.opsToken).update('wallet-session-cookie').digest('base64url'),
+    cookieName: 'wallet_session',
+    cookie: { path: '/wallet', httpOnly: true, sameSite: 'lax', secure },
+    saveUninitialized: false,
+    store: createSessionStore(deps),
+  })
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/session',
+    // Forms carry it as _csrf; the plugin's default would also read it from several headers.
+    getToken: (request) => {
+      const token = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)._csrf : undefined
+      return typeof token === 'string' ? token : undefined
+    },
+  })
+
+  const langFor = (request: FastifyRequest): Lang => langOf(request.cookies[LANG_COOKIE])
+  const pageOf = (request: FastifyRequest, reply: FastifyReply) => ({ lang: langFor(request), csrf: reply.generateCsrf() })
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
+  const accountOf = (request: FastifyRequest): number | null => (typeof request.session.accountId === 'number' ? request.session.accountId : null)
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (accountOf(request) === null) return reply.redirect('/wallet', 303)
+  }
+  const protect = { preHandler: app.csrfProtection }
+  const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const csrfFailure = typeof error.code === 'string' && error.code.startsWith('FST_CSRF')
+    let mapped = error instanceof DomainError ? error : null
+    if (csrfFailure) mapped = new DomainError('csrf_invalid')
+    else if (!mapped && error.statusCode !== undefined && error.statusCode < 500) mapped = new DomainError('invalid_request', { message: error.message })
+    if (!mapped) {
+      request.log.error({ err: error }, 'unhandled wallet error')
+      mapped = new DomainError('internal_error')
+    }
+    if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds))
+    reply.header('x-error-code', mapped.code)
+    let csrfToken = ''
+    try {
+      csrfToken = reply.generateCsrf()
+    } catch {
+      // No session to hold a token (the request failed before it was read): the page has no forms.
+    }
+    return html(reply, errorPage({ lang: langFor(request), csrf: csrfToken, signedIn: accountOf(request) !== null }, mapped.message, mapped.code, csrfFailure), mapped.status)
+  })
+
+  app.get('/wallet/assets/wallet.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(walletCss))
+  app.get('/wallet/assets/wallet.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(walletJs))
+
+  app.get<{ Params: { lang: string } }>('/wallet/lang/:lang', async (request, reply) => {
+    const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
+    return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
+  })
+
+  app.get('/wallet', async (request, reply) => {
+    const accountId = accountOf(request)
+    if (accountId === null) return html(reply, signInPage(pageOf(request, reply)))
+    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail))
+  })
+
+  app.get('/wallet/sign-up', async (request, reply) => html(reply, signUpPage(pageOf(request, reply))))
+
+  app.post('/wallet/sign-in', protect, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email', 254))
+    await sendCode(deps, { email, address: request.ip, lang: langFor(request), signUp: null })
+    return reply.redirect(`/wallet/code?email=${encodeURIComponent(email)}`, 303)
+  })
+
+  app.post('/wallet/sign-up', protect, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email', 254))
+    const signUp = parseSignUp({ name: field(request.body, 'name', 200), taxNumber: field(request.body, 'tax_number', 32) })
+    await sendCode(deps, { email, address: request.ip, lang: langFor(request), signUp })
+    return reply.redirect(`/wallet/code?email=${encodeURIComponent(email)}`, 303)
+  })
+
+  app.get<{ Querystring: { email?: string } }>('/wallet/code', async (request, reply) => {
+    const email = normalizeEmail(typeof request.query.email === 'string' ? request.query.email : '')
+    return html(reply, codePage(pageOf(request, reply), email))
+  })
+
+  app.post('/wallet/code', protect, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email', 254))
+    const code = field(request.body, 'code', 20)
+    const { accountId } = await deps.authFailures.guard(request, () => verifyCode(deps, { email, code }))
+    // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
+    await request.session.regenerate()
+    request.session.accountId = accountId
+    return reply.redirect('/wallet', 303)
+  })
+
+  app.post('/wallet/sign-out', protect, async (request, reply) => {
+    await request.session.destroy()
+    return reply.redirect('/wallet', 303)
+  })
+
+  app.post('/wallet/purchases', protectSignedIn, async (request, reply) => {
+    const created = await buyDepix(
+      {
+        store: deps.store, provider: deps.provider, clock: deps.clock, baseUrl: deps.config.baseUrl, payerLadder: deps.config.payerLadder,
+        strictWebhooks: deps.config.mode === 'production', log: request.log,
+      },
+      { accountId: accountOf(request)!, value: field(request.body, 'value', 16) },
+    )
+    return reply.redirect(`/wallet/purchases/${created.id}`, 303)
+  })
+
+  app.get<{ Params: { id: string } }>('/wallet/purchases/:id', { onRequest: signedIn }, async (request, reply) => {
+    const accountId = accountOf(request)!
+    const charge = await ownPurchase(deps, { accountId, chargeId: request.params.id })
+    const account = (await deps.store.accounts.findById(accountId))!
+    return html(reply, purchasePage(pageOf(request, reply), {
+      id: charge.id, status: charge.status, qrCopyPaste: charge.qr_copy_paste, qrImageUrl: `/api/qr/${charge.id}.png`,
+      expiresAt: charge.expires_at, valueCents: charge.value_cents, ownerTaxNumber: account.owner_tax_number ?? '',
+    }, deps.simulatePurchase !== undefined))
+  })
+
+  app.get<{ Params: { id: string } }>('/wallet/purchases/:id/status', { onRequest: signedIn }, async (request, reply) => {
+    const charge = await ownPurchase(deps, { accountId: accountOf(request)!, chargeId: request.params.id })
+    return reply.header('cache-control', 'no-store').send({ status: charge.status })
+  })
+
+  if (deps.simulatePurchase) {
+    const simulate = deps.simulatePurchase
+    app.post<{ Params: { id: string } }>('/wallet/purchases/:id/simulate', protectSignedIn, async (request, reply) => {
+      await simulate(await ownPurchase(deps, { accountId: accountOf(request)!, chargeId: request.params.id }))
+      return reply.redirect(`/wallet/purchases/${request.params.id}`, 303)
+    })
+  }
+
+  app.post('/wallet/token', protectSignedIn, async (request, reply) => {
+    if (field(request.body ?? {}, 'confirm', 10) !== 'yes') throw new DomainError('invalid_request', { param: 'confirm' })
+    const issued = await issueToken(deps, { accountId: accountOf(request)! })
+    return html(reply, tokenPage(pageOf(request, reply), issued.token))
+  })
+
+  app.get<{ Querystring: { status?: string; before?: string } }>('/wallet/charges', { onRequest: signedIn }, async (request, reply) => {
+    const query = request.query
+    const listed = await listAccountCharges(deps, {
+      accountId: accountOf(request)!,
+      status: typeof query.status === 'string' ? query.status : undefined,
+      before: typeof query.before === 'string' ? query.before : undefined,
+    })
+    const next = listed.nextCursor === null ? null : `/wallet/charges?${new URLSearchParams({ ...(listed.status ? { status: listed.status } : {}), before: listed.nextCursor })}`
+    return html(reply, chargesPage(pageOf(request, reply), listed.rows, listed.status, next))
+  })
+
+  app.get<{ Querystring: { queued?: string } }>('/wallet/deliveries', { onRequest: signedIn }, async (request, reply) => {
+    const { deliveries } = await listWebhookDeliveries(deps, { merchantAccountId: accountOf(request)!, chargeId: null })
+    const rows = deliveries.map((delivery) => ({
+      id: delivery.id, paymentId: delivery.payment_id, event: delivery.event, state: delivery.state,
+      attempts: delivery.attempt_log.map((attempt) => ({ at: attempt.at, statusCode: attempt.status_code, error: attempt.error })),
+    }))
+    return html(reply, deliveriesPage(pageOf(request, reply), rows, request.query.queued === '1'))
+  })
+
+  app.post<{ Params: { id: string } }>('/wallet/deliveries/:id/redeliver', protectSignedIn, async (request, reply) => {
+    await redeliverWebhook(deps, { merchantAccountId: accountOf(request)!, eventId: request.params.id.slice(0, 64) })
+    return reply.redirect('/wallet/deliveries?queued=1', 303)
+  })
+}
+

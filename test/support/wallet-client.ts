@@ -1,0 +1,36 @@
+// A minimal browser for Wallet tests over Fastify's inject: keeps cookies, reads the CSRF token
+// of the last page, submits forms as a browser does (urlencoded), follows nothing by itself.
+import type { Service } from '../../src/service.ts'
+
+export type WalletPage = { status: number; html: string; location: string | undefined; headers: Record<string, unknown> }
+
+export function walletClient(service: Service, remoteAddress = '127.0.0.1') {
+  const jar = new Map<string, string>()
+  let csrf = ''
+
+  async function request(method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<WalletPage> {
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
+    const response = await service.app.inject({
+      method,
+      url,
+      remoteAddress,
+      headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+    })
+    for (const set of response.cookies as Array<{ name: string; value: string; maxAge?: number; expires?: Date }>) {
+      if (set.value === '' || set.maxAge === 0 || (set.expires && set.expires.getTime() < Date.now())) jar.delete(set.name)
+      else jar.set(set.name, set.value)
+    }
+    const found = /name="_csrf" value="([^"]+)"/.exec(response.body)
+    if (found) csrf = found[1]!
+    return { status: response.statusCode, html: response.body, location: response.headers.location as string | undefined, headers: response.headers }
+  }
+
+  return {
+    jar,
+    get: (url: string) => request('GET', url),
+    /** Posts a form with the CSRF token of the last page seen (unless `_csrf` is given). */
+    post: (url: string, form: Record<string, string> = {}) => request('POST', url, { _csrf: csrf, ...form }),
+    postWithoutCsrf: (url: string, form: Record<string, string> = {}) => request('POST', url, form),
+  }
+}
