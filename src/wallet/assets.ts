@@ -53,7 +53,7 @@ document.querySelectorAll('[data-poll]').forEach(function (output) {
     fetch(output.getAttribute('data-poll'), { headers: { accept: 'application/json' }, credentials: 'same-origin' })
       .then(function (response) { return response.ok ? response.json() : null })
       .then(function (body) {
-        if (body && body.status) output.textContent = body.status
+        if (body && body.status) { output.textContent = body.label; output.setAttribute('data-status', body.status) }
         if (!body || body.status === 'waiting_payment' || body.status === 'pending' || body.status === 'under_review') setTimeout(poll, 2000)
       })
       .catch(function () { setTimeout(poll, 5000) })

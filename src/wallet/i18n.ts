@@ -1,3 +1,5 @@
+import type { ChargeStatus } from '../domain/charge.ts'
+
 // The Wallet's words: Portuguese (pt-BR) by default, English on request. `{name}` is replaced.
 export const langs = ['pt-BR', 'en'] as const
 export type Lang = (typeof langs)[number]
@@ -166,6 +168,23 @@ const en: typeof pt = {
   codeMailText: 'Your code to sign in to the Wallet is {code}.\n\nIt is valid for 10 minutes and can be used once. If you did not ask for it, ignore this e-mail.',
   language: 'Português',
   nav: 'Navigation',
+}
+
+const statusLabels: Record<Lang, Record<ChargeStatus, string>> = {
+  'pt-BR': {
+    waiting_payment: 'Aguardando pagamento', pending: 'Pago, aguardando confirmação', under_review: 'Em análise pelo provedor',
+    security_hold: 'Retido para revisão', depix_sent: 'Pago e creditado', canceled: 'Cancelado', expired: 'Expirado',
+    will_refund: 'Será devolvido', refunded: 'Devolvido', after7d: 'Creditado, retido 7 dias', error: 'Erro',
+  },
+  en: {
+    waiting_payment: 'Waiting for payment', pending: 'Paid, awaiting confirmation', under_review: 'Under the provider\'s review',
+    security_hold: 'Held for review', depix_sent: 'Paid and credited', canceled: 'Canceled', expired: 'Expired',
+    will_refund: 'Will be refunded', refunded: 'Refunded', after7d: 'Credited, held 7 days', error: 'Error',
+  },
+}
+
+export function statusLabel(lang: Lang, status: ChargeStatus): string {
+  return statusLabels[lang][status]
 }
 
 export type MessageKey = keyof typeof pt

@@ -4,7 +4,7 @@
 import { chargeStatuses, type ChargeStatus } from '../domain/charge.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
-import { translate, type Lang, type MessageKey } from './i18n.ts'
+import { statusLabel, translate, type Lang, type MessageKey } from './i18n.ts'
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
@@ -129,7 +129,7 @@ export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: 
 <p>${t('buyLead')}</p>
 <form method="post" action="/wallet/purchases" class="card row">
   ${csrfField(page.csrf)}
-  <label>${t('value')}<input type="text" name="value" value="10.00" required inputmode="decimal" pattern="[0-9]+([.,][0-9]{1,2})?" maxlength="10"></label>
+  <label>${t('value')}<input type="text" name="value" value="${page.lang === 'en' ? '10.00' : '10,00'}" required inputmode="decimal" pattern="[0-9]+([.,][0-9]{1,2})?" maxlength="10"></label>
   <button type="submit">${t('buy')}</button>
 </form>
 </section>
@@ -159,7 +159,7 @@ export function purchasePage(page: Omit<Page, 'title' | 'signedIn'>, purchase: P
     <button type="button" data-copy="copy-paste" data-copied="${t('copied')}" hidden>${t('copy')}</button>
     <dl>
       <dt>${t('expiresAt')}</dt><dd><time datetime="${purchase.expiresAt.toISOString()}">${escapeHtml(when(page.lang, purchase.expiresAt))}</time></dd>
-      <dt>${t('status')}</dt><dd><output id="status" data-poll="/wallet/purchases/${purchase.id}/status" data-done-href="/wallet">${escapeHtml(purchase.status)}</output></dd>
+      <dt>${t('status')}</dt><dd><output id="status" data-status="${purchase.status}" data-poll="/wallet/purchases/${purchase.id}/status">${escapeHtml(statusLabel(page.lang, purchase.status))}</output></dd>
     </dl>
     <p><a href="/wallet/purchases/${purchase.id}">${t('refresh')}</a> · <a href="/wallet">${t('backToWallet')}</a></p>
     ${sandbox && waiting ? `<form method="post" action="/wallet/purchases/${purchase.id}/simulate">${csrfField(page.csrf)}<button type="submit">${t('simulate')}</button></form>` : ''}
@@ -188,7 +188,7 @@ export function chargesPage(page: Omit<Page, 'title' | 'signedIn'>, rows: Charge
   const body = rows.length === 0
     ? `<p>${t('noCharges')}</p>`
     : `<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('role')}</th><th scope="col">id</th></tr></thead><tbody>${rows
-        .map((row) => `<tr><td>${escapeHtml(when(page.lang, row.createdAt))}</td><td>${escapeHtml(formatBrl(row.valueCents))}</td><td><code>${row.status}</code></td><td>${t(row.role)}</td><td><code class="id">${row.id}</code></td></tr>`)
+        .map((row) => `<tr><td>${escapeHtml(when(page.lang, row.createdAt))}</td><td>${escapeHtml(formatBrl(row.valueCents))}</td><td>${escapeHtml(statusLabel(page.lang, row.status))}<br><code>${row.status}</code></td><td>${t(row.role)}</td><td><code class="id">${row.id}</code></td></tr>`)
         .join('')}</tbody></table>`
   return layout({ ...page, title: 'charges', signedIn: true }, `
 <h1>${t('charges')}</h1>

@@ -16,7 +16,7 @@ import type { Mailer } from '../mail/mailer.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
-import { langOf, type Lang } from './i18n.ts'
+import { langOf, statusLabel, type Lang } from './i18n.ts'
 import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage } from './pages.ts'
 import { createSessionStore } from './session-store.ts'
 import { normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
@@ -184,7 +184,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   app.get<{ Params: { id: string } }>('/wallet/purchases/:id/status', { onRequest: signedIn }, async (request, reply) => {
     const charge = await ownPurchase(deps, { accountId: accountOf(request)!, chargeId: request.params.id })
-    return reply.header('cache-control', 'no-store').send({ status: charge.status })
+    return reply.header('cache-control', 'no-store').send({ status: charge.status, label: statusLabel(langFor(request), charge.status) })
   })
 
   if (deps.simulatePurchase) {

@@ -54,10 +54,10 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   assert.match(purchase.html, /<textarea id="copy-paste" readonly rows="4">000201/)
   assert.match(purchase.html, /<time datetime="2026-11-22T12:10:00.000Z">/)
   assert.match(purchase.html, /Simular pagamento/)
-  assert.deepEqual(JSON.parse((await client.get(`/wallet/purchases/${id}/status`)).html), { status: 'waiting_payment' })
+  assert.deepEqual(JSON.parse((await client.get(`/wallet/purchases/${id}/status`)).html), { status: 'waiting_payment', label: 'Aguardando pagamento' })
 
   assert.equal((await client.post(`/wallet/purchases/${id}/simulate`)).status, 303)
-  assert.deepEqual(JSON.parse((await client.get(`/wallet/purchases/${id}/status`)).html), { status: 'depix_sent' })
+  assert.deepEqual(JSON.parse((await client.get(`/wallet/purchases/${id}/status`)).html), { status: 'depix_sent', label: 'Pago e creditado' })
   home = await client.get('/wallet')
   const account = (await service.store.accounts.findByEmail('owner@example.com'))!
   assert.equal(account.kyc, 'verified')

@@ -59,7 +59,7 @@ export async function startTestService(
   const service = await startService(config, { clock: createAdjustableClock(T0), logger: false, ...options, database })
   // Listening lets the fake provider deliver its webhooks over HTTP; jobs run when a test moves
   // the sandbox clock (or calls service.jobs.runDue), never on a timer.
-  await service.app.listen({ host: '127.0.0.1', port: 0 })
+  await service.app.listen({ host: '127.0.0.1', port: Number(env.PORT ?? 0) })
 
   const request: TestService['request'] = async ({ method, url, token, body, headers, payload }) => {
     const response = await service.app.inject({

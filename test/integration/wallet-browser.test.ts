@@ -1,0 +1,235 @@
+// The Wallet in a real browser (Debian's Chromium, driven by playwright-core), by visible labels
+// and roles: join with an e-mail and a CPF, sign in with the code that arrives by e-mail, buy the
+// identity purchase, press "Novo Token", charge with the token, replace it, sign out. In production
+// mode (SMTP server and provider fake started here; no /sandbox route) and in sandbox mode
+// ("Simular pagamento" and the outbox). Screenshots of every page, phone and desktop, land in
+// test-output/screenshots/ for a person to look at.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { SMTPServer } from 'smtp-server'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig } from '../../src/config.ts'
+import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { startService, type Service } from '../../src/service.ts'
+import { openPglite, type OpenedDatabase } from '../../src/store/database.ts'
+import { openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+// CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them.
+const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false
+const shots = join('test-output', 'screenshots', `wallet-${testDatabase}`)
+
+let browser: Browser
+before(async () => {
+  if (skip) return
+  mkdirSync(shots, { recursive: true })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+})
+after(async () => {
+  await browser?.close()
+})
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  for (const [device, width] of [['phone', 375], ['desktop', 1280]] as const) {
+    await page.setViewportSize({ width, height: 800 })
+    await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage: true })
+  }
+}
+
+/** A receiving SMTP server on a loopback port: every message's raw text, by recipient. */
+async function startSmtp() {
+  const inbox = new Map<string, string[]>()
+  const waiting = new Map<string, (text: string) => void>()
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = []
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        for (const to of session.envelope.rcptTo) {
+          inbox.set(to.address, [...(inbox.get(to.address) ?? []), text])
+          waiting.get(to.address)?.(text)
+        }
+        callback()
+      })
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.server.address() as { port: number }).port
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    /** The next message to this address (or one already there), as raw text. */
+    next: (address: string) => new Promise<string>((resolve) => {
+      const known = inbox.get(address)
+      if (known?.length) return resolve(known.shift()!)
+      waiting.set(address, (text) => {
+        waiting.delete(address)
+        inbox.get(address)!.shift()
+        resolve(text)
+      })
+    }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Sign-up through the pages, the code read by `codeFor`, the identity purchase paid by `pay`. */
+async function walkTheJourney(page: Page, base: string, options: {
+  email: string
+  taxNumber: string
+  name: string
+  codeFor: (email: string) => Promise<string>
+  pay: (chargeId: string) => Promise<void>
+  prefix: string
+}): Promise<{ token: string }> {
+  await page.goto(`${base}/wallet`)
+  await screenshot(page, `${options.prefix}-1-sign-in`)
+  await page.getByRole('link', { name: 'Criar conta' }).click()
+  await page.getByLabel('E-mail').fill(options.email)
+  await page.getByLabel('Nome completo').fill(options.name)
+  await page.getByLabel('CPF ou CNPJ').fill(options.taxNumber)
+  await screenshot(page, `${options.prefix}-2-sign-up`)
+  await page.getByRole('button', { name: 'Criar conta' }).click()
+  await page.getByLabel('Código de 6 dígitos').waitFor()
+  await screenshot(page, `${options.prefix}-3-code`)
+  await page.getByLabel('Código de 6 dígitos').fill(await options.codeFor(options.email))
+  await page.getByRole('button', { name: 'Confirmar' }).click()
+
+  await page.getByRole('heading', { name: options.email }).waitFor()
+  assert.equal(await page.getByRole('button', { name: 'Novo Token' }).isDisabled(), true, 'no token before the identity purchase')
+  assert.match(await page.locator('[data-code]').innerText(), /compra de DePix paga com o seu próprio CPF/)
+  await screenshot(page, `${options.prefix}-4-account-new`)
+
+  await page.getByLabel('Valor (R$)').fill('10,00')
+  await page.getByRole('button', { name: 'Comprar DePix' }).click()
+  await page.getByRole('img', { name: 'QR Code do Pix' }).waitFor()
+  assert.ok(await page.getByRole('img', { name: 'QR Code do Pix' }).evaluate((image) => { const loaded = image as unknown as { complete: boolean; naturalWidth: number }; return loaded.complete && loaded.naturalWidth > 0 }), 'the QR image loads')
+  assert.match(await page.getByLabel('Pix copia e cola').inputValue(), /^000201/)
+  assert.equal(await page.locator('#status').getAttribute('data-status'), 'waiting_payment')
+  assert.equal(await page.locator('#status').innerText(), 'Aguardando pagamento')
+  assert.equal(await page.getByRole('button', { name: 'Copiar' }).isVisible(), true, 'the copy button appears with JavaScript')
+  await screenshot(page, `${options.prefix}-5-purchase`)
+  await options.pay(page.url().split('/').pop()!)
+  // The page follows the status by itself.
+  await page.locator('#status[data-status="depix_sent"]', { hasText: 'Pago e creditado' }).waitFor({ timeout: 15_000 })
+  await screenshot(page, `${options.prefix}-6-purchase-paid`)
+
+  await page.getByRole('link', { name: 'Voltar para a Carteira' }).click()
+  assert.match(await page.locator('.ok').innerText(), /Identidade confirmada/)
+  assert.match(await page.locator('table').innerText(), /R\$ 9,00/)
+  await page.getByLabel('Entendo que o token atual deixa de funcionar imediatamente.').check()
+  await page.getByRole('button', { name: 'Novo Token' }).click()
+  const token = await page.getByLabel('Token da API').inputValue()
+  assert.match(token, /^pxt_/)
+  await screenshot(page, `${options.prefix}-7-token`)
+  return { token }
+}
+
+async function replaceTokenAndSignOut(page: Page, base: string, prefix: string, token: string): Promise<void> {
+  await page.goto(`${base}/wallet`)
+  assert.ok(!(await page.content()).includes(token), 'the token is shown once')
+  assert.match(await page.getByText(/Token ativo terminado em/).innerText(), new RegExp(token.slice(-4)))
+  await page.getByRole('link', { name: 'Cobranças' }).click()
+  await screenshot(page, `${prefix}-8-charges`)
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await screenshot(page, `${prefix}-9-deliveries`)
+  await page.goto(`${base}/wallet`)
+  await page.getByLabel('Entendo que o token atual deixa de funcionar imediatamente.').check()
+  await page.getByRole('button', { name: 'Novo Token' }).click()
+  const replaced = await fetch(`${base}/api/get-balance`, { headers: { 'x-api-token': token } })
+  assert.equal(replaced.status, 403)
+  assert.equal(((await replaced.json()) as { code: string }).code, 'token_inactive')
+  await page.goto(`${base}/wallet`)
+  await page.getByRole('button', { name: 'Sair' }).click()
+  await page.getByRole('heading', { name: 'Entrar na Carteira' }).waitFor()
+  await page.getByRole('link', { name: 'English' }).click()
+  await page.getByRole('heading', { name: 'Sign in to the Wallet' }).waitFor()
+  await screenshot(page, `${prefix}-10-signed-out-english`)
+}
+
+test('production mode: join, prove the identity with a real Pix purchase, issue a token and charge with it', { skip, timeout: 120_000 }, async () => {
+  const smtp = await startSmtp()
+  const providerDb = await openPglite(null)
+  const provider: FakeEulen = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
+  const database: OpenedDatabase = await openTestDatabase()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const service: Service = await startService(loadConfig({
+    MODE: 'production', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
+    OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
+  }), { database, logger: false })
+  await service.app.listen({ host: '127.0.0.1', port })
+  provider.setWebhookTarget(`${base}/provider/webhooks`, 'hook-secret')
+  const context = await browser.newContext({ locale: 'pt-BR' })
+  const page = await context.newPage()
+  try {
+    assert.equal((await fetch(`${base}/sandbox/outbox?email=x`)).status, 404, 'no sandbox in production')
+    const taxNumber = generateCpf()
+    const { token } = await walkTheJourney(page, base, {
+      email: 'loja@example.com', taxNumber, name: 'Loja da Ana', prefix: 'production',
+      codeFor: async (email) => {
+        const mail = await smtp.next(email)
+        assert.match(mail, /From: Pix <no-reply@example\.com>/)
+        return /\b(\d{6})\b/.exec(mail)![1]!
+      },
+      // The owner pays the QR with the own CPF at the provider; the provider's webhook confirms it.
+      pay: async (chargeId) => {
+        const charge = (await service.store.charges.findById(chargeId))!
+        assert.equal(await provider.settle(charge.provider_deposit_id, { payerName: 'Loja da Ana', payerTaxNumber: taxNumber, outcome: 'depix_sent' }), 200)
+      },
+    })
+    const charge = await fetch(`${base}/api/create-payment`, {
+      method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ value: '10.00', email: 'cliente@example.com', tax_number: generateCpf(), payer_name: 'Cliente Teste' }),
+    })
+    assert.equal(charge.status, 200, await charge.clone().text())
+    assert.equal(((await charge.json()) as { status: string }).status, 'waiting_payment')
+    await replaceTokenAndSignOut(page, base, 'production', token)
+  } finally {
+    await context.close()
+    await service.close()
+    await provider.close()
+    await providerDb.close()
+    await smtp.close()
+  }
+})
+
+test('sandbox mode: the same journey with the outbox and "Simular pagamento"', { skip, timeout: 120_000 }, async () => {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const service = await startTestService({ BASE_URL: base, PORT: String(port) })
+  const context = await browser.newContext({ locale: 'pt-BR' })
+  const page = await context.newPage()
+  try {
+    const { token } = await walkTheJourney(page, base, {
+      email: 'sandbox-shop@example.com', taxNumber: generateCpf(), name: 'Loja Sandbox', prefix: 'sandbox',
+      codeFor: async (email) => ((await (await fetch(`${base}/sandbox/outbox?email=${encodeURIComponent(email)}`)).json()) as { mails: Array<{ code: string }> }).mails[0]!.code,
+      pay: async () => {
+        await page.getByRole('button', { name: 'Simular pagamento' }).click()
+      },
+    })
+    await replaceTokenAndSignOut(page, base, 'sandbox', token)
+  } finally {
+    await context.close()
+    await service.close()
+  }
+})
