@@ -19,6 +19,7 @@ async function main() {
       `  demo merchant:   ${demo.email} (merchantId ${demo.euid})`,
       `  demo API token:  ${demo.token}   (a new one each start; the previous one is revoked)`,
       `  operator token:  ${service.opsToken}`,
+      `  Wallet:          ${config.baseUrl}/wallet   (sign-in codes: ${config.smtpUrl ? 'sent over SMTP' : `GET ${config.baseUrl}/sandbox/outbox?email=`})`,
       '',
       'Create a charge:',
       `  curl -s -X POST ${config.baseUrl}/api/create-payment -H 'X-API-Token: ${demo.token}' -H 'Content-Type: application/json' -d '{"value":"10.00","email":"customer@example.com","tax_number":"11144477735"}'`,

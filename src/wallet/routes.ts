@@ -44,6 +44,10 @@ function field(body: unknown, name: string, max: number): string {
 
 export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) => {
   const secure = deps.config.baseUrl.startsWith('https://')
+  // Pages for people, not API operations: kept out of /openapi.json.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: false,
