@@ -28,13 +28,17 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock }, r
 
     // What the provider tells us about the payer is kept as soon as it is known.
     let charge = locked
-    const payer = {
+    const reported = {
       payer_name: report.payerName ?? charge.payer_name,
       payer_tax_number: payerTaxNumber(charge, report.payerTaxNumber),
       payer_euid: report.payerEuid ?? charge.payer_euid,
+      bank_tx_id: report.bankTxId ?? charge.bank_tx_id,
+      blockchain_tx_id: report.blockchainTxId ?? charge.blockchain_tx_id,
+      // What arrived, as the report that delivers the money states it: the credit is computed from it.
+      paid_cents: report.status === 'depix_sent' && report.valueInCents !== null && charge.paid_cents === null ? report.valueInCents : charge.paid_cents,
     }
-    if (payer.payer_name !== charge.payer_name || payer.payer_tax_number !== charge.payer_tax_number || payer.payer_euid !== charge.payer_euid) {
-      charge = await store.charges.update(charge.id, { ...payer, updated_at: now })
+    if ((Object.keys(reported) as Array<keyof typeof reported>).some((key) => reported[key] !== charge[key])) {
+      charge = await store.charges.update(charge.id, { ...reported, updated_at: now })
     }
 
     // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
@@ -52,8 +56,8 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock }, r
     const quoteAvailable = charge.currency === 'DEPIX' || (await store.quotes.get(charge.currency)) !== undefined
 
     const next = transition(
-      { status: charge.status, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
-      { status: report.status, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
+      { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
+      { status: report.status, valueInCents: report.valueInCents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
       { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quoteAvailable },
     )
     if (next.kind === 'ignore') return { chargeId: charge.id, status: charge.status, changed: charge !== locked }

@@ -68,7 +68,8 @@ export async function creditCharge(store: Store, charge: Charge, to: 'depix_sent
   const { posting, credited } = creditPosting({
     id: charge.id,
     accountId: charge.account_id,
-    valueCents: charge.value_cents,
+    // What arrived (decisions 13); the charge value when the provider never said.
+    valueCents: charge.paid_cents ?? charge.value_cents,
     currency: charge.currency,
     quoteCents: quote,
     held,

@@ -89,7 +89,14 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
         : { endUserTaxNumber: request.taxNumber!, ...(request.payerName ? { endUserFullName: request.payerName } : {}) }),
     })
   } catch (error) {
-    if (error instanceof ProviderRejectedError) throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
+    if (error instanceof ProviderRejectedError) {
+      // The provider wants the payer's full name with a tax number; its sentence varies, so a
+      // refusal of a named-less tax-number charge is answered with the code the merchant can act on.
+      if (request.euid === null && !request.payerName) {
+        throw new DomainError('payer_name_required', { param: 'payer_name', message: `The payment provider refused the charge (${error.message}). Send payer_name, the payer's full name, with tax_number.` })
+      }
+      throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
+    }
     if (error instanceof ProviderLimitReachedError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
     if (error instanceof ProviderUnavailableError) throw new DomainError('provider_unavailable')
     throw error

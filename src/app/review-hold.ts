@@ -24,8 +24,8 @@ export async function reviewHold(
     } else {
       if (charge.currency !== 'DEPIX' && (await store.quotes.get(charge.currency)) === undefined) throw new DomainError('quote_unavailable')
       const matches = payerMatches(
-        { status: charge.status, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
-        { status: 'depix_sent', payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
+        { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
+        { status: 'depix_sent', valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
       )
       updated = await creditCharge(store, charge, matches ? 'depix_sent' : 'after7d', now)
     }

@@ -26,11 +26,13 @@ export function expiresAtFor(createdAt: Date): Date {
   return new Date(createdAt.getTime() + QR_VALIDITY_SECONDS * 1000)
 }
 
-export type HoldReason = 'prior_med' | 'identity_bound_elsewhere' | 'payer_mismatch' | 'quote_unavailable'
+export type HoldReason = 'prior_med' | 'identity_bound_elsewhere' | 'amount_mismatch' | 'payer_mismatch' | 'quote_unavailable'
 
 /** What the provider reported about a deposit, in our words. */
 export type ProviderReport = {
   status: string
+  /** What the payer paid, as the provider reports it (decisions 13); null when it did not say. */
+  valueInCents: number | null
   payerEuid: string | null
   payerTaxNumber: string | null
 }
@@ -46,6 +48,7 @@ export type ChargeFacts = {
 
 export type ChargeView = {
   status: ChargeStatus
+  valueCents: number
   informedEuid: string | null
   informedTaxNumber: string | null
 }
@@ -109,10 +112,19 @@ export function payerMatches(charge: ChargeView, report: ProviderReport): boolea
   return false
 }
 
-/** The checks of decisions section 4, in order, once the provider says the money arrived. */
+/** How far what arrived may differ from the charge value and still be credited (decisions 13). */
+export const PAID_AMOUNT_TOLERANCE_PERCENT = 5
+
+/** What arrived is close enough to the charge value to credit it without review. */
+export function paidAmountFits(valueCents: number, paidCents: number | null): boolean {
+  return paidCents !== null && paidCents > 0 && Math.abs(paidCents - valueCents) * 100 <= PAID_AMOUNT_TOLERANCE_PERCENT * valueCents
+}
+
+/** The checks of decisions section 4 (amended by 13), in order, once the provider says the money arrived. */
 export function decideArrival(charge: ChargeView, report: ProviderReport, facts: ChargeFacts): Transition {
   if (facts.blocked) return { kind: 'hold', reason: 'prior_med' }
   if (facts.boundElsewhere) return { kind: 'hold', reason: 'identity_bound_elsewhere' }
+  if (!paidAmountFits(charge.valueCents, report.valueInCents)) return { kind: 'hold', reason: 'amount_mismatch' }
   const matches = payerMatches(charge, report)
   if (!matches && charge.informedEuid === null) return { kind: 'hold', reason: 'payer_mismatch' }
   if (!facts.quoteAvailable) return { kind: 'hold', reason: 'quote_unavailable' }

@@ -30,6 +30,7 @@ export const errorCatalogue = {
   name_invalid: { status: 400, message: 'name must be the full name (first and last), 3 to 100 characters.' },
   csrf_invalid: { status: 403, message: 'This form expired or did not come from our page; reload it and try again.' },
   wallet_code_invalid: { status: 400, message: 'The code is wrong, used or expired; ask for a new one.' },
+  payer_name_required: { status: 400, message: 'The provider needs the payer\'s full name (payer_name) with tax_number.' },
   payer_name_invalid: { status: 400, message: 'payer_name must be the payer\'s full name, 1 to 100 printable characters.' },
   webhook_url_invalid: { status: 400, message: 'webhook_url must be an absolute http(s) URL.' },
   webhook_secret_invalid: { status: 400, message: 'webhook_secret must be 1 to 255 printable characters.' },

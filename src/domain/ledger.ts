@@ -1,6 +1,6 @@
 // Double-entry postings: every balance change is a posting whose entries sum to zero in each
 // currency. Customer books carry an account; the service's own books do not.
-import { FIXED_FEE_CENTS, creditedAmount, type Currency } from './money.ts'
+import { creditedAmount, fixedFeeOf, type Currency } from './money.ts'
 
 export type Book = 'available' | 'held' | 'provider_clearing' | 'fees' | 'conversion'
 
@@ -23,7 +23,7 @@ function balanced(posting: Posting): Posting {
 }
 
 /**
- * A confirmed payment: the provider owes us the charge value in DEPIX (clearing), the fixed fee
+ * A confirmed payment: the provider owes us what arrived in DEPIX (clearing), the fixed fee
  * goes to fees, the rest to the account (available, or held for a third-party payment), converted
  * through the conversion book when credited as BTC or USDt.
  */
@@ -36,11 +36,12 @@ export function creditPosting(charge: {
   held: boolean
 }): { posting: Posting; credited: number } {
   const book: Book = charge.held ? 'held' : 'available'
-  const net = charge.valueCents - FIXED_FEE_CENTS
+  const fee = fixedFeeOf(charge.valueCents)
+  const net = charge.valueCents - fee
   const credited = creditedAmount(charge.valueCents, charge.currency, charge.quoteCents)
   const entries: Entry[] = [
     { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: -charge.valueCents },
-    { book: 'fees', accountId: null, currency: 'DEPIX', amount: FIXED_FEE_CENTS },
+    { book: 'fees', accountId: null, currency: 'DEPIX', amount: fee },
   ]
   if (charge.currency === 'DEPIX') {
     entries.push({ book, accountId: charge.accountId, currency: 'DEPIX', amount: net })

@@ -4,6 +4,11 @@ export const currencies = ['DEPIX', 'BTC', 'USDt'] as const
 export type Currency = (typeof currencies)[number]
 
 export const FIXED_FEE_CENTS = 100
+
+/** The fixed fee taken from a deposit: R$ 1,00, or all of a smaller one (support may release one). */
+export function fixedFeeOf(valueCents: number): number {
+  return Math.min(FIXED_FEE_CENTS, Math.max(0, valueCents))
+}
 export const BTC_FEE_PERCENT = 6
 export const USDT_FEE_PERCENT = 2
 
@@ -64,7 +69,7 @@ export const formatUsdt = (units: number): string => formatUnits(units, 6)
 
 /** A charge's value less the fixed deposit fee: what is converted or credited. */
 export function netOfFixedFee(valueCents: number): number {
-  return valueCents - FIXED_FEE_CENTS
+  return valueCents - fixedFeeOf(valueCents)
 }
 
 /** floor(net_cents × 10^8 × 100 / (quote_cents × 106)) satoshis. */

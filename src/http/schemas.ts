@@ -35,7 +35,7 @@ const authCodes = ['token_missing', 'token_not_found', 'token_pending', 'token_i
 export const createPaymentErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
   'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
-  'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'webhook_url_invalid', 'webhook_secret_invalid',
+  'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'payer_name_required', 'webhook_url_invalid', 'webhook_secret_invalid',
   'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
 ])
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])

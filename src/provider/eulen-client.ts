@@ -36,9 +36,10 @@ function integer(value: unknown): number | null {
   return null
 }
 
-function errorMessage(body: Record<string, unknown> | null, status: number): string {
+/** The provider's own sentence about a failure, wherever its envelope version puts it. */
+function providerSentence(body: Record<string, unknown> | null): string | null {
   const response = asRecord(body?.response)
-  return text(response?.errorMessage) ?? text(body?.errorMessage) ?? text(body?.message) ?? `provider answered HTTP ${status}`
+  return text(response?.errorMessage) ?? text(body?.errorMessage) ?? text(body?.message)
 }
 
 export function parseProviderDeposit(raw: unknown): ProviderDeposit {
@@ -88,16 +89,26 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     return { status: response.status, body: parsed }
   }
 
-  function fail(reply: Reply): never {
-    const message = errorMessage(reply.body, reply.status)
-    // 401/403 mean our own credentials are wrong: the operator's problem, not the merchant's.
+  /**
+   * A failed reply: 401/403 mean our own credentials are wrong (the operator's problem, not the
+   * merchant's); other 5xx are the provider being unavailable, except that Eulen refuses a
+   * deposit with 520, and in practice 500, carrying its sentence: that is a refusal the merchant
+   * can act on. Everything else the provider refused.
+   */
+  function fail(reply: Reply, call: 'deposit' | 'read'): never {
+    const sentence = providerSentence(reply.body)
+    const message = sentence ?? `provider answered HTTP ${reply.status}`
     const ours = reply.status === 401 || reply.status === 403
-    if (ours || (reply.status >= 500 && reply.status !== 520)) throw new ProviderUnavailableError(message)
+    const depositRefused = call === 'deposit' && sentence !== null && (reply.status === 500 || reply.status === 520)
+    if (ours || (reply.status >= 500 && reply.status !== 520 && !depositRefused)) throw new ProviderUnavailableError(message)
     throw new ProviderRejectedError(message, reply.status)
   }
 
+  /** The `response` object of a 2xx reply; a 2xx that carries an errorMessage is a refusal all the same. */
   function payload(reply: Reply): Record<string, unknown> {
     const response = asRecord(reply.body?.response)
+    const refusal = text(response?.errorMessage) ?? text(reply.body?.errorMessage)
+    if (refusal !== null) throw new ProviderRejectedError(refusal, reply.status)
     if (!response) throw new ProviderUnavailableError('provider reply has no response object')
     return response
   }
@@ -107,7 +118,7 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       const nonce = randomUUID()
       for (let attempt = 0; ; attempt++) {
         const reply = await call('POST', '/deposit', request, nonce)
-        if (reply.status < 200 || reply.status >= 300) fail(reply)
+        if (reply.status < 200 || reply.status >= 300) fail(reply, 'deposit')
         if (reply.body?.async === true) {
           // Older API versions answer "come back with the same nonce"; the nonce makes it safe.
           if (attempt >= ASYNC_RETRIES) throw new ProviderUnavailableError('provider kept answering asynchronously')
@@ -124,19 +135,19 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
 
     async depositStatus(id: string): Promise<ProviderDeposit> {
       const reply = await call('GET', `/deposit-status?id=${encodeURIComponent(id)}`)
-      if (reply.status < 200 || reply.status >= 300) fail(reply)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
       return parseProviderDeposit(payload(reply))
     },
 
     async ping(): Promise<void> {
       const reply = await call('GET', '/ping')
-      if (reply.status < 200 || reply.status >= 300) fail(reply)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
     },
 
     async userInfo(euid: string): Promise<ProviderUserInfo | null> {
       const reply = await call('GET', `/user-info?euid=${encodeURIComponent(euid)}`)
       if (reply.status === 404 || reply.status === 400) return null
-      if (reply.status < 200 || reply.status >= 300) fail(reply)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
       const response = payload(reply)
       return {
         isBlocked: response.isBlocked === true,

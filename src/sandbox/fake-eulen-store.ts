@@ -17,6 +17,8 @@ export type FakeDepositsTable = {
   payer_tax_number: string | null
   payer_euid: string | null
   bank_tx_id: string | null
+  /** What the payer actually paid, when a sandbox payment pays another amount than the QR's. */
+  paid_cents: number | null
   blockchain_tx_id: string | null
   expiration: Date
   created_at: Date
@@ -70,6 +72,11 @@ const migrations: Record<string, Migration> = {
   '002_partner_deposits': {
     async up(db) {
       await sql`alter table fake_eulen_deposits alter column merchant_id drop not null`.execute(db)
+    },
+  },
+  '003_paid_amount': {
+    async up(db) {
+      await sql`alter table fake_eulen_deposits add column paid_cents int8`.execute(db)
     },
   },
 }

@@ -19,6 +19,8 @@ export type FakeEulenOptions = {
   clock: Clock
   token: string
   host?: string
+  /** Refuse a tax number sent without the payer's full name, as Eulen does in production. */
+  requireEndUserName?: boolean
 }
 
 export type FakeDeposit = {
@@ -56,7 +58,7 @@ function toStatusObject(row: FakeDepositsTable): FakeDeposit {
   return {
     qrId: row.id,
     status: row.status,
-    valueInCents: row.amount_cents,
+    valueInCents: row.paid_cents ?? row.amount_cents,
     expiration: row.expiration.toISOString().replace('Z', '+00:00'),
     payerName: row.payer_name,
     payerTaxNumber: row.payer_tax_number,
@@ -121,6 +123,9 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (!user) return refuse(reply, 422, 'Usuário final (euid) não encontrado.')
       knownEuid = user.euid
     } else if (taxNumber) {
+      if (options.requireEndUserName && !name) {
+        return refuse(reply, 400, 'endUserFullName é obrigatório quando endUserTaxNumber é informado.')
+      }
       const user = await endUser(taxNumber, name)
       if (user.paid_count === 0 && amount > MAX_NEW_TAX_NUMBER_CENTS) {
         return refuse(reply, 422, 'Valor acima do limite para um pagador sem histórico.')
@@ -153,6 +158,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         payer_tax_number: null,
         payer_euid: null,
         bank_tx_id: null,
+        paid_cents: null,
         blockchain_tx_id: null,
         expiration: new Date(now.getTime() + timeout * 1000),
         created_at: now,
@@ -241,7 +247,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
      * more times on request, or not at all when `lost`. Answers with the HTTP status our service
      * gave the last webhook.
      */
-    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number; lost?: boolean }) {
+    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number; lost?: boolean; paidCents?: number }) {
       const row = await deposit(id)
       if (!row) throw new Error(`no deposit ${id}`)
       const user = await endUser(payment.payerTaxNumber, payment.payerName)
@@ -254,6 +260,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
           payer_name: payment.payerName,
           payer_tax_number: payment.payerTaxNumber,
           payer_euid: user.euid,
+          paid_cents: payment.paidCents ?? row.paid_cents,
           bank_tx_id: row.bank_tx_id ?? `PIX_E${randomHex(15)}`,
           blockchain_tx_id: credited ? (row.blockchain_tx_id ?? randomHex(32)) : row.blockchain_tx_id,
           updated_at: now,

@@ -7,6 +7,7 @@ import * as lifecycle from './migrations/002_lifecycle.ts'
 import * as webhooks from './migrations/003_webhooks.ts'
 import * as idempotencyLease from './migrations/004_idempotency_lease.ts'
 import * as wallet from './migrations/005_wallet.ts'
+import * as reportedAmounts from './migrations/006_reported_amounts.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '003_webhooks': webhooks,
   '004_idempotency_lease': idempotencyLease,
   '005_wallet': wallet,
+  '006_reported_amounts': reportedAmounts,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -81,6 +81,10 @@ export type ChargesTable = {
   quote_cents: ColumnType<number | null, number | null | undefined, number | null>
   credited_units: ColumnType<number | null, number | null | undefined, number | null>
   release_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** What the provider said arrived, from its depix_sent report; the credit is computed from it. */
+  paid_cents: ColumnType<number | null, number | null | undefined, number | null>
+  bank_tx_id: ColumnType<string | null, string | null | undefined, string | null>
+  blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type AuditLogTable = {

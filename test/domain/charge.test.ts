@@ -1,13 +1,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { chargeStatuses, decideArrival, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
+import { chargeStatuses, decideArrival, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
 
 const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error', 'weird']
 const okFacts = { blocked: false, boundElsewhere: false, quoteAvailable: true }
-const euidCharge = (status: ChargeStatus): ChargeView => ({ status, informedEuid: 'EU000000000000001', informedTaxNumber: null })
-const taxCharge = (status: ChargeStatus): ChargeView => ({ status, informedEuid: null, informedTaxNumber: '11144477735' })
-const matching = { payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
+const euidCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: 'EU000000000000001', informedTaxNumber: null })
+const taxCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: null, informedTaxNumber: '11144477735' })
+const matching = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
 
 test('decisions section 4, in order', () => {
   const arrival = (charge: ChargeView, payer: typeof matching, facts = okFacts) => decideArrival(charge, { status: 'depix_sent', ...payer }, facts)
@@ -15,10 +15,21 @@ test('decisions section 4, in order', () => {
   assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }), { kind: 'hold', reason: 'identity_bound_elsewhere' })
   assert.deepEqual(arrival(euidCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
   assert.deepEqual(arrival(taxCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
-  const stranger = { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
+  const stranger = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
   assert.deepEqual(arrival(euidCharge('waiting_payment'), stranger), { kind: 'credit', to: 'after7d' })
   assert.deepEqual(arrival(taxCharge('waiting_payment'), stranger), { kind: 'hold', reason: 'payer_mismatch' })
   assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quoteAvailable: false }), { kind: 'hold', reason: 'quote_unavailable' })
+})
+
+test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
+  const paid = (valueInCents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { status: 'depix_sent', ...matching, valueInCents }, facts)
+  for (const cents of [1000, 950, 1050, 1049, 951]) assert.deepEqual(paid(cents), { kind: 'credit', to: 'depix_sent' }, String(cents))
+  for (const cents of [949, 1051, 2000, 1, 0, null]) assert.deepEqual(paid(cents), { kind: 'hold', reason: 'amount_mismatch' }, String(cents))
+  assert.deepEqual(paid(2000, { ...okFacts, blocked: true }), { kind: 'hold', reason: 'prior_med' })
+  assert.deepEqual(paid(2000, { ...okFacts, boundElsewhere: true }), { kind: 'hold', reason: 'identity_bound_elsewhere' })
+  fc.assert(fc.property(fc.integer({ min: 1000, max: 500_000 }), fc.integer({ min: 0, max: 1_000_000 }), (value, arrived) => {
+    assert.equal(paidAmountFits(value, arrived), arrived > 0 && Math.abs(arrived - value) * 20 <= value)
+  }))
 })
 
 test('provider statuses map to ours from waiting_payment', () => {
@@ -51,7 +62,7 @@ test('property: any sequence of provider reports moves forward only and credits 
   fc.assert(
     fc.property(fc.boolean(), fc.array(fc.constantFrom(...providerStatuses), { maxLength: 30 }), fc.boolean(), (withEuid, reports, payerMatchesInformed) => {
       let charge: ChargeView = withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')
-      const payer = payerMatchesInformed ? matching : { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
+      const payer = payerMatchesInformed ? matching : { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
       let credits = 0
       for (const status of reports) {
         const next = transition(charge, { status, ...payer }, okFacts)
@@ -78,6 +89,6 @@ test('masked tax numbers match on the characters shown, and only with enough sho
   assert.equal(taxNumberMatches('111.444.777-35', '11144477735'), true)
   assert.equal(taxNumberMatches('***********', '11144477735'), false)
   assert.equal(taxNumberMatches('11.222.333/****-**', '11222333000181'), true)
-  assert.equal(payerMatches(euidCharge('waiting_payment'), { status: 'depix_sent', payerEuid: null, payerTaxNumber: '11144477735' }), false)
+  assert.equal(payerMatches(euidCharge('waiting_payment'), { status: 'depix_sent', valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }), false)
   assert.ok(chargeStatuses.length === 11)
 })

@@ -73,12 +73,23 @@ test('error envelopes: the message is read from response.errorMessage, errorMess
     [400, { message: 'amountInCents inválido' }, 'amountInCents inválido', ProviderRejectedError],
     [503, { response: { errorMessage: 'Congelado' } }, 'Congelado', ProviderUnavailableError],
     [500, 'not json at all', 'provider answered HTTP 500', ProviderUnavailableError],
+    [500, { response: { errorMessage: 'CPF inválido para depósito' } }, 'CPF inválido para depósito', ProviderRejectedError],
+    [520, {}, 'provider answered HTTP 520', ProviderRejectedError],
+    [200, { response: { errorMessage: 'Limite diário excedido' }, async: false }, 'Limite diário excedido', ProviderRejectedError],
+    [201, { errorMessage: 'Recusado' }, 'Recusado', ProviderRejectedError],
     [401, { response: { errorMessage: 'Token inválido' } }, 'Token inválido', ProviderUnavailableError],
   ]
   for (const [status, body, message, kind] of cases) {
     script({ status, body })
     await assert.rejects(client().createDeposit(deposit), (error: unknown) => error instanceof kind && (error as Error).message === message, `${status}`)
   }
+})
+
+test('reads: a 500 with a sentence is the provider being unavailable, a 2xx with errorMessage a refusal', async () => {
+  script({ status: 500, body: { response: { errorMessage: 'Erro interno' } } })
+  await assert.rejects(client().depositStatus('a'.repeat(32)), ProviderUnavailableError)
+  script({ status: 200, body: { response: { errorMessage: 'Depósito não encontrado' } } })
+  await assert.rejects(client().depositStatus('a'.repeat(32)), (error: unknown) => error instanceof ProviderRejectedError && error.message === 'Depósito não encontrado')
 })
 
 test('a 2xx without id or qrCopyPaste is not taken as a deposit', async () => {

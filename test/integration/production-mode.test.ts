@@ -16,7 +16,7 @@ let hosts: Record<string, string[]>
 before(async () => {
   const database = await openTestDatabase()
   const clock = createAdjustableClock(T0)
-  provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token' })
+  provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token', requireEndUserName: true })
   const config = loadConfig({
     MODE: 'production', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
@@ -42,7 +42,7 @@ after(async () => {
 const create = (webhookUrl: string) =>
   service.app.inject({
     method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token },
-    payload: { value: '10.00', email: 'c@example.com', tax_number: '11144477735', webhook_url: webhookUrl },
+    payload: { value: '10.00', email: 'c@example.com', tax_number: '11144477735', payer_name: 'Carla Dias', webhook_url: webhookUrl },
   })
 
 test('production mode serves no sandbox controls', async () => {
@@ -71,14 +71,14 @@ test('the production adapter talks to the provider over HTTP with its Bearer tok
 test('the destination is checked again at delivery: a host now resolving to a private address gets nothing', async () => {
   const created = await service.app.inject({
     method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token },
-    payload: { value: '10.00', email: 'dns@example.com', tax_number: '12345678909', webhook_url: 'https://rebinding.example.com/hook', webhook_secret: 's' },
+    payload: { value: '10.00', email: 'dns@example.com', tax_number: '12345678909', payer_name: 'Davi Nunes', webhook_url: 'https://rebinding.example.com/hook', webhook_secret: 's' },
   })
   assert.equal(created.statusCode, 200, created.body)
   hosts['rebinding.example.com'] = ['10.0.0.5']
   const charge = await service.store.charges.findById(created.json().id)
   const applied = await service.app.inject({
     method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic hook-secret' },
-    payload: { qrId: charge!.provider_deposit_id, status: 'depix_sent', payerTaxNumber: '12345678909', payerEUID: 'EU000000000000077' },
+    payload: { qrId: charge!.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerTaxNumber: '12345678909', payerEUID: 'EU000000000000077' },
   })
   assert.equal(applied.statusCode, 200)
   await service.jobs.runDue()
@@ -86,4 +86,14 @@ test('the destination is checked again at delivery: a host now resolving to a pr
   assert.equal(attempts.length, 1)
   assert.equal(attempts[0]!.status_code, null)
   assert.match(attempts[0]!.error!, /private, loopback or link-local/)
+})
+
+test('the provider refuses a tax number without the payer\'s name: 400 payer_name_required with its sentence', async () => {
+  const send = (body: Record<string, unknown>) => service.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '10.00', email: 'named@example.com', tax_number: '52998224725', ...body } })
+  const refused = await send({})
+  assert.equal(refused.statusCode, 400)
+  assert.equal(refused.json().code, 'payer_name_required')
+  assert.equal(refused.json().param, 'payer_name')
+  assert.match(refused.json().error, /endUserFullName é obrigatório/)
+  assert.equal((await send({ payer_name: 'Nina Alves' })).statusCode, 200)
 })

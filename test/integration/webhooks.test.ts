@@ -207,7 +207,7 @@ test('nothing lost: a process stopped after the status change delivers after res
       const created = (await first.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': shopToken }, payload: { value: '10.00', email: `r-${payer}@example.com`, tax_number: payer, webhook_url: receiver.url('/restart'), webhook_secret: 's' } })).json()
       const charge = (await first.store.charges.findById(created.id))!
       // The provider webhook is applied (status change + queued delivery), then the process stops before any job runs.
-      const applied = await first.app.inject({ method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic shared' }, payload: { qrId: charge.provider_deposit_id, status: 'depix_sent', payerTaxNumber: payer } })
+      const applied = await first.app.inject({ method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic shared' }, payload: { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: charge.value_cents, payerTaxNumber: payer } })
       assert.equal(applied.statusCode, 200)
       ids.push(created.id)
     }

@@ -148,6 +148,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
             payer_tax_number: Type.String({ maxLength: 32 }),
             outcome: Type.Optional(Type.Enum(['depix_sent', 'under_review', 'pending', 'delayed', 'approved', 'error', 'will_refund', 'refunded', 'canceled', 'expired'])),
             duplicates: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
+            paid_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'Pay another amount than the QR asks (decisions 13)' })),
           },
           { additionalProperties: false },
         ),
@@ -166,6 +167,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         payerTaxNumber: taxNumber.value,
         outcome,
         ...(request.body.duplicates === undefined ? {} : { duplicates: request.body.duplicates }),
+        ...(request.body.paid_cents === undefined ? {} : { paidCents: request.body.paid_cents }),
       })
       if (status !== 200) throw new Error(`the service answered the provider webhook with HTTP ${status}`)
       await deps.jobs.runDue()
