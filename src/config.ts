@@ -21,6 +21,10 @@ export type Config = {
   bodyLimitBytes: number
   tokenCacheMs: number
   webhookTimeoutMs: number
+  /** delayDepixInHours sent on every merchant charge (decisions 13); 0 sends none. */
+  providerDelayHours: number
+  /** The sandbox fake's floor on that delay, as Eulen enforces one (0: none). */
+  sandboxMinimumDelayHours: number
   /** Requests per minute per API token (per instance); 0 switches the limit off. */
   rateLimitPerMinute: number
   /** Authentication failures per minute per client address before 429 (0 = no limit). */
@@ -123,6 +127,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    providerDelayHours: positiveInteger(env, 'PROVIDER_DELAY_HOURS', mode === 'production' ? 24 : 0),
+    sandboxMinimumDelayHours: positiveInteger(env, 'SANDBOX_PROVIDER_MIN_DELAY_HOURS', 0),
     authFailuresPerMinute: positiveInteger(env, 'AUTH_FAILURES_PER_MINUTE', 60),
     http: {
       requestTimeoutMs: positiveInteger(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000),

@@ -52,7 +52,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     if (config.mode === 'sandbox') {
       const sandboxClock = options.clock ?? createAdjustableClock()
       const token = randomBytes(24).toString('hex')
-      const fake = await startFakeEulen({ db: database.db, clock: sandboxClock, token })
+      const fake = await startFakeEulen({ db: database.db, clock: sandboxClock, token, minimumDelayHours: config.sandboxMinimumDelayHours, enforceRateLimits: config.providerLimits })
       closers.push(() => fake.close())
       provider = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
       if (config.providerLimits) provider = withProviderRateLimits(provider)

@@ -29,6 +29,8 @@ export type CreateChargeDeps = {
   payerLadder: readonly LadderStep[]
   /** Production: webhooks must be https to public addresses. */
   strictWebhooks: boolean
+  /** delayDepixInHours for merchant charges (decisions 13); 0 sends none. */
+  providerDelayHours?: number
   resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void }
 }
@@ -84,15 +86,17 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
     return await deps.provider.createDeposit({
       amountInCents: request.valueCents,
       ...(merchantId === null ? {} : { merchantId }),
+      ...(merchantId !== null && (deps.providerDelayHours ?? 0) > 0 ? { delayDepixInHours: deps.providerDelayHours } : {}),
       ...(request.euid !== null
         ? { euid: request.euid }
         : { endUserTaxNumber: request.taxNumber!, ...(request.payerName ? { endUserFullName: request.payerName } : {}) }),
     })
   } catch (error) {
     if (error instanceof ProviderRejectedError) {
-      // The provider wants the payer's full name with a tax number; its sentence varies, so a
-      // refusal of a named-less tax-number charge is answered with the code the merchant can act on.
-      if (request.euid === null && !request.payerName) {
+      // The provider wants the payer's full name with a tax number. It has no machine code, only a
+      // sentence: a refusal of a tax-number charge sent without a name, whose sentence is about the
+      // name, gets the code the merchant can act on.
+      if (request.euid === null && !request.payerName && /nome|name/i.test(error.message)) {
         throw new DomainError('payer_name_required', { param: 'payer_name', message: `The payment provider refused the charge (${error.message}). Send payer_name, the payer's full name, with tax_number.` })
       }
       throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
@@ -140,6 +144,8 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_url: request.webhookUrl,
       webhook_secret: request.webhookSecret,
       provider_deposit_id: deposit.id,
+      // The provider may already know who the tax number is (spec 2.2): shown before payment.
+      payer_euid: request.euid === null ? deposit.payerEuid : null,
       qr_copy_paste: deposit.qrCopyPaste,
       status: 'waiting_payment',
       provider_status: 'pending',

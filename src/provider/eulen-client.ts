@@ -1,6 +1,6 @@
 // HTTP client for Eulen's DePix API (reference/eulen-api.md). Tolerant of the envelope variants
-// the public clients report; never repeats POST /deposit except with the same X-Nonce when the
-// provider itself asks for it (the older asynchronous replies).
+// the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
+// urlResponse they name).
 import { randomUUID } from 'node:crypto'
 import {
   ProviderRejectedError,
@@ -20,7 +20,10 @@ export type EulenClientOptions = {
 
 type Reply = { status: number; body: Record<string, unknown> | null }
 
-const ASYNC_RETRIES = 3
+/** First wait before polling an asynchronous reply's urlResponse; it doubles up to 2 s. */
+const ASYNC_POLL_MS = 100
+/** The longest we follow an asynchronous reply, whatever expiration it states. */
+const ASYNC_WAIT_MS = 30_000
 
 function asRecord(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
@@ -62,13 +65,16 @@ export function parseProviderDeposit(raw: unknown): ProviderDeposit {
 export function createEulenClient(options: EulenClientOptions): PaymentProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
 
+  /** `path` below the base URL, or an absolute URL the provider gave us (the token goes only to its own origin). */
   async function call(method: 'GET' | 'POST', path: string, body?: unknown, nonce?: string): Promise<Reply> {
+    const url = /^https?:\/\//.test(path) ? path : `${base}${path}`
+    const ownOrigin = new URL(url).origin === new URL(base).origin
     let response: Response
     try {
-      response = await fetch(`${base}${path}`, {
+      response = await fetch(url, {
         method,
         headers: {
-          authorization: `Bearer ${options.token}`,
+          ...(ownOrigin ? { authorization: `Bearer ${options.token}` } : {}),
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(nonce ? { 'x-nonce': nonce } : {}),
@@ -113,24 +119,36 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     return response
   }
 
+  async function awaitAsyncReply(first: Record<string, unknown>): Promise<Reply> {
+    const url = text(first.urlResponse)
+    if (!url || !/^https?:\/\//.test(url)) throw new ProviderUnavailableError('provider answered asynchronously without a urlResponse to follow')
+    const stated = Date.parse(text(first.expiration) ?? '')
+    const deadline = Number.isNaN(stated) ? Date.now() + ASYNC_WAIT_MS : Math.min(stated, Date.now() + ASYNC_WAIT_MS)
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ASYNC_POLL_MS * 2 ** attempt, 2_000)))
+      const reply = await call('GET', url)
+      // Not there yet: the result is still being made.
+      if (reply.status === 404 || reply.status === 202 || (reply.status >= 200 && reply.status < 300 && reply.body?.async === true)) continue
+      return reply
+    }
+    throw new ProviderUnavailableError('the provider did not finish the deposit before its urlResponse expired')
+  }
+
   return {
+    /**
+     * POST /deposit is sent once. An asynchronous reply ({async: true, urlResponse, expiration})
+     * is followed by polling urlResponse until the result arrives or the expiration passes;
+     * the deposit is never posted again.
+     */
     async createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit> {
-      const nonce = randomUUID()
-      for (let attempt = 0; ; attempt++) {
-        const reply = await call('POST', '/deposit', request, nonce)
-        if (reply.status < 200 || reply.status >= 300) fail(reply, 'deposit')
-        if (reply.body?.async === true) {
-          // Older API versions answer "come back with the same nonce"; the nonce makes it safe.
-          if (attempt >= ASYNC_RETRIES) throw new ProviderUnavailableError('provider kept answering asynchronously')
-          await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)))
-          continue
-        }
-        const response = payload(reply)
-        const id = text(response.id)
-        const qrCopyPaste = text(response.qrCopyPaste)
-        if (!id || !qrCopyPaste) throw new ProviderUnavailableError('provider deposit reply lacks id or qrCopyPaste')
-        return { id, qrCopyPaste }
-      }
+      let reply = await call('POST', '/deposit', request, randomUUID())
+      if (reply.status >= 200 && reply.status < 300 && reply.body?.async === true) reply = await awaitAsyncReply(reply.body)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'deposit')
+      const response = payload(reply)
+      const id = text(response.id)
+      const qrCopyPaste = text(response.qrCopyPaste)
+      if (!id || !qrCopyPaste) throw new ProviderUnavailableError('provider deposit reply lacks id or qrCopyPaste')
+      return { id, qrCopyPaste, payerEuid: text(response.payerEUID) ?? text(response.payerEuid) }
     },
 
     async depositStatus(id: string): Promise<ProviderDeposit> {

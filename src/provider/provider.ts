@@ -9,9 +9,16 @@ export type CreateDepositRequest = {
   euid?: string
   endUserTaxNumber?: string
   endUserFullName?: string
+  /** Hours the provider holds the DePix after payment; Eulen requires a floor on merchant charges. */
+  delayDepixInHours?: number
 }
 
-export type CreatedDeposit = { id: string; qrCopyPaste: string }
+export type CreatedDeposit = {
+  id: string
+  qrCopyPaste: string
+  /** The payer's EUID when the provider already knows the tax number the charge named (spec 2.2). */
+  payerEuid: string | null
+}
 
 /** The provider's deposit status object, as far as we read it. */
 export type ProviderDeposit = {

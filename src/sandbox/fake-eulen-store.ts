@@ -19,6 +19,8 @@ export type FakeDepositsTable = {
   bank_tx_id: string | null
   /** What the payer actually paid, when a sandbox payment pays another amount than the QR's. */
   paid_cents: number | null
+  delay_hours: number
+  delay_until: Date | null
   blockchain_tx_id: string | null
   expiration: Date
   created_at: Date
@@ -67,6 +69,12 @@ const migrations: Record<string, Migration> = {
           updated_at timestamptz not null
         )`.execute(db)
       await sql`create index fake_eulen_deposits_created on fake_eulen_deposits (created_at)`.execute(db)
+    },
+  },
+  '004_delay': {
+    async up(db) {
+      await sql`alter table fake_eulen_deposits add column delay_hours int4 not null default 0`.execute(db)
+      await sql`alter table fake_eulen_deposits add column delay_until timestamptz`.execute(db)
     },
   },
   '002_partner_deposits': {

@@ -6,6 +6,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import Fastify, { type FastifyReply } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
+import QRCode from 'qrcode'
+import { createBucket, type Limit } from '../provider/rate-limits.ts'
 import { buildDynamicBrCode } from './brcode.ts'
 import { migrateFakeEulen, type FakeDepositsTable, type FakeEulenTables } from './fake-eulen-store.ts'
 
@@ -21,11 +23,20 @@ export type FakeEulenOptions = {
   host?: string
   /** Refuse a tax number sent without the payer's full name, as Eulen does in production. */
   requireEndUserName?: boolean
+  /** Eulen's floor on delayDepixInHours for merchant charges (since June 2026); 0 = none. */
+  minimumDelayHours?: number
+  /** Hold callers to Eulen's published limits (429 with its sentence) instead of answering everything. */
+  enforceRateLimits?: boolean
+  /** The partner (our account at Eulen) whose id MED webhooks carry as partnerId. */
+  partnerId?: string
 }
 
 export type FakeDeposit = {
   qrId: string
   status: string
+  webhookType?: 'deposit'
+  customerMessage: string | null
+  delayUntil: string | null
   valueInCents: number
   expiration: string
   payerName: string | null
@@ -54,10 +65,24 @@ function refuse(reply: FastifyReply, status: number, errorMessage: string) {
   return reply.code(status).send({ response: { errorMessage }, async: false })
 }
 
+const customerMessages: Record<string, string> = {
+  pending: 'Aguardando pagamento.',
+  delayed: 'Pagamento recebido; DePix será enviado ao fim do prazo.',
+  under_review: 'Pagamento em análise.',
+  depix_sent: 'DePix enviado.',
+  will_refund: 'O pagamento será devolvido.',
+  refunded: 'Pagamento devolvido.',
+  canceled: 'Depósito cancelado.',
+  expired: 'QR expirado.',
+  error: 'Erro no processamento.',
+}
+
 function toStatusObject(row: FakeDepositsTable): FakeDeposit {
   return {
     qrId: row.id,
     status: row.status,
+    customerMessage: customerMessages[row.status] ?? null,
+    delayUntil: row.delay_until === null ? null : row.delay_until.toISOString().replace('Z', '+00:00'),
     valueInCents: row.paid_cents ?? row.amount_cents,
     expiration: row.expiration.toISOString().replace('Z', '+00:00'),
     payerName: row.payer_name,
@@ -93,6 +118,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   }
 
   const app = Fastify({ logger: false })
+  let selfUrl = ''
+
   // Tests hold POST /deposit replies after the deposit is stored, to kill a client mid-call.
   let replyGate: { until: Promise<void>; stored: () => void } | null = null
 
@@ -102,7 +129,39 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     }
   })
 
-  app.get('/ping', async (_request, reply) => ok(reply, { msg: 'Pong!' }))
+  const partnerId = options.partnerId ?? 'EU000000000000000'
+  app.get('/ping', async (_request, reply) => ok(reply, { msg: 'Pong!', claims: { sub: partnerId, scope: ['deposit', 'withdraw'], env: 'sandbox' } }))
+
+  // Eulen's published limits (reference/eulen-api.md), when asked: a burst beyond them is 429.
+  const published: Record<string, Limit> = {
+    '/ping': { perMinute: 1, burst: 1 },
+    '/deposit': { perMinute: 15, burst: 50 },
+    '/deposit-status': { perMinute: 60, burst: 50 },
+    '/deposits': { perMinute: 12, burst: 10 },
+  }
+  const buckets = new Map(Object.entries(published).map(([path, limit]) => [path, createBucket(limit, () => performance.now())]))
+  if (options.enforceRateLimits) {
+    app.addHook('onRequest', async (request, reply) => {
+      const wait = buckets.get(request.url.split('?')[0]!)?.take() ?? 0
+      if (wait > 0) return refuse(reply.header('retry-after', String(wait)), 429, 'Limite de requisições excedido. Tente novamente mais tarde.')
+    })
+  }
+
+  // Replies the way older API versions did, on request: {async: true, urlResponse, expiration}.
+  let asyncReplies = false
+  const asyncResults = new Map<string, unknown>()
+  app.get<{ Params: { key: string } }>('/async/:key', async (request, reply) => {
+    const result = asyncResults.get(request.params.key)
+    if (result === undefined) return refuse(reply, 404, 'Resultado não encontrado.')
+    return ok(reply, result)
+  })
+
+  // The QR image the deposit reply points to, so qrImageUrl is reachable as the reference says.
+  app.get<{ Params: { file: string } }>('/qr/:file', async (request, reply) => {
+    const row = await db.selectFrom('fake_eulen_deposits').select('qr_copy_paste').where('id', '=', request.params.file.replace(/\.png$/, '')).executeTakeFirst()
+    if (!row) return refuse(reply, 404, 'QR não encontrado.')
+    return reply.type('image/png').send(await QRCode.toBuffer(row.qr_copy_paste, { type: 'png', margin: 2, scale: 6 }))
+  })
 
   app.post('/deposit', async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>
@@ -113,6 +172,15 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     // A partner's own deposit for an end user carries no merchantId; a merchant charge must name a valid one.
     if (body.merchantId !== undefined && (typeof body.merchantId !== 'string' || !/^EU\d{15}$/.test(body.merchantId))) {
       return refuse(reply, 400, 'merchantId inválido.')
+    }
+    const merchantCharge = typeof body.merchantId === 'string'
+    const delay = body.delayDepixInHours
+    if (delay !== undefined && (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 1 || delay > 720)) {
+      return refuse(reply, 400, 'delayDepixInHours deve ser um inteiro entre 1 e 720.')
+    }
+    const delayHours = typeof delay === 'number' ? delay : 0
+    if (merchantCharge && delayHours < (options.minimumDelayHours ?? 0)) {
+      return refuse(reply, 520, `delayDepixInHours mínimo para lojistas é ${options.minimumDelayHours} h.`)
     }
     const euid = typeof body.euid === 'string' ? body.euid : null
     const taxNumber = typeof body.endUserTaxNumber === 'string' ? body.endUserTaxNumber : null
@@ -130,7 +198,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (user.paid_count === 0 && amount > MAX_NEW_TAX_NUMBER_CENTS) {
         return refuse(reply, 422, 'Valor acima do limite para um pagador sem histórico.')
       }
-      knownEuid = user.euid
+      // A tax number that has paid before is an end user the provider knows: it says who.
+      knownEuid = user.paid_count > 0 ? user.euid : null
     } else if (amount > MAX_UNIDENTIFIED_CENTS) {
       return refuse(reply, 520, 'Depósitos acima de R$ 10,00 exigem identificação do pagador.')
     }
@@ -159,6 +228,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         payer_euid: null,
         bank_tx_id: null,
         paid_cents: null,
+        delay_hours: delayHours,
+        delay_until: null,
         blockchain_tx_id: null,
         expiration: new Date(now.getTime() + timeout * 1000),
         created_at: now,
@@ -169,7 +240,15 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       replyGate.stored()
       await replyGate.until
     }
-    return ok(reply, { id, qrCopyPaste, qrImageUrl: `https://pix.sandbox.depix.invalid/qr/${id}.png` })
+    const expiration = new Date(now.getTime() + timeout * 1000).toISOString().replace('Z', '+00:00')
+    const result = {
+      id, qrCopyPaste, qrImageUrl: `${selfUrl}/qr/${id}.png`, expiration, delayInHours: delayHours,
+      ...(taxNumber && knownEuid ? { payerEUID: knownEuid } : {}),
+    }
+    if (!asyncReplies) return ok(reply, result)
+    const key = randomHex(8)
+    asyncResults.set(key, result)
+    return reply.code(200).send({ async: true, urlResponse: `${selfUrl}/async/${key}`, expiration: new Date(Date.now() + 60_000).toISOString() })
   })
 
   app.get('/deposit-status', async (request, reply) => {
@@ -214,6 +293,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   })
 
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: 0 })
+  selfUrl = address
 
   // Where the provider's webhooks go ("registered out of band"): set once the service listens.
   let webhooks: { baseUrl: string; secret: string } | null = null
@@ -252,16 +332,19 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (!row) throw new Error(`no deposit ${id}`)
       const user = await endUser(payment.payerTaxNumber, payment.payerName)
       const now = clock.now()
-      const credited = payment.outcome === 'depix_sent'
+      // A delayed deposit is paid but held: "delayed" now, depix_sent when the delay ends.
+      const outcome = payment.outcome === 'depix_sent' && row.delay_hours > 0 ? 'delayed' : payment.outcome
+      const credited = outcome === 'depix_sent'
       await db
         .updateTable('fake_eulen_deposits')
         .set({
-          status: payment.outcome,
+          status: outcome,
+          delay_until: outcome === 'delayed' ? new Date(now.getTime() + row.delay_hours * 3_600_000) : row.delay_until,
           payer_name: payment.payerName,
           payer_tax_number: payment.payerTaxNumber,
           payer_euid: user.euid,
           paid_cents: payment.paidCents ?? row.paid_cents,
-          bank_tx_id: row.bank_tx_id ?? `PIX_E${randomHex(15)}`,
+          bank_tx_id: row.bank_tx_id ?? `PIX_E${randomHex(16)}`,
           blockchain_tx_id: credited ? (row.blockchain_tx_id ?? randomHex(32)) : row.blockchain_tx_id,
           updated_at: now,
         })
@@ -289,10 +372,24 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         euid: row.payer_euid,
         taxNumber: row.payer_tax_number,
         name: row.payer_name,
-        partnerId: row.merchant_id,
+        partnerId,
         creationDateReport: clock.now().toISOString(),
         ...(row.blockchain_tx_id ? { blockchainTxID: row.blockchain_tx_id } : {}),
       })
+    },
+    /** Delayed deposits whose delay has ended on the clock are delivered: depix_sent, with its webhook. */
+    async deliverDelayed(): Promise<number> {
+      const due = await db.selectFrom('fake_eulen_deposits').selectAll().where('status', '=', 'delayed').where('delay_until', '<=', clock.now()).execute()
+      for (const row of due) {
+        await db.updateTable('fake_eulen_deposits').set({ status: 'depix_sent', blockchain_tx_id: row.blockchain_tx_id ?? randomHex(32), updated_at: clock.now() }).where('id', '=', row.id).where('status', '=', 'delayed').execute()
+        if (row.payer_tax_number) await db.updateTable('fake_eulen_end_users').set((eb) => ({ paid_count: eb('paid_count', '+', 1) })).where('tax_number', '=', row.payer_tax_number).execute()
+        if (webhooks) await sendWebhook('deposit', { ...toStatusObject((await deposit(row.id))!), webhookType: 'deposit' })
+      }
+      return due.length
+    },
+    /** Answer POST /deposit asynchronously from now on (or stop), as older API versions did. */
+    setAsyncReplies(on: boolean) {
+      asyncReplies = on
     },
     /** Deposits are stored but not answered until `release`; `depositStored` says one arrived. */
     holdDepositReplies() {

@@ -41,21 +41,32 @@ const deposit = { amountInCents: 1000, merchantId: 'EU000000000000001', euid: 'E
 
 test('POST /deposit sends the Bearer token and reads the {response, async} envelope', async () => {
   script({ status: 200, body: { response: { id: 'a'.repeat(32), qrCopyPaste: '000201...', qrImageUrl: 'https://x' }, async: false } })
-  assert.deepEqual(await client().createDeposit(deposit), { id: 'a'.repeat(32), qrCopyPaste: '000201...' })
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'a'.repeat(32), qrCopyPaste: '000201...', payerEuid: null })
   assert.equal(seen[0]!.headers.authorization, 'Bearer jwt-token')
   assert.deepEqual(JSON.parse(seen[0]!.body), deposit)
   assert.equal(seen[0]!.url, '/api/deposit')
 })
 
-test('an asynchronous reply is retried with the same X-Nonce, and only then', async () => {
+test('an asynchronous reply is polled at its urlResponse until the result; POST /deposit is sent once', async () => {
+  const later = new Date(Date.now() + 10_000).toISOString()
   script(
-    { status: 200, body: { async: true, urlResponse: 'https://x', expiration: '2026-01-01T00:00:00Z' } },
-    { status: 200, body: { response: { id: 'b'.repeat(32), qrCopyPaste: '0002' }, async: false } },
+    { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/1`, expiration: later } },
+    { status: 202, body: {} },
+    { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/1`, expiration: later } },
+    { status: 200, body: { response: { id: 'b'.repeat(32), qrCopyPaste: '0002', payerEUID: 'EU000000000000004' }, async: false } },
   )
-  assert.equal((await client().createDeposit(deposit)).id, 'b'.repeat(32))
-  assert.equal(seen.length, 2)
-  assert.ok(seen[0]!.headers['x-nonce'])
-  assert.equal(seen[0]!.headers['x-nonce'], seen[1]!.headers['x-nonce'])
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'b'.repeat(32), qrCopyPaste: '0002', payerEuid: 'EU000000000000004' })
+  assert.deepEqual(seen.map((request) => `${request.method} ${request.url}`), ['POST /api/deposit', 'GET /api/async/1', 'GET /api/async/1', 'GET /api/async/1'])
+  assert.equal(seen[1]!.headers.authorization, 'Bearer jwt-token')
+
+  // Past its expiration: unavailable, and still never posted twice.
+  script({ status: 200, body: { async: true, urlResponse: `${baseUrl}/async/2`, expiration: new Date(Date.now() + 300).toISOString() } }, ...Array.from({ length: 20 }, () => ({ status: 202, body: {} })))
+  await assert.rejects(client().createDeposit(deposit), ProviderUnavailableError)
+  assert.equal(seen.filter((request) => request.method === 'POST').length, 1)
+  // A urlResponse on another origin is polled without our token.
+  script({ status: 200, body: { async: true, urlResponse: `${baseUrl.replace('127.0.0.1', 'localhost')}/async/3`, expiration: later } }, { status: 200, body: { response: { id: 'c'.repeat(32), qrCopyPaste: '0002' } } })
+  await client().createDeposit(deposit)
+  assert.equal(seen[1]!.headers.authorization, undefined)
 })
 
 test('a dropped connection or a time-out on POST /deposit is never retried', async () => {

@@ -87,6 +87,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
           baseUrl: deps.config.baseUrl,
           payerLadder: deps.config.payerLadder,
           strictWebhooks: deps.config.mode === 'production',
+          providerDelayHours: deps.config.providerDelayHours,
           ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
           log: request.log,
         },

@@ -125,6 +125,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     },
     async (request) => {
       const now = sandbox.clock.advance(request.body.advance_seconds)
+      // The provider's side of time first (delays that ended deliver their DePix), then ours.
+      await sandbox.fake.deliverDelayed()
       await deps.jobs.runDue()
       return { now: now.toISOString() }
     },

@@ -1,0 +1,156 @@
+// Eulen's behaviours as the fake copies them, met through the real adapter over HTTP: the delay
+// floor on merchant charges and `delayed` until it ends, the payer's EUID before payment, replies
+// that come asynchronously, and the reply shapes of reference/eulen-api.md.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { openPglite, type OpenedDatabase } from '../../src/store/database.ts'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+let token: string
+before(async () => {
+  service = await startTestService({ PROVIDER_DELAY_HOURS: '24', SANDBOX_PROVIDER_MIN_DELAY_HOURS: '24' })
+  token = (await service.merchant('delay@example.com', '52998224725')).token
+})
+after(() => service.close())
+
+const create = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', ...body } })
+const fakeDeposit = async (chargeId: string) => {
+  const charge = (await service.store.charges.findById(chargeId))!
+  return service.store.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', charge.provider_deposit_id as never).executeTakeFirstOrThrow() as Promise<Record<string, any>>
+}
+
+test('every merchant charge asks for the configured delay; the money is pending until the provider delivers it', async () => {
+  const payer = generateCpf()
+  const created = await create({ email: 'delayed@example.com', tax_number: payer, webhook_url: 'http://127.0.0.1:1/h' })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  assert.equal((await fakeDeposit(created.body.id)).delay_hours, 24)
+
+  const paid = await service.pay(created.body.id, payer)
+  assert.equal(paid.body.status, 'pending', 'delayed at the provider is pending here')
+  const account = (await service.store.accounts.findByEmail('delayed@example.com'))!
+  assert.equal((await service.store.ledger.balances(account.id)).DEPIX, 0)
+  const deposit = await fakeDeposit(created.body.id)
+  assert.equal(deposit.status, 'delayed')
+  assert.equal(new Date(deposit.delay_until).getTime(), service.clock.now().getTime() + 24 * 3_600_000)
+
+  await service.advance(23 * 3600)
+  assert.equal((await service.store.charges.findById(created.body.id))!.status, 'pending')
+  await service.advance(3600)
+  const confirmed = (await service.store.charges.findById(created.body.id))!
+  assert.equal(confirmed.status, 'depix_sent')
+  assert.equal((await service.store.ledger.balances(account.id)).DEPIX, 900)
+  const events = await service.store.db.selectFrom('webhook_events').select('event').where('charge_id', '=', created.body.id).execute()
+  assert.deepEqual(events.map((event) => event.event), ['payment.confirmed'])
+})
+
+test('the 7-day hold of a third-party payment counts from our confirmation, after the provider delay', async () => {
+  const known = generateCpf()
+  const euid = (await service.sandbox!.fake.endUser(known, 'Known Payer')).euid
+  const created = await create({ email: 'held-delay@example.com', euid })
+  assert.equal((await service.pay(created.body.id, generateCpf())).body.status, 'pending')
+  await service.advance(24 * 3600)
+  const held = (await service.store.charges.findById(created.body.id))!
+  assert.equal(held.status, 'after7d')
+  assert.equal(held.release_at!.getTime(), held.confirmed_at!.getTime() + 7 * 24 * 3_600_000)
+  assert.equal(held.confirmed_at!.getTime(), service.clock.now().getTime())
+})
+
+test('a delay below the provider\'s floor is refused the way Eulen refuses it: no QR, the provider\'s sentence', async () => {
+  const low = await startTestService({ PROVIDER_DELAY_HOURS: '1', SANDBOX_PROVIDER_MIN_DELAY_HOURS: '24' })
+  try {
+    const merchant = await low.merchant('floor@example.com', '52998224725')
+    const refused = await low.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'x@example.com', tax_number: generateCpf() } })
+    assert.equal(refused.status, 422)
+    assert.equal(refused.body.code, 'provider_rejected')
+    assert.match(refused.body.error, /delayDepixInHours mínimo para lojistas é 24 h/)
+    assert.equal(await low.store.db.selectFrom('charges').select('id').executeTakeFirst(), undefined)
+  } finally {
+    await low.close()
+  }
+})
+
+test('a tax number the provider knows shows its payerEuid before payment; an unknown one does not', async () => {
+  const returning = generateCpf()
+  const first = await create({ email: 'euid-early@example.com', tax_number: returning })
+  await service.pay(first.body.id, returning)
+  await service.advance(24 * 3600)
+  const second = await create({ email: 'euid-early@example.com', tax_number: returning })
+  const record = await service.request({ method: 'GET', url: `/api/get-payment/${second.body.id}`, token })
+  assert.equal(record.body.status, 'waiting_payment')
+  assert.equal(record.body.payerEuid, (await service.sandbox!.fake.endUser(returning, null)).euid)
+  const fresh = await create({ email: 'euid-early@example.com', tax_number: generateCpf() })
+  assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${fresh.body.id}`, token })).body.payerEuid, null)
+})
+
+test('asynchronous provider replies are followed to their result, with one deposit', async () => {
+  service.sandbox!.fake.setAsyncReplies(true)
+  try {
+    const before = (await service.store.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
+    const created = await create({ email: 'async@example.com', tax_number: generateCpf() })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    assert.match(created.body.qrCopyPaste, /^000201/)
+    const after = (await service.store.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
+    assert.equal(Number(after), Number(before) + 1)
+  } finally {
+    service.sandbox!.fake.setAsyncReplies(false)
+  }
+})
+
+test('the fake answers in the reference\'s shapes', async () => {
+  let database: OpenedDatabase | undefined
+  let fake: FakeEulen | undefined
+  try {
+    database = await openPglite(null)
+    fake = await startFakeEulen({ db: database.db, clock: createAdjustableClock(new Date('2026-11-22T12:00:00Z')), token: 'jwt', partnerId: 'EU999999999999999', enforceRateLimits: true })
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${fake!.url}${path}`, { method, headers: { authorization: 'Bearer jwt', ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    const ping = await call('GET', '/ping')
+    assert.equal(ping.body.response.msg, 'Pong!')
+    assert.equal(ping.body.response.claims.sub, 'EU999999999999999')
+    assert.equal((await call('GET', '/ping')).status, 429, '/ping is 1 a minute')
+
+    const payer = generateCpf()
+    const deposit = await call('POST', '/deposit', { amountInCents: 1000, merchantId: 'EU000000000000001', endUserTaxNumber: payer, endUserFullName: 'Ana', delayDepixInHours: 2 })
+    assert.equal(deposit.body.async, false)
+    const { id, qrImageUrl, expiration, delayInHours } = deposit.body.response
+    assert.match(id, /^[0-9a-f]{32}$/)
+    assert.equal(delayInHours, 2)
+    assert.equal(expiration, '2026-11-22T12:20:00.000+00:00')
+    const image = await fetch(qrImageUrl, { headers: { authorization: 'Bearer jwt' } })
+    assert.equal(image.headers.get('content-type'), 'image/png')
+
+    let posted: any[] = []
+    const receiver = await import('node:http').then(({ createServer }) => createServer((request, response) => {
+      let text = ''
+      request.on('data', (chunk) => (text += chunk))
+      request.on('end', () => {
+        posted.push(JSON.parse(text))
+        response.end('{}')
+      })
+    }))
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    fake.setWebhookTarget(`http://127.0.0.1:${(receiver.address() as { port: number }).port}`, 'secret')
+    await fake.settle(id, { payerName: 'Ana', payerTaxNumber: payer, outcome: 'depix_sent' })
+    assert.equal(posted[0].webhookType, 'deposit')
+    assert.equal(posted[0].status, 'delayed')
+    assert.equal(posted[0].delayUntil, '2026-11-22T14:00:00.000+00:00')
+    assert.match(posted[0].bankTxId, /^PIX_E[0-9a-f]{32}$/)
+    assert.equal(typeof posted[0].customerMessage, 'string')
+    const status = await call('GET', `/deposit-status?id=${id}`)
+    assert.equal(status.body.response.status, 'delayed')
+    await fake.med(id)
+    assert.equal(posted[1].webhookType, 'med')
+    assert.equal(posted[1].partnerId, 'EU999999999999999')
+    posted = []
+    receiver.close()
+  } finally {
+    await fake?.close()
+    await database?.close()
+  }
+})
