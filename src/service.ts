@@ -7,6 +7,7 @@ import type { Config } from './config.ts'
 import { setQuotes } from './app/set-quotes.ts'
 import { createTokenCache } from './app/token-cache.ts'
 import { jobHandlers } from './jobs/handlers.ts'
+import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
 import { createJobRunner } from './jobs/runner.ts'
 import { buildApp } from './http/app.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
@@ -81,9 +82,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
       store,
       clock,
       log: { error: (details, message) => app?.log.error(details, message) },
-      handlers: jobHandlers({ store, clock, provider, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+      handlers: jobHandlers({
+        store, clock, provider, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs,
+        sweepLookbackMs: (config.providerDelayHours + 1) * 3_600_000, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
+    // One deposit sweep per deployment, whichever instance starts first.
+    await store.jobs.ensureSingleton('sweep_deposits', {}, new Date(clock.now().getTime() + SWEEP_EVERY_MS), clock.now())
     app = await buildApp(
       {
         config,

@@ -23,8 +23,12 @@ function payerTaxNumber(charge: Charge, reported: string | null): string | null 
 export async function applyProviderEvent(deps: { store: Store; clock: Clock }, report: ProviderDeposit): Promise<ProviderEventOutcome> {
   return deps.store.transaction(async (store) => {
     const locked = await store.charges.lockByDepositId(report.qrId)
-    if (!locked) return { chargeId: null, status: null, changed: false }
     const now = deps.clock.now()
+    if (!locked) {
+      // Not ours, or ours but lost: kept for support, never only logged.
+      await store.unknownDeposits.record(report, 'webhook', now)
+      return { chargeId: null, status: null, changed: false }
+    }
 
     // What the provider tells us about the payer is kept as soon as it is known.
     let charge = locked

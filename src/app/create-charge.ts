@@ -81,7 +81,24 @@ async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promi
   }
 }
 
+/**
+ * The reply to POST /deposit was lost (time-out, dropped connection): the deposit may exist. Look
+ * for it before answering, and keep what is found for support: the list carries no QR code, so
+ * the deposit cannot be handed to the merchant, and its QR was never shown to anyone.
+ */
+async function lookForLostDeposit(deps: CreateChargeDeps, amountCents: number, askedAt: Date): Promise<void> {
+  try {
+    const around = await deps.provider.listDeposits(new Date(askedAt.getTime() - 60_000), new Date(deps.clock.now().getTime() + 60_000))
+    const candidates = around.filter((deposit) => deposit.valueInCents === amountCents)
+    const ours = new Set((await deps.store.charges.findByDepositIds(candidates.map((deposit) => deposit.qrId))).map((charge) => charge.provider_deposit_id))
+    for (const deposit of candidates) if (!ours.has(deposit.qrId)) await deps.store.unknownDeposits.record(deposit, 'lost_reply', deps.clock.now())
+  } catch (error) {
+    deps.log?.warn({ err: error }, 'could not look for a deposit whose creation reply was lost')
+  }
+}
+
 async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, request: ChargeRequest) {
+  const askedAt = deps.clock.now()
   try {
     return await deps.provider.createDeposit({
       amountInCents: request.valueCents,
@@ -102,7 +119,10 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
       throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
     }
     if (error instanceof ProviderLimitReachedError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
-    if (error instanceof ProviderUnavailableError) throw new DomainError('provider_unavailable')
+    if (error instanceof ProviderUnavailableError) {
+      await lookForLostDeposit(deps, request.valueCents, askedAt)
+      throw new DomainError('provider_unavailable')
+    }
     throw error
   }
 }

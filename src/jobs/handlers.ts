@@ -2,6 +2,7 @@
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { releaseHold } from '../app/release-hold.ts'
+import { SWEEP_EVERY_MS, sweepProviderDeposits } from '../app/sweep-provider-deposits.ts'
 import type { Clock } from '../clock.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
@@ -20,6 +21,8 @@ export function jobHandlers(deps: {
   provider: PaymentProvider
   strictDestinations: boolean
   webhookTimeoutMs: number
+  /** How far back the deposit sweep looks: QR life and the provider delay, with margin. */
+  sweepLookbackMs: number
   resolveHost?: ResolveHost
 }): JobHandlers {
   const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
@@ -35,6 +38,10 @@ export function jobHandlers(deps: {
     async reconcile_charge(payload, job) {
       const again = await reconcileCharge(deps, chargeIdOf(payload))
       return again ? { again: new Date(deps.clock.now().getTime() + reconcileAgainAfterMs(job.attempts + 1)) } : { done: true }
+    },
+    async sweep_deposits() {
+      await sweepProviderDeposits(deps, { lookbackMs: deps.sweepLookbackMs })
+      return { again: new Date(deps.clock.now().getTime() + SWEEP_EVERY_MS) }
     },
     async deliver_webhook(payload) {
       const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, String(payload.eventId))

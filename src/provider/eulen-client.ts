@@ -157,6 +157,25 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       return parseProviderDeposit(payload(reply))
     },
 
+    async listDeposits(start: Date, end: Date): Promise<ProviderDeposit[]> {
+      const reply = await call('GET', `/deposits?start=${encodeURIComponent(start.toISOString())}&end=${encodeURIComponent(end.toISOString())}`)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
+      // The list comes as `response` itself, or inside it as `deposits`, depending on the version.
+      const response = reply.body?.response
+      const list = Array.isArray(response) ? response : asRecord(response)?.deposits
+      if (!Array.isArray(list)) {
+        payload(reply)
+        throw new ProviderUnavailableError('provider deposit list is not a list')
+      }
+      return list.flatMap((item) => {
+        try {
+          return [parseProviderDeposit(item)]
+        } catch {
+          return []
+        }
+      })
+    },
+
     async ping(): Promise<void> {
       const reply = await call('GET', '/ping')
       if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')

@@ -41,6 +41,8 @@ export type ProviderUserInfo = {
 export interface PaymentProvider {
   createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit>
   depositStatus(id: string): Promise<ProviderDeposit>
+  /** Deposits created between `start` and `end` (the provider answers at most 200). */
+  listDeposits(start: Date, end: Date): Promise<ProviderDeposit[]>
   /** Null when the provider does not know the EUID. */
   userInfo(euid: string): Promise<ProviderUserInfo | null>
   /** Resolves when the provider answers GET /ping with our credentials. */

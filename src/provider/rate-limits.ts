@@ -6,9 +6,10 @@ import { ProviderUnavailableError, type PaymentProvider } from './provider.ts'
 export type Limit = { perMinute: number; burst: number }
 
 /** reference/eulen-api.md; user-info has no published limit, so it gets deposit-status's. */
-export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'userInfo' | 'ping', Limit> = {
+export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'deposits' | 'userInfo' | 'ping', Limit> = {
   deposit: { perMinute: 15, burst: 50 },
   depositStatus: { perMinute: 60, burst: 50 },
+  deposits: { perMinute: 12, burst: 10 },
   userInfo: { perMinute: 60, burst: 50 },
   ping: { perMinute: 1, burst: 1 },
 }
@@ -50,6 +51,7 @@ export function withProviderRateLimits(
   const buckets = {
     deposit: createBucket(limits.deposit, nowMs),
     depositStatus: createBucket(limits.depositStatus, nowMs),
+    deposits: createBucket(limits.deposits, nowMs),
     userInfo: createBucket(limits.userInfo, nowMs),
     ping: createBucket(limits.ping, nowMs),
   }
@@ -65,6 +67,10 @@ export function withProviderRateLimits(
     async depositStatus(id) {
       guard('depositStatus')
       return provider.depositStatus(id)
+    },
+    async listDeposits(start, end) {
+      guard('deposits')
+      return provider.listDeposits(start, end)
     },
     async userInfo(euid) {
       guard('userInfo')

@@ -36,6 +36,12 @@ export function chargesRepository(db: Kysely<Database>) {
       return db.updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
 
+    /** The charges behind these provider deposit ids (those that are ours). */
+    findByDepositIds(ids: string[]): Promise<Charge[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('charges').selectAll().where('provider_deposit_id', 'in', ids).execute()
+    },
+
     /** Charges in security_hold, oldest first: the support queue. */
     listHeld(): Promise<Charge[]> {
       return db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id').execute()

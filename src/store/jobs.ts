@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from './schema.ts'
 
-export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook'
+export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook' | 'sweep_deposits'
 
 export type Job = { id: number; kind: JobKind; payload: Record<string, unknown>; attempts: number }
 
@@ -11,6 +11,15 @@ export function jobsRepository(db: Kysely<Database>) {
   return {
     async enqueue(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
       await db.insertInto('jobs').values({ kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now }).execute()
+    },
+
+    /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
+    async ensureSingleton(kind: 'sweep_deposits', payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
+      await db
+        .insertInto('jobs')
+        .values({ kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now })
+        .onConflict((oc) => oc.column('kind').where('kind', '=', 'sweep_deposits').doNothing())
+        .execute()
     },
 
     /** Leases up to `limit` due jobs until `now + leaseMs`; a crashed worker's lease simply runs out. */

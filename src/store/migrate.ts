@@ -8,6 +8,7 @@ import * as webhooks from './migrations/003_webhooks.ts'
 import * as idempotencyLease from './migrations/004_idempotency_lease.ts'
 import * as wallet from './migrations/005_wallet.ts'
 import * as reportedAmounts from './migrations/006_reported_amounts.ts'
+import * as unknownDeposits from './migrations/007_unknown_deposits.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '004_idempotency_lease': idempotencyLease,
   '005_wallet': wallet,
   '006_reported_amounts': reportedAmounts,
+  '007_unknown_deposits': unknownDeposits,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -188,6 +188,19 @@ export type WalletSessionsTable = {
   last_seen_at: Date
 }
 
+export type UnknownDepositsTable = {
+  qr_id: string
+  status: string
+  value_cents: number | null
+  payer_name: string | null
+  payer_tax_number: string | null
+  payer_euid: string | null
+  bank_tx_id: string | null
+  seen_by: string
+  first_seen_at: Date
+  last_seen_at: Date
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -204,6 +217,7 @@ export type Database = {
   webhook_attempts: WebhookAttemptsTable
   wallet_codes: WalletCodesTable
   wallet_sessions: WalletSessionsTable
+  unknown_deposits: UnknownDepositsTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -11,6 +11,7 @@ import { ledgerRepository } from './ledger.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
 
@@ -27,6 +28,7 @@ export type Store = {
   audit: ReturnType<typeof auditRepository>
   webhookEvents: ReturnType<typeof webhookEventsRepository>
   wallet: ReturnType<typeof walletRepository>
+  unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
 }
 
@@ -44,6 +46,7 @@ export function createStore(db: Kysely<Database>): Store {
     audit: auditRepository(db),
     webhookEvents: webhookEventsRepository(db),
     wallet: walletRepository(db),
+    unknownDeposits: unknownDepositsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -17,7 +17,8 @@ import { ErrorBody, QuoteValue } from '../schemas.ts'
 
 const Note = Type.String({ minLength: 1, maxLength: 1000 })
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
-const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
+// A tax number the provider sent masked stays as it came.
+const mask = (value: string | null) => (value === null ? null : value.includes('*') ? value : maskTaxNumber(value))
 
 export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics }> = async (app, deps) => {
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
@@ -129,6 +130,23 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
       return quotes
     },
   )
+
+  // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
+  // found, a deposit whose creation reply was lost.
+  app.get('/ops/unknown-deposits', async () => ({
+    deposits: (await deps.store.unknownDeposits.list()).map((deposit) => ({
+      qr_id: deposit.qr_id,
+      status: deposit.status,
+      value_in_cents: deposit.value_cents,
+      payer_name: deposit.payer_name,
+      payer_tax_number: mask(deposit.payer_tax_number),
+      payer_euid: deposit.payer_euid,
+      bank_tx_id: deposit.bank_tx_id,
+      seen_by: deposit.seen_by,
+      first_seen_at: deposit.first_seen_at.toISOString(),
+      last_seen_at: deposit.last_seen_at.toISOString(),
+    })),
+  }))
 
   app.get('/ops/audit', async () => ({ entries: await deps.store.audit.list() }))
 
