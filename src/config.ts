@@ -25,6 +25,10 @@ export type Config = {
   providerDelayHours: number
   /** The sandbox fake's floor on that delay, as Eulen enforces one (0: none). */
   sandboxMinimumDelayHours: number
+  /** Public ticker for BRL prices of BTC and USDt (Binance's spot ticker format). */
+  priceSourceUrl: string
+  /** The oldest price a conversion may use when the source stops answering. */
+  quoteMaxAgeMs: number
   /** Requests per minute per API token (per instance); 0 switches the limit off. */
   rateLimitPerMinute: number
   /** Authentication failures per minute per client address before 429 (0 = no limit). */
@@ -127,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    priceSourceUrl: absoluteUrl('PRICE_SOURCE_URL', nonEmpty(env, 'PRICE_SOURCE_URL') ?? 'https://api.binance.com/api/v3/ticker/price'),
+    quoteMaxAgeMs: positiveInteger(env, 'QUOTE_MAX_AGE_SECONDS', 120) * 1000,
     providerDelayHours: positiveInteger(env, 'PROVIDER_DELAY_HOURS', mode === 'production' ? 24 : 0),
     sandboxMinimumDelayHours: positiveInteger(env, 'SANDBOX_PROVIDER_MIN_DELAY_HOURS', 0),
     authFailuresPerMinute: positiveInteger(env, 'AUTH_FAILURES_PER_MINUTE', 60),

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyServerOptions } from 'fastify'
 import { createAdjustableClock, systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { setQuotes } from './app/set-quotes.ts'
+import { createQuoteBook } from './app/quote-book.ts'
+import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
+import { startFakeTicker, type FakeTicker } from './sandbox/fake-ticker.ts'
 import { createTokenCache } from './app/token-cache.ts'
 import { jobHandlers } from './jobs/handlers.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
@@ -21,8 +23,8 @@ import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
 import type { ResolveHost } from './webhooks/destination.ts'
 
-/** Sandbox conversions work out of the box; PUT /sandbox/quotes changes them. */
-const SANDBOX_DEFAULT_QUOTES = { BTC: '350000.00', USDt: '5.40' }
+/** Sandbox conversions work out of the box (BRL cents); PUT /sandbox/quotes changes the fake ticker. */
+const SANDBOX_DEFAULT_PRICES = { BTC: 35_000_000, USDt: 540 }
 
 export type ServiceOptions = {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -48,8 +50,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
     let clock: Clock = options.clock ?? systemClock
     let provider: PaymentProvider
-    let sandbox: { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null } | undefined
+    let sandbox: { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker } | undefined
     let mailer: Mailer
+    let priceSource: PriceSource
     if (config.mode === 'sandbox') {
       const sandboxClock = options.clock ?? createAdjustableClock()
       const token = randomBytes(24).toString('hex')
@@ -61,10 +64,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
       // Without SMTP_URL the sandbox keeps its mail in an outbox that /sandbox/outbox lists.
       const outbox = config.smtpUrl === null ? await createOutbox(database.db, sandboxClock) : null
       mailer = outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
-      sandbox = { fake, clock: sandboxClock, outbox }
+      const ticker = await startFakeTicker(SANDBOX_DEFAULT_PRICES)
+      closers.push(() => ticker.close())
+      priceSource = createTickerPriceSource({ url: ticker.url, timeoutMs: config.providerTimeoutMs })
+      sandbox = { fake, clock: sandboxClock, outbox, ticker }
     } else {
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }))
       mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
+      priceSource = createTickerPriceSource({ url: config.priceSourceUrl, timeoutMs: config.providerTimeoutMs })
     }
     closers.push(() => mailer.close())
 
@@ -72,10 +79,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // provider webhook secret is shared with the in-process fake.
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
     const providerWebhookSecret = config.providerWebhookSecret ?? randomBytes(24).toString('base64url')
-    if (sandbox && (await store.quotes.all()).BTC === undefined) {
-      await setQuotes({ store, clock }, SANDBOX_DEFAULT_QUOTES)
-    }
     const tokenCache = createTokenCache(config.tokenCacheMs)
+    const quotes = createQuoteBook({ store, clock, priceSource, maxAgeMs: config.quoteMaxAgeMs, log: { warn: (details, message) => app?.log.warn(details, message) } })
     // The runner logs through the app's logger, which exists once the app is built below.
     let app: Awaited<ReturnType<typeof buildApp>> | undefined
     const jobs = createJobRunner({
@@ -83,7 +88,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       clock,
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
-        store, clock, provider, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs,
+        store, clock, provider, quotes, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs,
         sweepLookbackMs: (config.providerDelayHours + 1) * 3_600_000, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
@@ -100,6 +105,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         providerWebhookSecret,
         opsToken,
         mailer,
+        quotes,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { sandbox } : {}),
       },

@@ -8,6 +8,7 @@ import type { ProviderDeposit } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { creditCharge } from './charge-effects.ts'
+import type { Quote, QuoteBook } from './quote-book.ts'
 import { disputeCharge } from './record-med.ts'
 
 export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStatus | null; changed: boolean }
@@ -20,7 +21,16 @@ function payerTaxNumber(charge: Charge, reported: string | null): string | null 
   return charge.payer_tax_number ?? reported
 }
 
-export async function applyProviderEvent(deps: { store: Store; clock: Clock }, report: ProviderDeposit): Promise<ProviderEventOutcome> {
+/** The quote for a report that may credit a conversion, asked before the transaction (an HTTP call). */
+async function quoteForReport(deps: { store: Store; quotes: QuoteBook }, report: ProviderDeposit): Promise<Quote | null> {
+  if (report.status !== 'depix_sent') return null
+  const charge = await deps.store.charges.findByDepositIds([report.qrId])
+  const currency = charge[0]?.currency
+  return currency === undefined || currency === 'DEPIX' ? null : deps.quotes.at(currency)
+}
+
+export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit): Promise<ProviderEventOutcome> {
+  const quote = await quoteForReport(deps, report)
   return deps.store.transaction(async (store) => {
     const locked = await store.charges.lockByDepositId(report.qrId)
     const now = deps.clock.now()
@@ -57,7 +67,7 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock }, r
       charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
       charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
     ]
-    const quoteAvailable = charge.currency === 'DEPIX' || (await store.quotes.get(charge.currency)) !== undefined
+    const quoteAvailable = charge.currency === 'DEPIX' || quote !== null
 
     const next = transition(
       { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
@@ -69,7 +79,7 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock }, r
     let updated: Charge
     if (next.kind === 'credit') {
       const noted = await store.charges.update(charge.id, { provider_status: report.status })
-      updated = await creditCharge(store, noted, next.to, now)
+      updated = await creditCharge(store, noted, next.to, now, quote)
     } else if (next.kind === 'hold') {
       updated = await store.charges.update(charge.id, { status: 'security_hold', hold_reason: next.reason, provider_status: report.status, updated_at: now })
     } else {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { THIRD_PARTY_HOLD_SECONDS } from '../domain/charge.ts'
 import { creditPosting, medDebitPosting, releasePosting } from '../domain/ledger.ts'
 import type { Charge } from '../store/schema.ts'
+import type { Quote } from './quote-book.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
 
@@ -62,8 +63,8 @@ async function recordOwnPurchase(store: Store, charge: Charge): Promise<void> {
  * third-party payment with its release scheduled), binds identities when the payer matched, and
  * queues "payment confirmed".
  */
-export async function creditCharge(store: Store, charge: Charge, to: 'depix_sent' | 'after7d', now: Date): Promise<Charge> {
-  const quote = charge.currency === 'DEPIX' ? null : ((await store.quotes.get(charge.currency)) ?? null)
+export async function creditCharge(store: Store, charge: Charge, to: 'depix_sent' | 'after7d', now: Date, quote: Quote | null): Promise<Charge> {
+  if (charge.currency !== 'DEPIX' && quote === null) throw new Error(`a ${charge.currency} credit needs a quote`)
   const held = to === 'after7d'
   const { posting, credited } = creditPosting({
     id: charge.id,
@@ -71,7 +72,7 @@ export async function creditCharge(store: Store, charge: Charge, to: 'depix_sent
     // What arrived (decisions 13); the charge value when the provider never said.
     valueCents: charge.paid_cents ?? charge.value_cents,
     currency: charge.currency,
-    quoteCents: quote,
+    quoteCents: charge.currency === 'DEPIX' ? null : quote!.cents,
     held,
   })
   await store.ledger.post(posting, charge.id, now)
@@ -79,7 +80,7 @@ export async function creditCharge(store: Store, charge: Charge, to: 'depix_sent
   const updated = await store.charges.update(charge.id, {
     status: to,
     hold_reason: null,
-    quote_cents: quote,
+    ...(charge.currency === 'DEPIX' || quote === null ? {} : { quote_cents: quote.cents, quote_source: quote.source, quote_at: quote.at }),
     credited_units: credited,
     confirmed_at: now,
     release_at: releaseAt,

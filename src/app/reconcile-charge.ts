@@ -5,12 +5,13 @@ import { awaitsProvider } from '../domain/charge.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import { applyProviderEvent } from './apply-provider-event.ts'
+import type { QuoteBook } from './quote-book.ts'
 
 /** How long after creation we keep asking: a MED-free payment is settled well within this. */
 export const RECONCILE_FOR_MS = 7 * 24 * 3600 * 1000
 
 /** Returns true while the charge still awaits the provider and is worth asking about again. */
-export async function reconcileCharge(deps: { store: Store; provider: PaymentProvider; clock: Clock }, chargeId: string): Promise<boolean> {
+export async function reconcileCharge(deps: { store: Store; provider: PaymentProvider; clock: Clock; quotes: QuoteBook }, chargeId: string): Promise<boolean> {
   const charge = await deps.store.charges.findById(chargeId)
   if (!charge || !awaitsProvider(charge.status)) return false
   // The provider call happens outside any transaction; applying its answer is one transaction.

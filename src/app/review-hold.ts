@@ -6,13 +6,17 @@ import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { creditCharge } from './charge-effects.ts'
+import type { QuoteBook } from './quote-book.ts'
 
 export type ReviewDecision = 'release' | 'refund'
 
 export async function reviewHold(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; quotes: QuoteBook },
   review: { chargeId: string; decision: ReviewDecision; note: string; actor: string },
 ): Promise<Charge> {
+  // A release converts at the quote of that moment, asked before the transaction.
+  const peek = review.decision === 'release' ? await deps.store.charges.findById(review.chargeId) : undefined
+  const quote = peek && peek.currency !== 'DEPIX' ? await deps.quotes.at(peek.currency) : null
   return deps.store.transaction(async (store) => {
     const charge = await store.charges.lockById(review.chargeId)
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
@@ -22,12 +26,12 @@ export async function reviewHold(
     if (review.decision === 'refund') {
       updated = await store.charges.update(charge.id, { status: 'will_refund', updated_at: now })
     } else {
-      if (charge.currency !== 'DEPIX' && (await store.quotes.get(charge.currency)) === undefined) throw new DomainError('quote_unavailable')
+      if (charge.currency !== 'DEPIX' && quote === null) throw new DomainError('quote_unavailable')
       const matches = payerMatches(
         { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
         { status: 'depix_sent', valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
       )
-      updated = await creditCharge(store, charge, matches ? 'depix_sent' : 'after7d', now)
+      updated = await creditCharge(store, charge, matches ? 'depix_sent' : 'after7d', now, quote)
     }
     await store.audit.record({
       actor: review.actor,

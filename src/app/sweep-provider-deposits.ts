@@ -7,6 +7,7 @@ import { awaitsProvider } from '../domain/charge.ts'
 import type { PaymentProvider, ProviderDeposit } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import { applyProviderEvent } from './apply-provider-event.ts'
+import type { QuoteBook } from './quote-book.ts'
 
 /** How often the sweep runs; within Eulen's 12/min on /deposits with room for splits. */
 export const SWEEP_EVERY_MS = 60_000
@@ -24,7 +25,7 @@ async function paidDepositsBetween(provider: PaymentProvider, start: Date, end: 
 }
 
 export async function sweepProviderDeposits(
-  deps: { store: Store; provider: PaymentProvider; clock: Clock },
+  deps: { store: Store; provider: PaymentProvider; clock: Clock; quotes: QuoteBook },
   options: { lookbackMs: number },
 ): Promise<{ applied: number; unknown: number }> {
   const now = deps.clock.now()

@@ -21,6 +21,7 @@ import { providerRoutes } from './routes/provider.ts'
 import type { JobRunner } from '../jobs/runner.ts'
 import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import type { QuoteBook } from '../app/quote-book.ts'
 import { ownerPaysOwnPurchase } from '../sandbox/owner-payment.ts'
 import { walletRoutes } from '../wallet/routes.ts'
 
@@ -35,6 +36,7 @@ export type AppDeps = {
   providerWebhookSecret: string
   opsToken: string
   mailer: Mailer
+  quotes: QuoteBook
   /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
   sandbox?: SandboxDeps
 }

@@ -5,6 +5,7 @@ import { releaseHold } from '../app/release-hold.ts'
 import { SWEEP_EVERY_MS, sweepProviderDeposits } from '../app/sweep-provider-deposits.ts'
 import type { Clock } from '../clock.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
+import type { QuoteBook } from '../app/quote-book.ts'
 import type { Store } from '../store/store.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
 import { deliverWebhook } from '../webhooks/sender.ts'
@@ -19,6 +20,7 @@ export function jobHandlers(deps: {
   store: Store
   clock: Clock
   provider: PaymentProvider
+  quotes: QuoteBook
   strictDestinations: boolean
   webhookTimeoutMs: number
   /** How far back the deposit sweep looks: QR life and the provider delay, with margin. */

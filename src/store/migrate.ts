@@ -9,6 +9,7 @@ import * as idempotencyLease from './migrations/004_idempotency_lease.ts'
 import * as wallet from './migrations/005_wallet.ts'
 import * as reportedAmounts from './migrations/006_reported_amounts.ts'
 import * as unknownDeposits from './migrations/007_unknown_deposits.ts'
+import * as quoteRecord from './migrations/008_quote_record.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '005_wallet': wallet,
   '006_reported_amounts': reportedAmounts,
   '007_unknown_deposits': unknownDeposits,
+  '008_quote_record': quoteRecord,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

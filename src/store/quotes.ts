@@ -3,12 +3,15 @@ import type { Database } from './schema.ts'
 
 export type QuotedCurrency = 'BTC' | 'USDt'
 
-/** BRL price of one BTC or one USDt, in cents, used when a payment is converted. */
+/** The operator's override of the BRL price of one BTC or one USDt, in cents, while it is set. */
 export function quotesRepository(db: Kysely<Database>) {
   return {
-    async get(currency: QuotedCurrency): Promise<number | undefined> {
-      const row = await db.selectFrom('quotes').select('brl_cents').where('currency', '=', currency).executeTakeFirst()
-      return row?.brl_cents
+    find(currency: QuotedCurrency) {
+      return db.selectFrom('quotes').select(['brl_cents', 'updated_at']).where('currency', '=', currency).executeTakeFirst()
+    },
+
+    async clear(currency: QuotedCurrency): Promise<void> {
+      await db.deleteFrom('quotes').where('currency', '=', currency).execute()
     },
 
     async all(): Promise<Partial<Record<QuotedCurrency, number>>> {

@@ -85,6 +85,8 @@ export type ChargesTable = {
   paid_cents: ColumnType<number | null, number | null | undefined, number | null>
   bank_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
+  quote_source: ColumnType<'override' | 'ticker' | null, 'override' | 'ticker' | null | undefined, 'override' | 'ticker' | null>
+  quote_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type AuditLogTable = {

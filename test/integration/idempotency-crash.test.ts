@@ -26,7 +26,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
   const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
   const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
   const env = {
-    MODE: 'production', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
+    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1',
     ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
   }

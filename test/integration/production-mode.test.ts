@@ -18,7 +18,7 @@ before(async () => {
   const clock = createAdjustableClock(T0)
   provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token', requireEndUserName: true })
   const config = loadConfig({
-    MODE: 'production', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
+    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   })
   hosts = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'], 'rebinding.example.com': ['93.184.216.34'] }

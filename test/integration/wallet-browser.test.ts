@@ -174,7 +174,7 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service: Service = await startService(loadConfig({
-    MODE: 'production', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
+    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
     OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   }), { database, logger: false })
   await service.app.listen({ host: '127.0.0.1', port })

@@ -7,7 +7,7 @@ import { activateToken } from '../../app/activate-token.ts'
 import { assignIdentity } from '../../app/assign-identity.ts'
 import { recordBlock } from '../../app/record-block.ts'
 import { reviewHold } from '../../app/review-hold.ts'
-import { setQuotes } from '../../app/set-quotes.ts'
+import { setQuoteOverrides } from '../../app/set-quotes.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { RouteDeps } from '../app.ts'
@@ -123,9 +123,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
 
   app.put(
     '/ops/quotes',
-    { schema: { body: Type.Object({ BTC: Type.Optional(QuoteValue), USDt: Type.Optional(QuoteValue) }, { additionalProperties: false }) } },
+    { schema: { body: Type.Object({ BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])), USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])) }, { additionalProperties: false }) } },
     async (request) => {
-      const quotes = await setQuotes(deps, request.body)
+      const quotes = await setQuoteOverrides(deps, request.body)
       await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: quotes, at: deps.clock.now() })
       return quotes
     },

@@ -4,17 +4,18 @@ import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { issueToken } from '../../app/issue-token.ts'
 import { openAccount } from '../../app/open-account.ts'
-import { setQuotes } from '../../app/set-quotes.ts'
+import { parseQuotes, showQuote } from '../../app/set-quotes.ts'
 import type { AdjustableClock } from '../../clock.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
 import type { FakeEulen } from '../../sandbox/fake-eulen.ts'
 import type { Outbox } from '../../sandbox/outbox.ts'
+import type { FakeTicker } from '../../sandbox/fake-ticker.ts'
 import type { AppDeps } from '../app.ts'
 import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
 import { toChargeRecord } from '../../app/get-charge.ts'
 
-export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null }
+export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
@@ -112,7 +113,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }), ...errors },
       },
     },
-    async (request) => setQuotes(deps, request.body),
+    // The prices the sandbox's public ticker answers; conversions fetch them at confirmation.
+    async (request) => {
+      const prices = sandbox.ticker.setPrices(Object.fromEntries(parseQuotes(request.body).filter((entry): entry is ['BTC' | 'USDt', number] => entry[1] !== null)))
+      return { BTC: showQuote(prices.BTC), USDt: showQuote(prices.USDt) }
+    },
   )
 
   app.post(
