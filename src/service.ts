@@ -1,30 +1,27 @@
-// Wires the service together from a config: database, migrations, provider adapter (pointed at
-// the in-process fake in sandbox mode), HTTP app. main.ts and the tests both start it from here.
+// Wires the service together from a config: database, migrations, provider adapter, price
+// source, mailer, job runner, HTTP app; in sandbox mode the fakes come from sandbox/wiring.ts.
+// main.ts and the tests both start it from here.
 import { randomBytes } from 'node:crypto'
 import type { FastifyServerOptions } from 'fastify'
-import { createAdjustableClock, systemClock, type AdjustableClock, type Clock } from './clock.ts'
+import { systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
-import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
-import { startFakeTicker, type FakeTicker } from './sandbox/fake-ticker.ts'
-import { createTokenCache } from './app/token-cache.ts'
-import { jobHandlers } from './jobs/handlers.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
-import { createJobRunner } from './jobs/runner.ts'
+import { createTokenCache } from './app/token-cache.ts'
 import { buildApp } from './http/app.ts'
-import { createEulenClient } from './provider/eulen-client.ts'
-import { withProviderRateLimits } from './provider/rate-limits.ts'
-import type { PaymentProvider } from './provider/provider.ts'
-import { startFakeEulen, type FakeEulen } from './sandbox/fake-eulen.ts'
-import { createOutbox, type Outbox } from './sandbox/outbox.ts'
+import { jobHandlers } from './jobs/handlers.ts'
+import { createJobRunner } from './jobs/runner.ts'
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
+import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
+import { createEulenClient } from './provider/eulen-client.ts'
+import type { PaymentProvider } from './provider/provider.ts'
+import { withProviderRateLimits } from './provider/rate-limits.ts'
+import { pointFakeProviderAt, startSandbox, type SandboxParts } from './sandbox/wiring.ts'
 import { openDatabase, type OpenedDatabase } from './store/database.ts'
+import { JOBS_CHANNEL } from './store/jobs.ts'
 import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
 import type { ResolveHost } from './webhooks/destination.ts'
-
-/** Sandbox conversions work out of the box (BRL cents); PUT /sandbox/quotes changes the fake ticker. */
-const SANDBOX_DEFAULT_PRICES = { BTC: 35_000_000, USDt: 540 }
 
 export type ServiceOptions = {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -50,24 +47,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
     let clock: Clock = options.clock ?? systemClock
     let provider: PaymentProvider
-    let sandbox: { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker } | undefined
+    let sandbox: SandboxParts | undefined
     let mailer: Mailer
     let priceSource: PriceSource
     if (config.mode === 'sandbox') {
-      const sandboxClock = options.clock ?? createAdjustableClock()
-      const token = randomBytes(24).toString('hex')
-      const fake = await startFakeEulen({ db: database.db, clock: sandboxClock, token, minimumDelayHours: config.sandboxMinimumDelayHours, enforceRateLimits: config.providerLimits })
-      closers.push(() => fake.close())
-      provider = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
-      if (config.providerLimits) provider = withProviderRateLimits(provider)
-      clock = sandboxClock
-      // Without SMTP_URL the sandbox keeps its mail in an outbox that /sandbox/outbox lists.
-      const outbox = config.smtpUrl === null ? await createOutbox(database.db, sandboxClock) : null
-      mailer = outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
-      const ticker = await startFakeTicker(SANDBOX_DEFAULT_PRICES)
-      closers.push(() => ticker.close())
-      priceSource = createTickerPriceSource({ url: ticker.url, timeoutMs: config.providerTimeoutMs })
-      sandbox = { fake, clock: sandboxClock, outbox, ticker }
+      const parts = await startSandbox({ config, database, closers, ...(options.clock ? { clock: options.clock } : {}) })
+      ;({ provider, mailer, priceSource, sandbox } = parts)
+      clock = parts.sandbox.clock
     } else {
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }))
       mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
@@ -92,6 +78,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
         sweepLookbackMs: (config.providerDelayHours + 1) * 3_600_000, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
+    // Work committed by any instance wakes this one's runner at once.
+    const unlisten = await database.listen(JOBS_CHANNEL, () => jobs.wake())
+    closers.push(unlisten)
     // One deposit sweep per deployment, whichever instance starts first.
     await store.jobs.ensureSingleton('sweep_deposits', {}, new Date(clock.now().getTime() + SWEEP_EVERY_MS), clock.now())
     app = await buildApp(
@@ -114,18 +103,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Closed first: stop accepting, finish the requests in flight; then the job being worked on,
     // then the fake provider those requests and jobs may still call, then the database.
     closers.push(() => app!.close())
-    if (sandbox) {
-      // The fake provider sends its webhooks to wherever this service ends up listening.
-      const fake = sandbox.fake
-      const server = app.server
-      app.addHook('onListen', async () => {
-        const address = server.address()
-        if (address !== null && typeof address === 'object') {
-          const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address
-          fake.setWebhookTarget(`http://${host}:${address.port}/provider/webhooks`, providerWebhookSecret)
-        }
-      })
-    }
+    if (sandbox) pointFakeProviderAt(app, sandbox.fake, providerWebhookSecret)
     return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
   } catch (error) {
     await close()

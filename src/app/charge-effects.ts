@@ -28,7 +28,7 @@ export async function queueWebhook(store: Store, charge: Charge, event: WebhookE
     status: charge.status,
   })
   await store.webhookEvents.insert({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now })
-  await store.jobs.enqueue('deliver_webhook', { eventId: id }, now, now)
+  await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: new URL(charge.webhook_url).host }, now, now)
 }
 
 /** Binds the payer's identities to the receiving account; an identity already bound keeps its account. */

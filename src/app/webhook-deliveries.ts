@@ -30,10 +30,13 @@ export async function redeliverWebhook(deps: { store: Store; clock: Clock }, req
     const event = await store.webhookEvents.findForMerchant(request.eventId, request.merchantAccountId)
     if (!event) throw new DomainError('webhook_delivery_not_found', { param: 'id' })
     const now = deps.clock.now()
-    // A pending event already has its job; otherwise a fresh schedule starts now.
-    if (event.state !== 'pending') {
+    // A pending event's next attempt is brought forward to now (decisions 12: a redelivery sends
+    // now, even while retries are pending); otherwise a fresh schedule starts now.
+    if (event.state === 'pending') {
+      await store.jobs.deliverNow(event.id, now)
+    } else {
       await store.webhookEvents.update(event.id, { state: 'pending', attempts: 0 })
-      await store.jobs.enqueue('deliver_webhook', { eventId: event.id }, now, now)
+      await store.jobs.enqueue('deliver_webhook', { eventId: event.id, destination: event.webhook_url === null ? null : new URL(event.webhook_url).host }, now, now)
     }
     return { id: event.id, state: 'pending' as const }
   })

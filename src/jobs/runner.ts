@@ -1,6 +1,10 @@
-// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and dispatches them by kind. A job is
-// deleted when its handler finishes, rescheduled when it asks to be, and retried with backoff
-// when it throws; a worker that dies mid-job loses its lease and another instance takes over.
+// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and runs them concurrently in two lanes:
+// webhook deliveries, bounded in all and per destination host, and the charge work (expiry,
+// release, reconciliation, the deposit sweep), which therefore never waits behind a merchant's
+// slow receiver. Committed work wakes the runner at once (wake(), called on the database's job
+// notifications); a poll catches what is scheduled for later. A job is deleted when its handler
+// finishes, rescheduled when it asks to be, and retried with backoff when it throws; a worker that
+// dies mid-job loses its lease and another instance takes over.
 import type { Clock } from '../clock.ts'
 import type { Job, JobKind } from '../store/jobs.ts'
 import type { Store } from '../store/store.ts'
@@ -10,11 +14,35 @@ export type JobOutcome = { done: true } | { again: Date }
 
 export type JobHandlers = Record<JobKind, (payload: Record<string, unknown>, job: Job) => Promise<JobOutcome>>
 
+export type Lane = 'deliveries' | 'charges'
+export const laneKinds: Record<Lane, JobKind[]> = {
+  deliveries: ['deliver_webhook'],
+  charges: ['expire_charge', 'release_hold', 'reconcile_charge', 'sweep_deposits'],
+}
+
+export type RunnerLimits = {
+  /** Jobs in flight per lane in this process. */
+  deliveries: number
+  charges: number
+  /** Deliveries in flight to one destination host in this process. */
+  perDestination: number
+}
+
+/** Ten receivers that hang for the whole time-out take 20 of 32 delivery slots: the rest flow. */
+export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, perDestination: 2 }
+
 const LEASE_MS = 60_000
 const BATCH = 20
+/** A delivery whose destination is at its bound is put back for this long. */
+const DESTINATION_BUSY_MS = 1_000
 
 export function backoffAfterFailure(attempts: number): number {
   return Math.min(30_000 * 2 ** attempts, 3_600_000)
+}
+
+/** Deliveries are bounded by the host they go to; jobs queued before destinations were recorded count alone. */
+function destinationOf(job: Job): string {
+  return typeof job.payload.destination === 'string' ? job.payload.destination : `event:${String(job.payload.eventId)}`
 }
 
 export function createJobRunner(deps: {
@@ -22,10 +50,17 @@ export function createJobRunner(deps: {
   clock: Clock
   handlers: JobHandlers
   log: { error: (details: object, message: string) => void }
+  limits?: RunnerLimits
 }) {
+  const limits = deps.limits ?? defaultRunnerLimits
+  const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0 }
+  const perDestination = new Map<string, number>()
+  const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | null = null
-  let running: Promise<number> | null = null
+  let started = false
   let stopping = false
+  let filling: Promise<void> | null = null
+  let fillAgain = false
 
   async function runOne(job: Job): Promise<void> {
     try {
@@ -39,7 +74,63 @@ export function createJobRunner(deps: {
     }
   }
 
-  /** Runs every job due now, batch after batch, until none is due; returns how many ran. */
+  /** Starts a claimed job in its lane; the slot is given back, and the runner refilled, when it ends. */
+  function launch(lane: Lane, job: Job, destination: string | null): void {
+    inFlight[lane]++
+    if (destination !== null) perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1)
+    const work = runOne(job)
+      .catch((error: unknown) => deps.log.error({ err: error, job: { id: job.id } }, 'job bookkeeping failed'))
+      .finally(() => {
+        inFlight[lane]--
+        if (destination !== null) {
+          const left = (perDestination.get(destination) ?? 1) - 1
+          if (left === 0) perDestination.delete(destination)
+          else perDestination.set(destination, left)
+        }
+        running.delete(work)
+        wake()
+      })
+    running.add(work)
+  }
+
+  /** Claims as many due jobs as each lane has room for, and starts them. */
+  async function fill(): Promise<void> {
+    for (const lane of ['charges', 'deliveries'] as const) {
+      if (stopping) return
+      const room = limits[lane] - inFlight[lane]
+      if (room <= 0) continue
+      const now = deps.clock.now()
+      const jobs = await deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, laneKinds[lane])
+      for (const job of jobs) {
+        const destination = lane === 'deliveries' ? destinationOf(job) : null
+        if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
+          await deps.store.jobs.postpone(job.id, new Date(now.getTime() + DESTINATION_BUSY_MS))
+          continue
+        }
+        launch(lane, job, destination)
+      }
+    }
+  }
+
+  /** Fills now, once at a time; a wake during a fill fills again right after it. */
+  function wake(): void {
+    if (!started || stopping) return
+    if (filling) {
+      fillAgain = true
+      return
+    }
+    filling = fill()
+      .catch((error: unknown) => deps.log.error({ err: error }, 'job runner pass failed'))
+      .finally(() => {
+        filling = null
+        if (fillAgain) {
+          fillAgain = false
+          wake()
+        }
+      })
+  }
+
+  /** Runs every job due now, one after another, until none is due; returns how many ran. */
   async function drain(): Promise<number> {
     let ran = 0
     for (;;) {
@@ -52,37 +143,42 @@ export function createJobRunner(deps: {
       }
     }
   }
+  let draining: Promise<number> | null = null
 
   return {
-    /** One pass, serialized with the background loop so a job never runs twice in one process. */
+    /**
+     * Runs what is due to the end, in order. For the sandbox's controls (through sandbox/) and
+     * tests, which wait for the work they caused; never called by a production request.
+     */
     async runDue(): Promise<number> {
-      while (running) await running.catch(() => 0)
-      running = drain()
+      while (draining) await draining.catch(() => 0)
+      draining = drain()
       try {
-        return await running
+        return await draining
       } finally {
-        running = null
+        draining = null
       }
     },
 
-    start(intervalMs = 1_000): void {
+    /** Work was committed somewhere (this instance or another): look for it now. */
+    wake,
+
+    start(pollMs = 1_000): void {
+      started = true
       stopping = false
-      const tick = async () => {
-        try {
-          await this.runDue()
-        } catch (error) {
-          deps.log.error({ err: error }, 'job runner pass failed')
-        }
-        if (!stopping) timer = setTimeout(tick, intervalMs)
+      const poll = () => {
+        wake()
+        if (!stopping) timer = setTimeout(poll, pollMs)
       }
-      timer = setTimeout(tick, intervalMs)
+      poll()
     },
 
-    /** Stops claiming; waits for the job being worked on. */
+    /** Stops claiming; waits for the jobs being worked on. */
     async stop(): Promise<void> {
       stopping = true
       if (timer) clearTimeout(timer)
-      if (running) await running.catch(() => 0)
+      await filling
+      await Promise.allSettled([...running, ...(draining ? [draining] : [])])
     },
   }
 }

@@ -4,6 +4,7 @@ import type { JobRunner } from '../jobs/runner.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { FakeEulen } from './fake-eulen.ts'
+import { finishWorkTheSandboxCaused } from './wiring.ts'
 
 export function ownerPaysOwnPurchase(deps: { fake: FakeEulen; store: Store; jobs: JobRunner }) {
   return async (charge: Charge): Promise<void> => {
@@ -15,6 +16,6 @@ export function ownerPaysOwnPurchase(deps: { fake: FakeEulen; store: Store; jobs
       outcome: 'depix_sent',
     })
     if (status !== 200) throw new Error(`the service answered the provider webhook with HTTP ${status}`)
-    await deps.jobs.runDue()
+    await finishWorkTheSandboxCaused(deps.jobs)
   }
 }

@@ -28,6 +28,8 @@ export type OpenedDatabase = {
   db: Kysely<Database>
   kind: 'pglite' | 'postgres'
   close: () => Promise<void>
+  /** Calls `onNotify` for each NOTIFY on `channel` (from any instance on a server); resolves to the way to stop. */
+  listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
 }
 
 export class DataDirLockedError extends Error {
@@ -95,6 +97,12 @@ export async function openPglite(dataDir: string | null): Promise<OpenedDatabase
       await db.destroy()
       unlock()
     },
+    listen: async (channel, onNotify) => {
+      const stop = await pglite.listen(channel, () => onNotify())
+      return async () => {
+        if (!pglite.closed) await stop()
+      }
+    },
   }
 }
 
@@ -118,7 +126,22 @@ export async function openPostgres(
   const client = await pool.connect()
   client.release()
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, kind: 'postgres', close: () => db.destroy() }
+  return {
+    db,
+    kind: 'postgres',
+    close: () => db.destroy(),
+    // A connection of its own: a pooled one would be handed to queries and miss notifications.
+    listen: async (channel, onNotify) => {
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', onIdleError)
+      client.on('notification', () => onNotify())
+      await client.connect()
+      await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`)
+      return async () => {
+        await client.end().catch(() => {})
+      }
+    },
+  }
 }
 
 export function openDatabase(options: { databaseUrl: string | null; dataDir: string | null }): Promise<OpenedDatabase> {

@@ -1,7 +1,10 @@
 // Background work as rows: written in the same transaction as the change that causes it,
 // claimed with FOR UPDATE SKIP LOCKED so several instances never run one job twice at once.
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from './schema.ts'
+
+/** The notification channel committed work is announced on. */
+export const JOBS_CHANNEL = 'pix_jobs'
 
 export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook' | 'sweep_deposits'
 
@@ -9,8 +12,30 @@ export type Job = { id: number; kind: JobKind; payload: Record<string, unknown>;
 
 export function jobsRepository(db: Kysely<Database>) {
   return {
+    /**
+     * Queues a job and notifies every instance listening on JOBS_CHANNEL; inside a transaction the
+     * notification goes out when it commits, so the runner never wakes to work it cannot see.
+     */
     async enqueue(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
       await db.insertInto('jobs').values({ kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now }).execute()
+      if (runAt.getTime() <= now.getTime()) await sql`select pg_notify(${JOBS_CHANNEL}, ${kind})`.execute(db)
+    },
+
+    /** Puts a claimed job back, unchanged but for when it runs (its destination was busy). */
+    async postpone(id: number, runAt: Date): Promise<void> {
+      await db.updateTable('jobs').set({ run_at: runAt, locked_until: null }).where('id', '=', id).execute()
+    },
+
+    /** A pending delivery's next attempt, brought forward to now (a redelivery asked for). */
+    async deliverNow(eventId: string, now: Date): Promise<void> {
+      await db
+        .updateTable('jobs')
+        .set({ run_at: now })
+        .where('kind', '=', 'deliver_webhook')
+        .where(sql`payload->>'eventId'`, '=', eventId)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .execute()
+      await sql`select pg_notify(${JOBS_CHANNEL}, 'deliver_webhook')`.execute(db)
     },
 
     /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
@@ -23,11 +48,11 @@ export function jobsRepository(db: Kysely<Database>) {
     },
 
     /** Leases up to `limit` due jobs until `now + leaseMs`; a crashed worker's lease simply runs out. */
-    async claimDue(now: Date, limit: number, leaseMs: number): Promise<Job[]> {
+    async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[]): Promise<Job[]> {
       return db.transaction().execute(async (trx) => {
-        const due = await trx
-          .selectFrom('jobs')
-          .select(['id', 'kind', 'payload', 'attempts'])
+        let query = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts'])
+        if (kinds) query = query.where('kind', 'in', kinds)
+        const due = await query
           .where('run_at', '<=', now)
           .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
           .orderBy('run_at')

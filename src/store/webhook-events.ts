@@ -51,7 +51,7 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('webhook_events')
         .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
-        .select(['webhook_events.id', 'webhook_events.state'])
+        .select(['webhook_events.id', 'webhook_events.state', 'charges.webhook_url'])
         .where('webhook_events.id', '=', id)
         .where('charges.merchant_account_id', '=', merchantAccountId)
         .executeTakeFirst()

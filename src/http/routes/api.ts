@@ -131,9 +131,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       onRequest: authenticated,
     },
     async (request) => {
-      const queued = await redeliverWebhook(deps, { merchantAccountId: request.merchant.accountId, eventId: request.params.id })
-      if (deps.sandbox) await deps.jobs.runDue()
-      return queued
+      return redeliverWebhook(deps, { merchantAccountId: request.merchant.accountId, eventId: request.params.id })
     },
   )
 

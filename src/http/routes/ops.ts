@@ -67,7 +67,6 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     },
     async (request) => {
       const charge = await reviewHold(deps, { chargeId: request.params.id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })
-      await deps.jobs.runDue()
       return { payment_id: charge.id, status: charge.status }
     },
   )

@@ -5,17 +5,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { issueToken } from '../../app/issue-token.ts'
 import { openAccount } from '../../app/open-account.ts'
 import { parseQuotes, showQuote } from '../../app/set-quotes.ts'
-import type { AdjustableClock } from '../../clock.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
-import type { FakeEulen } from '../../sandbox/fake-eulen.ts'
-import type { Outbox } from '../../sandbox/outbox.ts'
-import type { FakeTicker } from '../../sandbox/fake-ticker.ts'
+import { finishWorkTheSandboxCaused, type SandboxParts } from '../../sandbox/wiring.ts'
 import type { AppDeps } from '../app.ts'
 import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
 import { toChargeRecord } from '../../app/get-charge.ts'
 
-export type SandboxDeps = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
+export type SandboxDeps = SandboxParts
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
@@ -132,7 +129,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
       const now = sandbox.clock.advance(request.body.advance_seconds)
       // The provider's side of time first (delays that ended deliver their DePix), then ours.
       await sandbox.fake.deliverDelayed()
-      await deps.jobs.runDue()
+      await finishWorkTheSandboxCaused(deps.jobs)
       return { now: now.toISOString() }
     },
   )
@@ -177,7 +174,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         ...(request.body.paid_cents === undefined ? {} : { paidCents: request.body.paid_cents }),
       })
       if (status !== 200) throw new Error(`the service answered the provider webhook with HTTP ${status}`)
-      await deps.jobs.runDue()
+      await finishWorkTheSandboxCaused(deps.jobs)
       return toChargeRecord((await store.charges.findById(charge.id))!)
     },
   )
@@ -189,7 +186,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
       const charge = await chargeOf(request.params.id)
       const status = await sandbox.fake.med(charge.provider_deposit_id)
       if (status !== 200) throw new Error(`the service answered the MED webhook with HTTP ${status}`)
-      await deps.jobs.runDue()
+      await finishWorkTheSandboxCaused(deps.jobs)
       return toChargeRecord((await store.charges.findById(charge.id))!)
     },
   )

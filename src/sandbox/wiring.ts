@@ -1,0 +1,70 @@
+// Everything sandbox mode adds to the service, in one place: the fake provider (and the adapter
+// pointed at it over HTTP), the fake price ticker, the outbox in place of SMTP, and the hook that
+// tells the fake provider where this service listens. service.ts asks for it in sandbox mode only.
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { createAdjustableClock, type AdjustableClock } from '../clock.ts'
+import type { Config } from '../config.ts'
+import type { JobRunner } from '../jobs/runner.ts'
+import { createSmtpMailer, type Mailer } from '../mail/mailer.ts'
+import { createTickerPriceSource, type PriceSource } from '../prices/ticker.ts'
+import { createEulenClient } from '../provider/eulen-client.ts'
+import type { PaymentProvider } from '../provider/provider.ts'
+import { withProviderRateLimits } from '../provider/rate-limits.ts'
+import type { OpenedDatabase } from '../store/database.ts'
+import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
+import { startFakeTicker, type FakeTicker } from './fake-ticker.ts'
+import { createOutbox, type Outbox } from './outbox.ts'
+
+/** Sandbox conversions work out of the box (BRL cents); PUT /sandbox/quotes changes the fake ticker. */
+const SANDBOX_DEFAULT_PRICES = { BTC: 35_000_000, USDt: 540 }
+
+export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
+
+export async function startSandbox(options: { config: Config; database: OpenedDatabase; clock?: AdjustableClock; closers: Array<() => Promise<void>> }): Promise<{
+  sandbox: SandboxParts
+  provider: PaymentProvider
+  mailer: Mailer
+  priceSource: PriceSource
+}> {
+  const { config, database, closers } = options
+  const clock = options.clock ?? createAdjustableClock()
+  const token = randomBytes(24).toString('hex')
+  const fake = await startFakeEulen({ db: database.db, clock, token, minimumDelayHours: config.sandboxMinimumDelayHours, enforceRateLimits: config.providerLimits })
+  closers.push(() => fake.close())
+  const client = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
+  const ticker = await startFakeTicker(SANDBOX_DEFAULT_PRICES)
+  closers.push(() => ticker.close())
+  // Without SMTP_URL the sandbox keeps its mail in an outbox that /sandbox/outbox lists.
+  const outbox = config.smtpUrl === null ? await createOutbox(database.db, clock) : null
+  return {
+    sandbox: { fake, clock, outbox, ticker },
+    provider: config.providerLimits ? withProviderRateLimits(client) : client,
+    mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom }),
+    priceSource: createTickerPriceSource({ url: ticker.url, timeoutMs: config.providerTimeoutMs }),
+  }
+}
+
+/** The fake provider sends its webhooks to wherever this service ends up listening. */
+export function pointFakeProviderAt(
+  app: Pick<FastifyInstance, 'server'> & { addHook(name: 'onListen', hook: () => Promise<void>): unknown },
+  fake: FakeEulen,
+  providerWebhookSecret: string,
+): void {
+  app.addHook('onListen', async () => {
+    const address = app.server.address()
+    if (address !== null && typeof address === 'object') {
+      const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address
+      fake.setWebhookTarget(`http://${host}:${address.port}/provider/webhooks`, providerWebhookSecret)
+    }
+  })
+}
+
+/**
+ * The sandbox's controls (pay, MED, clock, "Simular pagamento") answer once the work they caused
+ * is done, so a demo or a test sees the result at once. The one place a request runs jobs; no
+ * production route does.
+ */
+export function finishWorkTheSandboxCaused(jobs: JobRunner): Promise<number> {
+  return jobs.runDue()
+}

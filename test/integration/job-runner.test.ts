@@ -1,0 +1,110 @@
+// The running job runner: woken by committed work (no request drains the queue), deliveries
+// bounded per destination so receivers that hang do not hold up other merchants' webhooks, and
+// charge work (expiry) in a lane of its own, never behind deliveries.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+let token: string
+const hanging: Array<{ server: Server; open: Set<ServerResponse>; seen: number; maxOpen: number }> = []
+let healthy: Server
+let healthyPort: number
+let delivered: () => void
+let healthyDelivered: Promise<void>
+
+function listen(server: Server, host: string): Promise<number> {
+  return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)))
+}
+
+before(async () => {
+  // Receivers that never answer hold an attempt for the whole time-out (5 s here).
+  service = await startTestService({ WEBHOOK_TIMEOUT_MS: '5000' })
+  token = (await service.merchant('runner@example.com', '52998224725')).token
+  for (let i = 0; i < 10; i++) {
+    const entry = { server: createServer(), open: new Set<ServerResponse>(), seen: 0, maxOpen: 0 }
+    entry.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+      entry.seen++
+      entry.open.add(response)
+      entry.maxOpen = Math.max(entry.maxOpen, entry.open.size)
+      response.on('close', () => entry.open.delete(response))
+    })
+    hanging.push(entry)
+  }
+  healthyDelivered = new Promise((resolve) => (delivered = resolve))
+  healthy = createServer((_request, response) => {
+    response.end('ok')
+    delivered()
+  })
+  healthyPort = await listen(healthy, '127.0.0.1')
+})
+after(async () => {
+  await service.close()
+  for (const entry of hanging) {
+    for (const response of entry.open) response.destroy()
+    entry.server.close()
+  }
+  healthy.close()
+})
+
+async function paidCharge(webhookUrl: string): Promise<string> {
+  const payer = generateCpf()
+  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: payer, webhook_url: webhookUrl } })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const charge = (await service.store.charges.findById(created.body.id))!
+  // The provider's webhook, straight to the service: no sandbox control waits for the work.
+  const answer = await service.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+  assert.equal(answer.status, 200)
+  return charge.id
+}
+
+test('ten hanging receivers (three events each) hold at most two attempts apiece, and another merchant\'s webhook and an expiry go through meanwhile', { timeout: 30_000 }, async () => {
+  const ports: number[] = []
+  for (let i = 0; i < hanging.length; i++) ports.push(await listen(hanging[i]!.server, `127.0.0.${i + 2}`))
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < hanging.length; i++) await paidCharge(`http://127.0.0.${i + 2}:${ports[i]}/hook`)
+  }
+  const unpaid = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: generateCpf() } })
+
+  service.jobs.start(50)
+  // Every hanging receiver is being held before the healthy merchant's payment even happens.
+  while (hanging.some((entry) => entry.open.size === 0)) await new Promise((resolve) => setTimeout(resolve, 5))
+  await paidCharge(`http://127.0.0.1:${healthyPort}/hook`)
+  await healthyDelivered
+  assert.ok(hanging.every((entry) => entry.open.size > 0), 'the healthy receiver was served while every hanging one was still held')
+
+  // Expiry is charge work, in its own lane: it happens while the deliveries still hang.
+  service.sandbox!.clock.advance(601)
+  service.jobs.wake()
+  while ((await service.store.charges.findById(unpaid.body.id))!.status !== 'expired') await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.ok(hanging.every((entry) => entry.open.size > 0), 'expired while every hanging receiver was still held')
+  for (const entry of hanging) assert.ok(entry.maxOpen <= 2, `a destination had ${entry.maxOpen} attempts at once`)
+  await service.jobs.stop()
+})
+
+test('committed work wakes the runner at once, through the database\'s notifications, not its poll', { timeout: 30_000 }, async () => {
+  const woken = await startTestService()
+  let received!: () => void
+  const arrived = new Promise<void>((resolve) => (received = resolve))
+  const receiver = createServer((_request, response) => {
+    response.end('ok')
+    received()
+  })
+  const port = await listen(receiver, '127.0.0.1')
+  try {
+    const merchant = await woken.merchant('woken@example.com', '52998224725')
+    // One look now, the next in an hour: only a notification can bring the delivery sooner.
+    woken.jobs.start(3_600_000)
+    const payer = generateCpf()
+    const created = await woken.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'woken-customer@example.com', tax_number: payer, webhook_url: `http://127.0.0.1:${port}/hook` } })
+    const charge = (await woken.store.charges.findById(created.body.id))!
+    await woken.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+    await arrived
+    while ((await woken.store.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
+  } finally {
+    await woken.close()
+    receiver.close()
+  }
+})
