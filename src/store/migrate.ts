@@ -10,6 +10,7 @@ import * as wallet from './migrations/005_wallet.ts'
 import * as reportedAmounts from './migrations/006_reported_amounts.ts'
 import * as unknownDeposits from './migrations/007_unknown_deposits.ts'
 import * as quoteRecord from './migrations/008_quote_record.ts'
+import * as accountBalances from './migrations/009_account_balances.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '006_reported_amounts': reportedAmounts,
   '007_unknown_deposits': unknownDeposits,
   '008_quote_record': quoteRecord,
+  '009_account_balances': accountBalances,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -203,6 +203,13 @@ export type UnknownDepositsTable = {
   last_seen_at: Date
 }
 
+export type AccountBalancesTable = {
+  account_id: number
+  book: LedgerBook
+  currency: Currency
+  amount: number
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -220,6 +227,7 @@ export type Database = {
   wallet_codes: WalletCodesTable
   wallet_sessions: WalletSessionsTable
   unknown_deposits: UnknownDepositsTable
+  account_balances: AccountBalancesTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -128,6 +128,10 @@ test('concurrent confirmations, reviews, MEDs and releases for one account never
         add('held', NET_CENTS)
       }
     }
+    // The running balances agree with the entries, as the operator's check says.
+    assert.deepEqual(await first.store.ledger.disagreements(), [])
+    const check = await first.app.inject({ method: 'GET', url: '/ops/ledger-check', headers: { authorization: 'Bearer ops-secret' } })
+    assert.deepEqual(check.json(), { ok: true, disagreements: [] })
     for (const email of receivers) {
       const account = (await first.store.accounts.findByEmail(email))!
       assert.equal((await first.store.ledger.balances(account.id, 'available')).DEPIX, expected.available.get(email) ?? 0, `${email} available`)

@@ -147,6 +147,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     })),
   }))
 
+  // The running balances against the ledger entries they summarise: empty `disagreements` is healthy.
+  app.get('/ops/ledger-check', async () => {
+    const disagreements = await deps.store.ledger.disagreements()
+    return { ok: disagreements.length === 0, disagreements }
+  })
+
   app.get('/ops/audit', async () => ({ entries: await deps.store.audit.list() }))
 
   // Behind the operator token too: business volumes are not for the public.

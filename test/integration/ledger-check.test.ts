@@ -1,0 +1,29 @@
+// get-balance reads running balances kept beside the ledger; the entries stay the truth, and the
+// operator's check finds any place where the two disagree.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+before(async () => {
+  service = await startTestService()
+})
+after(() => service.close())
+
+test('balances move with each posting; /ops/ledger-check reports a balance that drifted from its entries', async () => {
+  const merchant = await service.merchant('ledger@example.com', '52998224725')
+  for (let i = 0; i < 3; i++) {
+    const payer = generateCpf()
+    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'ledger@example.com', tax_number: payer } })
+    await service.pay(created.body.id, payer)
+  }
+  assert.equal((await service.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })).body.balances.DEPIX.available_cents, 2700)
+  assert.deepEqual((await service.ops('GET', '/ops/ledger-check')).body, { ok: true, disagreements: [] })
+
+  const account = (await service.store.accounts.findByEmail('ledger@example.com'))!
+  await service.store.db.updateTable('account_balances').set({ amount: 1 }).where('account_id', '=', account.id).execute()
+  const check = (await service.ops('GET', '/ops/ledger-check')).body
+  assert.equal(check.ok, false)
+  assert.deepEqual(check.disagreements, [{ account_id: account.id, book: 'available', currency: 'DEPIX', entries: 2700, balance: 1 }])
+})
