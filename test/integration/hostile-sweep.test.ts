@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { errorCatalogue } from '../../src/domain/errors.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { walletClient } from '../support/wallet-client.ts'
+import { signedInClient } from '../support/wallet-client.ts'
 
 let service: TestService
 let token: string
@@ -13,12 +13,7 @@ let wallet: { cookie: string; csrf: string }
 before(async () => {
   service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0' })
   token = (await service.merchant('sweep@example.com', '52998224725')).token
-  const client = walletClient(service)
-  await client.get('/wallet')
-  await client.post('/wallet/sign-in', { email: 'sweep@example.com' })
-  const code = (await service.request({ method: 'GET', url: '/sandbox/outbox?email=sweep%40example.com' })).body.mails[0].code
-  await client.get('/wallet/code?email=sweep%40example.com')
-  await client.post('/wallet/code', { email: 'sweep@example.com', code })
+  const client = await signedInClient(service, 'sweep@example.com')
   const home = await client.get('/wallet')
   wallet = { cookie: [...client.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(home.html)![1]! }
 })

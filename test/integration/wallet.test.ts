@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { walletClient } from '../support/wallet-client.ts'
+import { signedInClient, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
 before(async () => {
@@ -100,11 +100,7 @@ test('a purchase paid by someone else does not give the account its EUID', async
 test('an account stuck unidentified sees what to do', async () => {
   const taxNumber = generateCpf()
   await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'stuck@example.com', tax_number: taxNumber, purchase: 'unidentified' } })
-  const client = walletClient(service)
-  await client.get('/wallet')
-  await client.post('/wallet/sign-in', { email: 'stuck@example.com' })
-  await client.get('/wallet/code?email=stuck%40example.com')
-  await client.post('/wallet/code', { email: 'stuck@example.com', code: (await outbox('stuck@example.com'))[0]!.code })
+  const client = await signedInClient(service, 'stuck@example.com')
   const home = await client.get('/wallet')
   assert.equal(codeOf(home.html), 'kyc_identity_unidentified')
   assert.match(home.html, /support@example\.com/)
@@ -251,11 +247,7 @@ test('charges (received and as merchant) newest first, paginated and filtered; d
     if (i < 2) await service.pay(created.body.id, payer)
     service.sandbox!.clock.advance(1)
   }
-  const client = walletClient(service)
-  await client.get('/wallet')
-  await client.post('/wallet/sign-in', { email: 'views@example.com' })
-  await client.get('/wallet/code?email=views%40example.com')
-  await client.post('/wallet/code', { email: 'views@example.com', code: (await outbox('views@example.com'))[0]!.code })
+  const client = await signedInClient(service, 'views@example.com')
 
   const first = await client.get('/wallet/charges')
   const rows = (html: string) => [...html.matchAll(/<code class="id">([0-9a-f]{32})<\/code>/g)].map((match) => match[1])

@@ -34,3 +34,19 @@ export function walletClient(service: Service, remoteAddress = '127.0.0.1') {
     postWithoutCsrf: (url: string, form: Record<string, string> = {}) => request('POST', url, form),
   }
 }
+
+/** The sandbox outbox's newest code for an e-mail. */
+export async function newestCode(service: Service, email: string): Promise<string> {
+  const response = await service.app.inject({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(email)}` })
+  return (response.json() as { mails: Array<{ code: string }> }).mails[0]!.code
+}
+
+/** Signs an existing owner in through the pages, with the code from the sandbox outbox. */
+export async function signedInClient(service: Service, email: string, remoteAddress?: string) {
+  const client = walletClient(service, remoteAddress)
+  await client.get('/wallet')
+  await client.post('/wallet/sign-in', { email })
+  await client.get(`/wallet/code?email=${encodeURIComponent(email)}`)
+  await client.post('/wallet/code', { email, code: await newestCode(service, email) })
+  return client
+}
