@@ -15,7 +15,7 @@ import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
 import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
-import { withProviderRateLimits } from './provider/rate-limits.ts'
+import { withProviderRateLimits, type TakeToken } from './provider/rate-limits.ts'
 import { pointFakeProviderAt, startSandbox, type SandboxParts } from './sandbox/wiring.ts'
 import { openDatabase, type OpenedDatabase } from './store/database.ts'
 import { JOBS_CHANNEL } from './store/jobs.ts'
@@ -45,17 +45,19 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await migrateToLatest(database.db)
     const store = createStore(database.db)
 
+    // The provider account's limits are the deployment's: every instance draws from the same buckets.
+    const takeProviderToken: TakeToken = (call, limit) => store.rateBuckets.take(`provider:${call}`, limit)
     let clock: Clock = options.clock ?? systemClock
     let provider: PaymentProvider
     let sandbox: SandboxParts | undefined
     let mailer: Mailer
     let priceSource: PriceSource
     if (config.mode === 'sandbox') {
-      const parts = await startSandbox({ config, database, closers, ...(options.clock ? { clock: options.clock } : {}) })
+      const parts = await startSandbox({ config, database, closers, takeProviderToken, ...(options.clock ? { clock: options.clock } : {}) })
       ;({ provider, mailer, priceSource, sandbox } = parts)
       clock = parts.sandbox.clock
     } else {
-      provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }))
+      provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }), takeProviderToken)
       mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
       priceSource = createTickerPriceSource({ url: config.priceSourceUrl, timeoutMs: config.providerTimeoutMs })
     }

@@ -1,6 +1,7 @@
 // Client-side limits on calls to the real provider, matching its published limits (sustained per
 // minute / burst), so a burst of merchants becomes our own clear 503 with Retry-After rather than
-// a ban by the provider. Per instance: several instances share the budget only approximately.
+// a ban by the provider. The buckets are the deployment's (in the database, see
+// store/rate-buckets.ts), so N instances together stay within the limits.
 import { ProviderUnavailableError, type PaymentProvider } from './provider.ts'
 
 export type Limit = { perMinute: number; burst: number }
@@ -43,41 +44,33 @@ export function createBucket(limit: Limit, nowMs: () => number) {
   }
 }
 
-export function withProviderRateLimits(
-  provider: PaymentProvider,
-  limits: typeof eulenPublishedLimits = eulenPublishedLimits,
-  nowMs: () => number = () => performance.now(),
-): PaymentProvider {
-  const buckets = {
-    deposit: createBucket(limits.deposit, nowMs),
-    depositStatus: createBucket(limits.depositStatus, nowMs),
-    deposits: createBucket(limits.deposits, nowMs),
-    userInfo: createBucket(limits.userInfo, nowMs),
-    ping: createBucket(limits.ping, nowMs),
-  }
-  const guard = (call: keyof typeof buckets) => {
-    const wait = buckets[call].take()
+/** Takes a token from the named bucket: 0 when taken, else the seconds until one is there. */
+export type TakeToken = (call: keyof typeof eulenPublishedLimits, limit: Limit) => Promise<number>
+
+export function withProviderRateLimits(provider: PaymentProvider, takeToken: TakeToken, limits: typeof eulenPublishedLimits = eulenPublishedLimits): PaymentProvider {
+  const guard = async (call: keyof typeof eulenPublishedLimits) => {
+    const wait = await takeToken(call, limits[call])
     if (wait > 0) throw new ProviderLimitReachedError(call, wait)
   }
   return {
     async createDeposit(request) {
-      guard('deposit')
+      await guard('deposit')
       return provider.createDeposit(request)
     },
     async depositStatus(id) {
-      guard('depositStatus')
+      await guard('depositStatus')
       return provider.depositStatus(id)
     },
     async listDeposits(start, end) {
-      guard('deposits')
+      await guard('deposits')
       return provider.listDeposits(start, end)
     },
     async userInfo(euid) {
-      guard('userInfo')
+      await guard('userInfo')
       return provider.userInfo(euid)
     },
     async ping() {
-      guard('ping')
+      await guard('ping')
       return provider.ping()
     },
   }

@@ -10,7 +10,7 @@ import { createSmtpMailer, type Mailer } from '../mail/mailer.ts'
 import { createTickerPriceSource, type PriceSource } from '../prices/ticker.ts'
 import { createEulenClient } from '../provider/eulen-client.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
-import { withProviderRateLimits } from '../provider/rate-limits.ts'
+import { withProviderRateLimits, type TakeToken } from '../provider/rate-limits.ts'
 import type { OpenedDatabase } from '../store/database.ts'
 import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
 import { startFakeTicker, type FakeTicker } from './fake-ticker.ts'
@@ -21,7 +21,13 @@ const SANDBOX_DEFAULT_PRICES = { BTC: 35_000_000, USDt: 540 }
 
 export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
 
-export async function startSandbox(options: { config: Config; database: OpenedDatabase; clock?: AdjustableClock; closers: Array<() => Promise<void>> }): Promise<{
+export async function startSandbox(options: {
+  config: Config
+  database: OpenedDatabase
+  clock?: AdjustableClock
+  closers: Array<() => Promise<void>>
+  takeProviderToken: TakeToken
+}): Promise<{
   sandbox: SandboxParts
   provider: PaymentProvider
   mailer: Mailer
@@ -39,7 +45,7 @@ export async function startSandbox(options: { config: Config; database: OpenedDa
   const outbox = config.smtpUrl === null ? await createOutbox(database.db, clock) : null
   return {
     sandbox: { fake, clock, outbox, ticker },
-    provider: config.providerLimits ? withProviderRateLimits(client) : client,
+    provider: config.providerLimits ? withProviderRateLimits(client, options.takeProviderToken) : client,
     mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom }),
     priceSource: createTickerPriceSource({ url: ticker.url, timeoutMs: config.providerTimeoutMs }),
   }

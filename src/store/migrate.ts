@@ -11,6 +11,7 @@ import * as reportedAmounts from './migrations/006_reported_amounts.ts'
 import * as unknownDeposits from './migrations/007_unknown_deposits.ts'
 import * as quoteRecord from './migrations/008_quote_record.ts'
 import * as accountBalances from './migrations/009_account_balances.ts'
+import * as rateBuckets from './migrations/010_rate_buckets.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '007_unknown_deposits': unknownDeposits,
   '008_quote_record': quoteRecord,
   '009_account_balances': accountBalances,
+  '010_rate_buckets': rateBuckets,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -210,6 +210,12 @@ export type AccountBalancesTable = {
   amount: number
 }
 
+export type RateBucketsTable = {
+  key: string
+  tokens: number
+  updated_at: Date
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -228,6 +234,7 @@ export type Database = {
   wallet_sessions: WalletSessionsTable
   unknown_deposits: UnknownDepositsTable
   account_balances: AccountBalancesTable
+  rate_buckets: RateBucketsTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -11,6 +11,7 @@ import { ledgerRepository } from './ledger.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { rateBucketsRepository } from './rate-buckets.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
@@ -29,6 +30,7 @@ export type Store = {
   webhookEvents: ReturnType<typeof webhookEventsRepository>
   wallet: ReturnType<typeof walletRepository>
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
+  rateBuckets: ReturnType<typeof rateBucketsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
 }
 
@@ -47,6 +49,7 @@ export function createStore(db: Kysely<Database>): Store {
     webhookEvents: webhookEventsRepository(db),
     wallet: walletRepository(db),
     unknownDeposits: unknownDepositsRepository(db),
+    rateBuckets: rateBucketsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -1,7 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { startTestService } from '../support/harness.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig } from '../../src/config.ts'
+import { startService } from '../../src/service.ts'
+import { openPostgres } from '../../src/store/database.ts'
+import { T0, openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
 
 test('per-token rate limit: 429 rate_limited with Retry-After; other tokens unaffected; 0 switches it off', async () => {
   const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: '3' })
@@ -40,5 +44,34 @@ test('calls to the provider are held to its published limits: the 51st deposit i
     assert.match(String(refused.headers['retry-after']), /^[1-9]\d*$/)
   } finally {
     await service.close()
+  }
+})
+
+test('the provider\'s limits hold for the deployment: two instances on one database share the burst of 50', { skip: testDatabase !== 'postgres', timeout: 120_000 }, async () => {
+  const database = await openTestDatabase()
+  const env = { SANDBOX_PROVIDER_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '0', PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
+  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
+  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  try {
+    await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
+    const token = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
+    const started = performance.now()
+    const statuses: number[] = []
+    const queue = Array.from({ length: 70 }, (_, i) => i)
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        const app = i % 2 === 0 ? first.app : second.app
+        const response = await app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '10.00', email: 'c@example.com', tax_number: generateCpf() } })
+        assert.ok(response.statusCode === 200 || (response.statusCode === 503 && response.json().code === 'provider_unavailable'), response.body)
+        statuses.push(response.statusCode)
+      }
+    }))
+    // The burst, and what the sustained 15/min refilled while the test ran: never 50 per instance.
+    const refilled = Math.ceil(((performance.now() - started) / 1000) * (15 / 60))
+    const made = statuses.filter((status) => status === 200).length
+    assert.ok(made >= 50 && made <= 50 + refilled, `${made} deposits made (refill allowed ${refilled})`)
+  } finally {
+    await second.close()
+    await first.close()
   }
 })

@@ -1,0 +1,27 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from './schema.ts'
+
+/**
+ * Token buckets shared by every instance on the database. One statement refills a bucket for the
+ * time since it was last touched and takes a token if one is there, under the row's lock, so
+ * concurrent takers never overdraw it. Time is the database's (clock_timestamp()), one clock for
+ * all instances whatever theirs say.
+ */
+export function rateBucketsRepository(db: Kysely<Database>) {
+  return {
+    /** Takes a token: 0 when taken, else the seconds until one will be there. */
+    async take(key: string, limit: { perMinute: number; burst: number }): Promise<number> {
+      const perSecond = limit.perMinute / 60
+      const refilled = sql<number>`least(${limit.burst}::float8, rate_buckets.tokens + extract(epoch from clock_timestamp() - rate_buckets.updated_at) * ${perSecond}::float8)`
+      const taken = await sql<{ tokens: number }>`
+        insert into rate_buckets (key, tokens, updated_at) values (${key}, ${limit.burst - 1}::float8, clock_timestamp())
+        on conflict (key) do update set tokens = ${refilled} - 1, updated_at = clock_timestamp()
+        where ${refilled} >= 1
+        returning tokens`.execute(db)
+      if (taken.rows.length > 0) return 0
+      const left = await sql<{ tokens: number }>`select ${refilled} as tokens from rate_buckets where key = ${key}`.execute(db)
+      const tokens = Number(left.rows[0]?.tokens ?? 0)
+      return Math.max(1, Math.ceil((1 - tokens) / perSecond))
+    },
+  }
+}
