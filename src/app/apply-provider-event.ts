@@ -1,15 +1,15 @@
-// The provider says something about a deposit (webhook or reconciliation). In one transaction,
-// with the charge locked: gather the facts, ask the domain for the transition, write it with its
-// ledger posting and jobs. Duplicates and stale reports change nothing.
+// The provider says something about a deposit (webhook, reconciliation or sweep). In one
+// transaction, with the charge locked: keep what it says about the payer, gather the facts, ask
+// the state machine (domain/charge.ts#decideCharge) what follows, and let the executor write it.
+// Duplicates and stale reports change nothing.
 import type { Clock } from '../clock.ts'
-import { isCredited, taxNumberMatches, transition, type ChargeStatus } from '../domain/charge.ts'
+import { decideCharge, taxNumberMatches, type ChargeStatus } from '../domain/charge.ts'
 import { stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { creditCharge } from './charge-effects.ts'
+import { applyChargeDecision, chargeView } from './apply-charge-decision.ts'
 import type { Quote, QuoteBook } from './quote-book.ts'
-import { disputeCharge } from './record-med.ts'
 
 export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStatus | null; changed: boolean }
 
@@ -55,36 +55,24 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock; quo
       charge = await store.charges.update(charge.id, { ...reported, updated_at: now })
     }
 
-    // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
-    if (report.status === 'refunded' && isCredited(charge.status)) {
-      const refunded = await disputeCharge(store, charge, { taxNumber: charge.payer_tax_number, euid: charge.payer_euid }, 'refunded by the provider after credit', now)
-      return { chargeId: charge.id, status: refunded.status, changed: true }
-    }
-
     const account = await store.accounts.findById(charge.account_id)
     const blocked = await store.identities.blockedKinds({ email: account?.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
     const boundTo = [
       charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
       charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
     ]
-    const quoteAvailable = charge.currency === 'DEPIX' || quote !== null
-
-    const next = transition(
-      { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
-      { status: report.status, valueInCents: report.valueInCents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
-      { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quoteAvailable },
+    const decision = decideCharge(
+      chargeView(charge),
+      { kind: 'provider_report', report: { status: report.status, valueInCents: report.valueInCents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number } },
+      { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quoteAvailable: charge.currency === 'DEPIX' || quote !== null },
     )
-    if (next.kind === 'ignore') return { chargeId: charge.id, status: charge.status, changed: charge !== locked }
-
-    let updated: Charge
-    if (next.kind === 'credit') {
-      const noted = await store.charges.update(charge.id, { provider_status: report.status })
-      updated = await creditCharge(store, noted, next.to, now, quote)
-    } else if (next.kind === 'hold') {
-      updated = await store.charges.update(charge.id, { status: 'security_hold', hold_reason: next.reason, provider_status: report.status, updated_at: now })
-    } else {
-      updated = await store.charges.update(charge.id, { status: next.to, provider_status: report.status, updated_at: now })
-    }
+    if (decision.kind !== 'move') return { chargeId: charge.id, status: charge.status, changed: charge !== locked }
+    const updated = await applyChargeDecision(store, charge, decision, {
+      now,
+      quote,
+      providerStatus: report.status,
+      dispute: { taxNumber: charge.payer_tax_number, euid: charge.payer_euid, reason: 'refunded by the provider after credit', by: 'provider' },
+    })
     return { chargeId: charge.id, status: updated.status, changed: true }
   })
 }

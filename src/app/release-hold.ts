@@ -1,13 +1,15 @@
 // Seven calendar days after a third-party payment, its held balance is released.
 import type { Clock } from '../clock.ts'
+import { decideCharge } from '../domain/charge.ts'
 import type { Store } from '../store/store.ts'
-import { releaseCredit } from './charge-effects.ts'
+import { applyChargeDecision, chargeView } from './apply-charge-decision.ts'
 
 export async function releaseHold(deps: { store: Store; clock: Clock }, chargeId: string): Promise<void> {
   await deps.store.transaction(async (store) => {
     const charge = await store.charges.lockById(chargeId)
+    if (!charge) return
     const now = deps.clock.now()
-    if (!charge || charge.status !== 'after7d' || charge.release_at === null || charge.release_at.getTime() > now.getTime()) return
-    await releaseCredit(store, charge, now)
+    const decision = decideCharge(chargeView(charge), { kind: 'release_due', now, releaseAt: charge.release_at }, { blocked: false, boundElsewhere: false, quoteAvailable: true })
+    if (decision.kind === 'move') await applyChargeDecision(store, charge, decision, { now, quote: null })
   })
 }

@@ -1,11 +1,11 @@
 // Support reviews a payment in security_hold: release it (credited like a confirmation: the
 // matching payer's value becomes available, a different payer's is held 7 days) or refund it.
 import type { Clock } from '../clock.ts'
-import { payerMatches } from '../domain/charge.ts'
+import { decideCharge, payerMatches } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { creditCharge } from './charge-effects.ts'
+import { applyChargeDecision, chargeView } from './apply-charge-decision.ts'
 import type { QuoteBook } from './quote-book.ts'
 
 export type ReviewDecision = 'release' | 'refund'
@@ -20,19 +20,16 @@ export async function reviewHold(
   return deps.store.transaction(async (store) => {
     const charge = await store.charges.lockById(review.chargeId)
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
-    if (charge.status !== 'security_hold') throw new DomainError('payment_not_held')
     const now = deps.clock.now()
-    let updated: Charge
-    if (review.decision === 'refund') {
-      updated = await store.charges.update(charge.id, { status: 'will_refund', updated_at: now })
-    } else {
-      if (charge.currency !== 'DEPIX' && quote === null) throw new DomainError('quote_unavailable')
-      const matches = payerMatches(
-        { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number },
-        { status: 'depix_sent', valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
-      )
-      updated = await creditCharge(store, charge, matches ? 'depix_sent' : 'after7d', now, quote)
-    }
+    const decision = decideCharge(chargeView(charge), { kind: 'review', decision: review.decision }, {
+      blocked: false,
+      boundElsewhere: false,
+      quoteAvailable: charge.currency === 'DEPIX' || quote !== null,
+      payerMatchesInformed: payerMatches(chargeView(charge), { status: 'depix_sent', valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number }),
+    })
+    if (decision.kind === 'refuse') throw new DomainError(decision.code)
+    if (decision.kind !== 'move') throw new DomainError('payment_not_held')
+    const updated = await applyChargeDecision(store, charge, decision, { now, quote })
     await store.audit.record({
       actor: review.actor,
       action: `review.${review.decision}`,

@@ -44,6 +44,8 @@ export type ChargeFacts = {
   boundElsewhere: boolean
   /** A BRL price is known for the credited currency (always true for DEPIX). */
   quoteAvailable: boolean
+  /** For a support review: the payer who paid is the payer the merchant informed. */
+  payerMatchesInformed?: boolean
 }
 
 export type ChargeView = {
@@ -136,6 +138,84 @@ export function transition(charge: ChargeView, report: ProviderReport, facts: Ch
   if (target === undefined || !forwardMoves[charge.status].includes(target)) return { kind: 'ignore' }
   if (target === 'checks') return decideArrival(charge, report, facts)
   return { kind: 'move', to: target }
+}
+
+/** Everything that can happen to a charge. */
+export type ChargeEvent =
+  | { kind: 'provider_report'; report: ProviderReport }
+  /** The QR's 10 minutes are over. */
+  | { kind: 'expiry_due'; now: Date; expiresAt: Date }
+  /** The 7 days of a third-party hold are over. */
+  | { kind: 'release_due'; now: Date; releaseAt: Date | null }
+  | { kind: 'review'; decision: 'release' | 'refund' }
+  /** A refund dispute (MED), from the provider's MED webhook or its "refunded" after credit. */
+  | { kind: 'med' }
+
+export type WebhookEventName = 'payment.confirmed' | 'balance.released'
+
+/** What must happen with a move, in order, besides the new status. */
+export type ChargeEffect =
+  /** Convert and post the credit, held (after7d: release scheduled) or available. */
+  | { kind: 'credit'; held: boolean }
+  /** The held credit becomes available. */
+  | { kind: 'release_credit' }
+  /** A MED takes back what the payment credited, from where it sits. */
+  | { kind: 'take_back_credit'; held: boolean }
+  /** The receiving e-mail and the payer's tax number and EUID are blocked (prior MED). */
+  | { kind: 'block_identities' }
+  /** The payer's identities bind to the receiving account; the owner's own purchase gives it its EUID. */
+  | { kind: 'bind_payer' }
+  | { kind: 'queue_webhook'; event: WebhookEventName }
+
+export type ChargeDecision =
+  /** Nothing changes (a duplicate, a stale report, a time not yet come). */
+  | { kind: 'ignore' }
+  /** The event is not allowed now; the caller is told why. */
+  | { kind: 'refuse'; code: 'payment_not_held' | 'quote_unavailable' }
+  /** `holdReason` undefined leaves the charge's own as it is. */
+  | { kind: 'move'; to: ChargeStatus; holdReason?: HoldReason | null; effects: ChargeEffect[] }
+
+const creditEffects = (to: 'depix_sent' | 'after7d'): ChargeEffect[] =>
+  to === 'after7d'
+    ? [{ kind: 'credit', held: true }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
+    : [{ kind: 'credit', held: false }, { kind: 'bind_payer' }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
+
+function fromTransition(next: Transition): ChargeDecision {
+  if (next.kind === 'ignore') return next
+  if (next.kind === 'hold') return { kind: 'move', to: 'security_hold', holdReason: next.reason, effects: [] }
+  if (next.kind === 'credit') return { kind: 'move', to: next.to, holdReason: null, effects: creditEffects(next.to) }
+  return { kind: 'move', to: next.to, holdReason: null, effects: [] }
+}
+
+/**
+ * The charge's one state machine: every event, with the facts gathered for it, to the next
+ * status and what must happen with it. Nothing outside this function decides a status.
+ */
+export function decideCharge(charge: ChargeView, event: ChargeEvent, facts: ChargeFacts): ChargeDecision {
+  switch (event.kind) {
+    case 'provider_report':
+      // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
+      if (event.report.status === 'refunded' && isCredited(charge.status)) return decideCharge(charge, { kind: 'med' }, facts)
+      return fromTransition(transition(charge, event.report, facts))
+    case 'expiry_due':
+      if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
+      return { kind: 'move', to: 'expired', holdReason: null, effects: [] }
+    case 'release_due':
+      if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
+      return { kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit' }, { kind: 'queue_webhook', event: 'balance.released' }] }
+    case 'review': {
+      if (charge.status !== 'security_hold') return { kind: 'refuse', code: 'payment_not_held' }
+      if (event.decision === 'refund') return { kind: 'move', to: 'will_refund', holdReason: null, effects: [] }
+      if (!facts.quoteAvailable) return { kind: 'refuse', code: 'quote_unavailable' }
+      // Released by support: continues at the payer checks (decisions 4, step 3 or 4).
+      const to = facts.payerMatchesInformed ? 'depix_sent' : 'after7d'
+      return { kind: 'move', to, holdReason: null, effects: creditEffects(to) }
+    }
+    case 'med':
+      // Never credited: the blocks are recorded, the charge stays open to a real payment (decisions 13).
+      if (!isCredited(charge.status)) return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+      return { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: charge.status === 'after7d' }] }
+  }
 }
 
 /** Statuses whose provider state we keep asking about when webhooks go quiet. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { chargeStatuses, decideArrival, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
+import { chargeStatuses, decideArrival, decideCharge, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
 
 const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error', 'weird']
 const okFacts = { blocked: false, boundElsewhere: false, quoteAvailable: true }
@@ -91,4 +91,70 @@ test('masked tax numbers match on the characters shown, and only with enough sho
   assert.equal(taxNumberMatches('11.222.333/****-**', '11222333000181'), true)
   assert.equal(payerMatches(euidCharge('waiting_payment'), { status: 'depix_sent', valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }), false)
   assert.ok(chargeStatuses.length === 11)
+})
+
+test('the one state machine: expiry, release, review and MED are decided by decideCharge', () => {
+  const now = new Date('2026-11-22T12:10:00Z')
+  const earlier = new Date('2026-11-22T12:09:59Z')
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: earlier }, okFacts), { kind: 'move', to: 'expired', holdReason: null, effects: [] })
+  assert.equal(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now: earlier, expiresAt: now }, okFacts).kind, 'ignore')
+  assert.equal(decideCharge(taxCharge('depix_sent'), { kind: 'expiry_due', now, expiresAt: earlier }, okFacts).kind, 'ignore')
+  assert.deepEqual(decideCharge(euidCharge('after7d'), { kind: 'release_due', now, releaseAt: earlier }, okFacts), {
+    kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit' }, { kind: 'queue_webhook', event: 'balance.released' }],
+  })
+  assert.equal(decideCharge(euidCharge('after7d'), { kind: 'release_due', now: earlier, releaseAt: now }, okFacts).kind, 'ignore')
+  assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'review', decision: 'release' }, okFacts), { kind: 'refuse', code: 'payment_not_held' })
+  assert.deepEqual(decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, quoteAvailable: false }), { kind: 'refuse', code: 'quote_unavailable' })
+  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, payerMatchesInformed: true }) as { to: string }).to, 'depix_sent')
+  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, payerMatchesInformed: false }) as { to: string }).to, 'after7d')
+  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'refund' }, okFacts) as { to: string }).to, 'will_refund')
+  assert.deepEqual(decideCharge(euidCharge('after7d'), { kind: 'med' }, okFacts), { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: true }] })
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med' }, okFacts), { kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }] })
+  const refundedAfterCredit = decideCharge(taxCharge('depix_sent'), { kind: 'provider_report', report: { status: 'refunded', ...matching } }, okFacts)
+  assert.deepEqual(refundedAfterCredit, { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: false }] })
+})
+
+test('property: random sequences of every event move forward, post each kind of money at most once, and reach every status', () => {
+  const reached = new Set<ChargeStatus>()
+  const event = fc.oneof(
+    fc.record({ kind: fc.constant('provider_report' as const), status: fc.constantFrom(...providerStatuses), payerMatches: fc.boolean(), fits: fc.boolean() }),
+    fc.record({ kind: fc.constantFrom('expiry_due' as const, 'release_due' as const), due: fc.boolean() }),
+    fc.record({ kind: fc.constant('review' as const), decision: fc.constantFrom('release' as const, 'refund' as const), payerMatches: fc.boolean() }),
+    fc.record({ kind: fc.constant('med' as const) }),
+  )
+  fc.assert(
+    fc.property(fc.boolean(), fc.array(event, { maxLength: 25 }), fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quoteAvailable: fc.boolean() }), (withEuid, events, facts) => {
+      let charge: ChargeView = withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')
+      const posted = { credit: 0, release: 0, takeBack: 0 }
+      let held = false
+      reached.add(charge.status)
+      const now = new Date('2026-11-30T00:00:00Z')
+      for (const happened of events) {
+        const before = charge.status
+        const decision = decideCharge(charge, happened.kind === 'provider_report'
+          ? { kind: 'provider_report', report: { status: happened.status, valueInCents: happened.fits ? 1000 : 2000, ...(happened.payerMatches ? matching : { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }) } }
+          : happened.kind === 'review' ? { kind: 'review', decision: happened.decision }
+          : happened.kind === 'med' ? { kind: 'med' }
+          : happened.kind === 'expiry_due' ? { kind: 'expiry_due', now, expiresAt: happened.due ? new Date(0) : new Date(now.getTime() + 1) }
+          : { kind: 'release_due', now, releaseAt: happened.due ? new Date(0) : null },
+        { ...facts, ...(happened.kind === 'review' ? { payerMatchesInformed: happened.payerMatches } : {}) })
+        if (decision.kind !== 'move') continue
+        for (const effect of decision.effects) {
+          if (effect.kind === 'credit') { posted.credit++; held = effect.held }
+          if (effect.kind === 'release_credit') { assert.ok(held, 'released a credit that was not held'); held = false; posted.release++ }
+          if (effect.kind === 'take_back_credit') { assert.equal(posted.credit, 1, 'took back what was never credited'); posted.takeBack++ }
+        }
+        // Two ways out of a rank: money that arrived after an ending, and support refunding a hold.
+        const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before) && ['pending', 'under_review'].includes(decision.to)) ||
+          (before === 'security_hold' && decision.to === 'will_refund' && happened.kind === 'review')
+        assert.ok(rank[decision.to] >= rank[before] || backwardsAllowed, `${before} → ${decision.to} on ${happened.kind}`)
+        charge = { ...charge, status: decision.to }
+        reached.add(charge.status)
+      }
+      assert.ok(posted.credit <= 1 && posted.release <= 1 && posted.takeBack <= 1, JSON.stringify(posted))
+      if (posted.takeBack === 1) assert.equal(charge.status, 'refunded')
+    }),
+    { numRuns: 3000 },
+  )
+  assert.deepEqual([...reached].sort(), [...chargeStatuses].sort(), 'every status is reachable')
 })
