@@ -8,6 +8,7 @@ import Fastify from 'fastify'
 import pg from 'pg'
 import { loadConfig } from '../src/config.ts'
 import { startService } from '../src/service.ts'
+import { measureWebhooks } from './webhooks.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -95,6 +96,8 @@ try {
            'available', 'DEPIX', case when n % 2 = 0 then 1 else -1 end
     from generate_series(1, 1000000) as n`)
   results.push(await measure({ name: 'GET /api/get-balance, 1 000 000 entries', request: { url: `${serviceUrl}/api/get-balance`, headers: auth } }))
+  const hooks = await measureWebhooks(service, serviceUrl, token)
+  process.stdout.write(`webhooks: ${JSON.stringify(hooks)}\n`)
 
   const rps = (name: string) => results.find((result) => result.name === name)!.max.requestsPerSecond
   const bareRps = rps('bare Fastify route')
@@ -130,6 +133,22 @@ doing get-payment's one primary-key read on PostgreSQL.
 | Scenario | Max req/s | p50 ms | p99 ms | Ratio to bare | p99 at half (ms) | Failed requests |
 |---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+## Webhooks
+
+With the job runner running as in production (woken by LISTEN/NOTIFY on commit):
+
+| Figure | Result | Goal |
+|---|---|---|
+| Provider confirmation → merchant's receiver, alone (${hooks.alone.samples} confirmations) | p50 ${hooks.alone.p50} ms, p99 ${hooks.alone.p99} ms | p99 ≤ 100 ms: ${hooks.alone.p99 <= 100 ? 'met' : '**missed**'} |
+| The same beside 10 receivers that hang for the whole time-out (3 events each) | p50 ${hooks.besideHanging.p50} ms, p99 ${hooks.besideHanging.p99} ms | p99 ≤ 100 ms: ${hooks.besideHanging.p99 <= 100 ? 'met' : '**missed**'} |
+| Draining ${hooks.drain.events} queued webhooks to 10 receivers | ${hooks.drain.perSecond}/s (${hooks.drain.seconds} s) | ≥ 500/s: ${hooks.drain.perSecond >= 500 ? 'met' : '**missed**'} |
+
+The latency is measured from the moment the provider's webhook is sent to us until the
+merchant's receiver gets its request: our webhook endpoint's transaction, the commit's
+notification, the runner's claim and the delivery.
+
+## Balances
 
 get-balance with 1 000 000 ledger entries on the account runs at ${(flat * 100).toFixed(0)} % of its throughput with
 none (goal: within 1.5×, i.e. at least 67 %): the balance is read from the running balances kept
