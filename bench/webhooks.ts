@@ -31,21 +31,29 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
   const port = await listen(receiver, '127.0.0.1')
   const hanging: Server[] = []
   service.jobs.start()
+  /** A R$ 10,00 charge with this webhook_url, through the API. */
+  const chargeWithWebhook = async (email: string, webhookUrl: string) => {
+    const payer = generateCpf()
+    const created = await fetch(`${serviceUrl}/api/create-payment`, {
+      method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({ value: '10.00', email, tax_number: payer, webhook_url: webhookUrl }),
+    }).then((response) => response.json() as Promise<{ id: string }>)
+    return { id: created.id, payer, depositId: (await service.store.charges.findById(created.id))!.provider_deposit_id }
+  }
+  /** The provider's confirmation of that charge, as its webhook. */
+  const confirm = async (charge: { depositId: string; payer: string }) => {
+    const answer = await fetch(`${serviceUrl}/provider/webhooks/deposit`, {
+      method: 'POST', headers: { authorization: `Basic ${service.providerWebhookSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ qrId: charge.depositId, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: charge.payer }),
+    })
+    await answer.arrayBuffer()
+  }
   try {
     const confirmOnce = async (email: string): Promise<number> => {
-      const payer = generateCpf()
-      const created = await fetch(`${serviceUrl}/api/create-payment`, {
-        method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
-        body: JSON.stringify({ value: '10.00', email, tax_number: payer, webhook_url: `http://127.0.0.1:${port}/hook` }),
-      }).then((response) => response.json() as Promise<{ id: string }>)
-      const charge = (await service.store.charges.findById(created.id))!
-      const arrived = new Promise<void>((resolve) => arrivals.set(created.id, resolve))
+      const charge = await chargeWithWebhook(email, `http://127.0.0.1:${port}/hook`)
+      const arrived = new Promise<void>((resolve) => arrivals.set(charge.id, resolve))
       const started = performance.now()
-      const answer = await fetch(`${serviceUrl}/provider/webhooks/deposit`, {
-        method: 'POST', headers: { authorization: `Basic ${service.providerWebhookSecret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer }),
-      })
-      await answer.arrayBuffer()
+      await confirm(charge)
       await arrived
       return performance.now() - started
     }
@@ -62,18 +70,7 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
       const server = createServer(() => {})
       hanging.push(server)
       const hangPort = await listen(server, `127.0.0.${i + 2}`)
-      for (let j = 0; j < 3; j++) {
-        const payer = generateCpf()
-        const created = await fetch(`${serviceUrl}/api/create-payment`, {
-          method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
-          body: JSON.stringify({ value: '10.00', email: `hanging${i}@example.com`, tax_number: payer, webhook_url: `http://127.0.0.${i + 2}:${hangPort}/hook` }),
-        }).then((response) => response.json() as Promise<{ id: string }>)
-        const charge = (await service.store.charges.findById(created.id))!
-        await fetch(`${serviceUrl}/provider/webhooks/deposit`, {
-          method: 'POST', headers: { authorization: `Basic ${service.providerWebhookSecret}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer }),
-        }).then((response) => response.arrayBuffer())
-      }
+      for (let j = 0; j < 3; j++) await confirm(await chargeWithWebhook(`hanging${i}@example.com`, `http://127.0.0.${i + 2}:${hangPort}/hook`))
     }
     const besideHanging = await latency(200, 'latency-hanging@example.com')
     for (const server of hanging) {
@@ -100,10 +97,7 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
     // One charge per receiver, a thousand queued events on each.
     const now = service.clock.now()
     for (let i = 0; i < 10; i++) {
-      const created = await fetch(`${serviceUrl}/api/create-payment`, {
-        method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
-        body: JSON.stringify({ value: '10.00', email: 'drain@example.com', tax_number: generateCpf(), webhook_url: `http://127.0.0.${i + 2}:${drainPorts[i]}/hook` }),
-      }).then((response) => response.json() as Promise<{ id: string }>)
+      const created = await chargeWithWebhook('drain@example.com', `http://127.0.0.${i + 2}:${drainPorts[i]}/hook`)
       const rows = Array.from({ length: events / 10 }, () => `msg_${randomBytes(16).toString('hex')}`)
       await service.store.db.insertInto('webhook_events').values(rows.map((id) => ({ id, charge_id: created.id, event: 'payment.confirmed', body: '{"bench":true}', state: 'pending' as const, created_at: now }))).execute()
       await service.store.db.insertInto('jobs').values(rows.map((id) => ({ kind: 'deliver_webhook', payload: JSON.stringify({ eventId: id, destination: `127.0.0.${i + 2}:${drainPorts[i]}` }), run_at: now, created_at: now }))).execute()
