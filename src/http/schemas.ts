@@ -95,6 +95,22 @@ export const BalanceRecord = Type.Object({
   }),
 })
 
+export const PaymentListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Enum(chargeStatuses)),
+    created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
+    created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
+    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; 20 when omitted' })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+)
+
+export const PaymentList = Type.Object({
+  payments: Type.Array(Type.Object({ ...ChargeRecord.properties, createdAt: Type.String(), expiresAt: Type.String(), swap_to: Type.Enum(currencies) })),
+  next_cursor: Nullable(Type.String()),
+})
+
 export const PaymentIdParams = Type.Object({ payment_id: Type.String({ maxLength: 64 }) })
 
 export const QrFileParams = Type.Object({ file: Type.String({ maxLength: 64 }) })

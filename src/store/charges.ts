@@ -62,15 +62,23 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /**
-     * An account's charges, received and created as merchant, newest first; `before` continues
-     * after the last charge of the previous page (created_at, then id, both descending).
+     * Charges newest first (created_at, then id, both descending): a merchant's own (`merchant`),
+     * or an account's received and created ones (`account`). `before` continues after the last
+     * charge of the previous page, so charges created meanwhile never shift a page.
      */
-    listForAccount(accountId: number, options: { status: ChargeStatus | null; before: { createdAt: Date; id: string } | null; limit: number }): Promise<Charge[]> {
+    list(
+      scope: { merchantAccountId: number } | { accountId: number },
+      options: { status: ChargeStatus | null; before: { createdAt: Date; id: string } | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
+    ): Promise<Charge[]> {
       let query = db
         .selectFrom('charges')
         .selectAll()
-        .where((eb) => eb.or([eb('account_id', '=', accountId), eb('merchant_account_id', '=', accountId)]))
+        .where((eb) => ('merchantAccountId' in scope
+          ? eb('merchant_account_id', '=', scope.merchantAccountId)
+          : eb.or([eb('account_id', '=', scope.accountId), eb('merchant_account_id', '=', scope.accountId)])))
       if (options.status !== null) query = query.where('status', '=', options.status)
+      if (options.createdFrom) query = query.where('created_at', '>=', options.createdFrom)
+      if (options.createdTo) query = query.where('created_at', '<', options.createdTo)
       if (options.before !== null) {
         const { createdAt, id } = options.before
         query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))

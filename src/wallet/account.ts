@@ -1,7 +1,8 @@
 // What the Wallet shows and does for a signed-in owner, through the service's own use cases:
 // the identity purchase is a charge made by create-charge; the token comes from issue-token.
 import { createCharge, type ChargeCreated, type CreateChargeDeps } from '../app/create-charge.ts'
-import { chargeStatuses, type ChargeStatus } from '../domain/charge.ts'
+import type { ChargeStatus } from '../domain/charge.ts'
+import { chargePage, parseStatusFilter } from '../app/list-charges.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -50,32 +51,16 @@ export async function ownPurchase(deps: { store: Store }, request: { accountId: 
 
 const PAGE_SIZE = 20
 
-export function parseStatusFilter(value: string | undefined): ChargeStatus | null {
-  if (value === undefined || value === '') return null
-  if (!(chargeStatuses as readonly string[]).includes(value)) throw new DomainError('invalid_request', { param: 'status', message: 'Unknown status.' })
-  return value as ChargeStatus
-}
-
-/** The cursor is the last row's creation time and id; opaque to the page, checked here. */
-function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
-  if (value === undefined || value === '') return null
-  const match = /^(\d{1,15})_([0-9a-f]{32})$/.exec(value)
-  if (!match) throw new DomainError('invalid_request', { param: 'before', message: 'Unknown cursor.' })
-  return { createdAt: new Date(Number(match[1])), id: match[2]! }
-}
-
 export async function listAccountCharges(
   deps: { store: Store },
   request: { accountId: number; status: string | undefined; before: string | undefined },
 ): Promise<{ rows: ChargeRow[]; status: ChargeStatus | null; nextCursor: string | null }> {
   const status = parseStatusFilter(request.status)
-  const charges = await deps.store.charges.listForAccount(request.accountId, { status, before: parseCursor(request.before), limit: PAGE_SIZE + 1 })
-  const page = charges.slice(0, PAGE_SIZE)
-  const last = page.at(-1)
+  const page = await chargePage(deps.store, { accountId: request.accountId }, { status, cursor: request.before, limit: PAGE_SIZE })
   return {
     status,
-    nextCursor: charges.length > PAGE_SIZE && last ? `${last.created_at.getTime()}_${last.id}` : null,
-    rows: page.map((charge) => ({
+    nextCursor: page.nextCursor,
+    rows: page.charges.map((charge) => ({
       id: charge.id,
       status: charge.status,
       valueCents: charge.value_cents,

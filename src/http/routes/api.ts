@@ -8,6 +8,7 @@ import { createCharge } from '../../app/create-charge.ts'
 import { hashToken } from '../../app/issue-token.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
+import { listMerchantCharges } from '../../app/list-charges.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
 import { DomainError } from '../../domain/errors.ts'
@@ -21,6 +22,8 @@ import {
   deliveryErrors,
   readErrors,
   PaymentIdParams,
+  PaymentList,
+  PaymentListQuery,
   QrFileParams,
   WebhookDeliveries,
   createPaymentFieldCodes,
@@ -107,6 +110,21 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       onRequest: authenticated,
     },
     async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
+  )
+
+  // Decisions 12: the token's charges, newest first, filtered, a page at a time.
+  app.get(
+    '/api/payments',
+    { schema: { querystring: PaymentListQuery, response: { 200: PaymentList, ...readErrors } }, onRequest: authenticated },
+    async (request) =>
+      listMerchantCharges(deps, {
+        merchantAccountId: request.merchant.accountId,
+        ...(request.query.status === undefined ? {} : { status: request.query.status }),
+        ...(request.query.created_from === undefined ? {} : { createdFrom: request.query.created_from }),
+        ...(request.query.created_to === undefined ? {} : { createdTo: request.query.created_to }),
+        ...(request.query.limit === undefined ? {} : { limit: Number(request.query.limit) }),
+        ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
+      }),
   )
 
   app.get(
