@@ -22,7 +22,8 @@ async function main() {
       `  Wallet:          ${config.baseUrl}/wallet   (sign-in codes: ${config.smtpUrl ? 'sent over SMTP' : `GET ${config.baseUrl}/sandbox/outbox?email=`})`,
       '',
       'Create a charge:',
-      `  curl -s -X POST ${config.baseUrl}/api/create-payment -H 'X-API-Token: ${demo.token}' -H 'Content-Type: application/json' -d '{"value":"10.00","email":"customer@example.com","tax_number":"11144477735"}'`,
+      // A CPF of its own: the README's walk-through uses others, and a payer binds to the first account it pays.
+      `  curl -s -X POST ${config.baseUrl}/api/create-payment -H 'X-API-Token: ${demo.token}' -H 'Content-Type: application/json' -d '{"value":"10.00","email":"customer@example.com","tax_number":"45317828791","payer_name":"Cliente Demo"}'`,
       '',
     ]
     process.stdout.write(lines.join('\n') + '\n')

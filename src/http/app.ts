@@ -98,7 +98,15 @@ function installStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
   app.removeContentTypeParser('application/json')
+  // Every body we take is JSON (or, in the Wallet, a form): plain text is 415 like any other type.
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // POSTs that take no body (operator actions, redelivery) may still say Content-Type: JSON;
+    // a route that needs a body refuses the missing one through its schema.
+    if ((body as Buffer).length === 0) {
+      done(null, undefined)
+      return
+    }
     let text: string
     try {
       text = utf8.decode(body as Buffer)
@@ -157,6 +165,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
 
   // Path and query first: an id with a NUL in it must never reach a query.
   app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.config?.bodyMayBeEmpty) request.body = {}
     refuseUnacceptable('path', request.params)
     refuseUnacceptable('query', request.query)
     refuseUnacceptable('body', request.body)

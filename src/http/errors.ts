@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Schema failures on these body fields answer with the field's own code. */
     fieldErrorCodes?: Record<string, ErrorCode>
+    /** A POST whose body is all optional: no body at all counts as an empty object. */
+    bodyMayBeEmpty?: boolean
   }
 }
 

@@ -171,7 +171,8 @@ test('request shape: unknown fields, wrong types, bad JSON, wrong media type, hu
   assertError(await create([base]), 400, 'invalid_request')
   assertError(await create('just a string'), 400, 'invalid_request')
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '{"value": "10.00",' }), 400, 'invalid_json')
-  assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '' }), 400, 'invalid_json')
+  // An empty body is no body: create-payment needs one (a body-less POST elsewhere accepts it).
+  assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '' }), 400, 'invalid_request')
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: 'value=10', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type')
   assertError(await create({ ...base, payer_name: 'x'.repeat(20_000) }), 413, 'body_too_large')
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '{"value":"10.00","email":"shape@example.com","tax_number":"11144477735","payer_name":"\\ud800"}' }), 400, 'invalid_request', 'payer_name')
@@ -217,4 +218,20 @@ test('provider down: 503 provider_unavailable, nothing stored, the idempotency k
   } finally {
     await down.close().catch(() => {})
   }
+})
+
+test('small frictions: a Bearer token gets a hint to use X-API-Token; body-less POSTs accept an empty JSON body; text/plain is 415', async () => {
+  const bearer = await service.request({ method: 'GET', url: '/api/get-balance', headers: { authorization: `Bearer ${token}` } })
+  assert.equal(bearer.status, 401)
+  assert.equal(bearer.body.code, 'token_missing')
+  assert.match(bearer.body.error, /X-API-Token/)
+  const pending = await service.request({ method: 'POST', url: '/sandbox/accounts/shop@example.com/tokens', body: { kind: 'pending' } })
+  const activated = await service.app.inject({ method: 'POST', url: `/ops/tokens/${pending.body.token_id}/activate`, headers: { authorization: `Bearer ${service.opsToken}`, 'content-type': 'application/json' }, payload: '' })
+  assert.equal(activated.statusCode, 200, activated.body)
+  const again = await service.request({ method: 'POST', url: '/sandbox/accounts/shop@example.com/tokens', body: { kind: 'pending' } })
+  const bare = await service.app.inject({ method: 'POST', url: `/ops/tokens/${again.body.token_id}/activate`, headers: { authorization: `Bearer ${service.opsToken}` } })
+  assert.equal(bare.statusCode, 200, bare.body)
+  const plain = await service.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': again.body.token, 'content-type': 'text/plain' }, payload: '{}' })
+  assert.equal(plain.statusCode, 415)
+  assert.equal(plain.json().code, 'unsupported_media_type')
 })

@@ -66,7 +66,13 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   // Every /api route but the public QR image carries X-API-Token.
   const authenticated = async (request: FastifyRequest) => {
     const header = request.headers['x-api-token']
-    request.merchant = await deps.authFailures.guard(request, () => authenticate(deps, typeof header === 'string' ? header : undefined))
+    request.merchant = await deps.authFailures.guard(request, () => {
+      // A common first mistake: the token sent the way most APIs take one.
+      if (header === undefined && /^bearer\s/i.test(request.headers.authorization ?? '')) {
+        throw new DomainError('token_missing', { message: 'Send the API token in the X-API-Token header, not in Authorization: Bearer.' })
+      }
+      return authenticate(deps, typeof header === 'string' ? header : undefined)
+    })
   }
 
   app.post(

@@ -76,10 +76,11 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     {
       schema: {
         params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
-        body: Type.Optional(Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false })),
+        body: Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }),
       },
+      config: { bodyMayBeEmpty: true },
     },
-    async (request) => activateToken(deps, { tokenId: request.params.token_id, actor: actorOf(request), note: request.body?.note ?? '' }),
+    async (request) => activateToken(deps, { tokenId: request.params.token_id, actor: actorOf(request), note: request.body.note ?? '' }),
   )
 
   app.post(

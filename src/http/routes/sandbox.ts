@@ -60,26 +60,25 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     {
       schema: {
         params: Type.Object({ email: Type.String({ maxLength: 254 }) }),
-        body: Type.Optional(
-          Type.Object(
-            {
-              kind: Type.Optional(Type.Enum(['current', 'pending', 'no_merchant_id'])),
-              expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-            },
-            { additionalProperties: false },
-          ),
+        body: Type.Object(
+          {
+            kind: Type.Optional(Type.Enum(['current', 'pending', 'no_merchant_id'])),
+            expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+          },
+          { additionalProperties: false },
         ),
         response: {
           200: Type.Object({ token: Type.String(), token_id: Type.String(), merchant_id: Type.Union([Type.String(), Type.Null()]) }),
           ...errors,
         },
       },
+      config: { bodyMayBeEmpty: true },
     },
     async (request) => {
       const account = await store.accounts.findByEmail(request.params.email.toLowerCase())
       if (!account) throw new DomainError('account_not_found', { param: 'email' })
-      const expiresAt = request.body?.expires_at ? new Date(request.body.expires_at) : null
-      const issued = await issueToken(deps, { accountId: account.id, kind: request.body?.kind ?? 'current', expiresAt })
+      const expiresAt = request.body.expires_at ? new Date(request.body.expires_at) : null
+      const issued = await issueToken(deps, { accountId: account.id, kind: request.body.kind ?? 'current', expiresAt })
       return { token: issued.token, token_id: issued.tokenId, merchant_id: issued.merchantId }
     },
   )
