@@ -13,11 +13,11 @@ export function parseStatusFilter(value: string | undefined): ChargeStatus | nul
 }
 
 /** The cursor is opaque to clients: the last charge's creation time and id, base64url. */
-export function encodeCursor(charge: Charge): string {
+function encodeCursor(charge: Charge): string {
   return Buffer.from(`${charge.created_at.getTime()}_${charge.id}`).toString('base64url')
 }
 
-export function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
+function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
   if (value === undefined || value === '') return null
   const match = /^(\d{1,15})_([0-9a-f]{32})$/.exec(Buffer.from(value, 'base64url').toString('latin1'))
   if (!match) throw new DomainError('invalid_request', { param: 'cursor', message: 'This cursor was not given by us.' })

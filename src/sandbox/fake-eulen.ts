@@ -34,7 +34,6 @@ export type FakeEulenOptions = {
 export type FakeDeposit = {
   qrId: string
   status: string
-  webhookType?: 'deposit'
   customerMessage: string | null
   delayUntil: string | null
   valueInCents: number
