@@ -203,8 +203,11 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
 
   let created: ChargeCreated
   try {
-    // A process that died holding this key may have stored the charge before it could answer.
+    // A process that died holding this key may have stored the charge before it could answer;
+    // if not, it may have left a deposit at the provider, which is looked for and kept for support
+    // (its QR was never shown, so it cannot be handed out) before the charge is made.
     const stored = claim.outcome === 'resumed' ? await deps.store.charges.findForMerchant(claim.chargeId, accountId) : undefined
+    if (claim.outcome === 'resumed' && !stored) await lookForLostDeposit(deps, request.valueCents, claim.claimedAt)
     created = stored ? creationResult(deps, stored) : await createUnclaimed(deps, command, request, claim.chargeId)
   } catch (error) {
     // Nothing was charged: give the key back so a corrected or later retry can use it.

@@ -12,7 +12,7 @@ export const IDEMPOTENCY_LEASE_MS = 60_000
 export type IdempotencyClaim =
   | { outcome: 'claimed'; chargeId: string }
   /** The previous owner's lease lapsed unfinished: its charge may or may not have been stored. */
-  | { outcome: 'resumed'; chargeId: string }
+  | { outcome: 'resumed'; chargeId: string; claimedAt: Date }
   | { outcome: 'replay'; status: number; body: unknown }
   | { outcome: 'reused' }
   | { outcome: 'in_use'; retryAfterSeconds: number }
@@ -67,7 +67,7 @@ export function idempotencyRepository(db: Kysely<Database>) {
         .returning('charge_id')
         .executeTakeFirst()
       if (!taken) return { outcome: 'in_use', retryAfterSeconds: 1 }
-      return { outcome: 'resumed', chargeId: taken.charge_id ?? chargeId }
+      return { outcome: 'resumed', chargeId: taken.charge_id ?? chargeId, claimedAt: existing.created_at }
     },
 
     async complete(accountId: number, key: string, status: number, body: unknown): Promise<void> {

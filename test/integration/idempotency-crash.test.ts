@@ -21,7 +21,8 @@ import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
   const providerDb = await openPglite(null)
-  const provider = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(T0), token: 'provider-token' })
+  // The provider keeps real time, as the service after the crash does.
+  const provider = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
   const dataDir = mkdtempSync(join(tmpdir(), 'pix-crash-'))
   const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
   const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
@@ -77,6 +78,10 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       assert.deepEqual(replay.json(), made.json())
       const charges = await service.store.db.selectFrom('charges').select('id').execute()
       assert.deepEqual(charges.map((row) => row.id), [made.json().id])
+      // The deposit the killed process left at the provider was looked up first and kept for support.
+      const orphans = await service.app.inject({ method: 'GET', url: '/ops/unknown-deposits', headers: { authorization: 'Bearer ops-token' } })
+      const kept = orphans.json().deposits as Array<{ seen_by: string; value_in_cents: number }>
+      assert.deepEqual(kept.map((deposit) => [deposit.seen_by, deposit.value_in_cents]), [['lost_reply', 1000]])
 
       // Killed after the charge was stored but before the key was marked done: the retry finds it.
       await service.store.db.updateTable('idempotency_keys').set({ state: 'in_flight', response_status: null, response_body: null, lease_until: serviceClock.now() }).execute()
