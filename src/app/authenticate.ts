@@ -19,7 +19,7 @@ export async function authenticate(
     if (token) {
       deps.tokenCache?.set(token)
       // "Last use" for the Wallet, refreshed when the token is read from the database.
-      if (token.status === 'active') await deps.store.tokens.touchLastUsed(token.id, deps.clock.now())
+      if (token.status === 'active') await deps.store.tokens.touchLastUsed(token, deps.clock.now())
     }
   }
   if (!token) throw new DomainError('token_not_found')

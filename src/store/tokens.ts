@@ -1,6 +1,8 @@
 import type { Insertable, Kysely } from 'kysely'
 import type { ApiToken, ApiTokensTable, Database } from './schema.ts'
 
+const LAST_USE_RESOLUTION_MS = 60_000
+
 export function tokensRepository(db: Kysely<Database>) {
   return {
     findByHash(tokenHash: string): Promise<ApiToken | undefined> {
@@ -26,13 +28,19 @@ export function tokensRepository(db: Kysely<Database>) {
       return db.selectFrom('api_tokens').selectAll().where('account_id', '=', accountId).where('status', '<>', 'revoked').executeTakeFirst()
     },
 
-    /** Records use at most once a minute per token, so a busy merchant does not write per request. */
-    async touchLastUsed(id: string, now: Date): Promise<void> {
+    /**
+     * Records use at most once a minute per token, so a busy merchant does not write per request:
+     * nothing is sent when the row just read says it was used within the minute; the update's own
+     * condition covers instances racing on the same token.
+     */
+    async touchLastUsed(token: ApiToken, now: Date): Promise<void> {
+      const dueBefore = new Date(now.getTime() - LAST_USE_RESOLUTION_MS)
+      if (token.last_used_at !== null && token.last_used_at >= dueBefore) return
       await db
         .updateTable('api_tokens')
         .set({ last_used_at: now })
-        .where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - 60_000))]))
+        .where('id', '=', token.id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', dueBefore)]))
         .execute()
     },
 
