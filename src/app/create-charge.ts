@@ -9,6 +9,7 @@ import { payerLimitCents, type LadderStep } from '../domain/payer-limits.ts'
 import { formatBrl } from '../domain/money.ts'
 import {
   ProviderRejectedError,
+  ProviderReplyLostError,
   ProviderUnavailableError,
   type PaymentProvider,
 } from '../provider/provider.ts'
@@ -120,7 +121,8 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
     }
     if (error instanceof ProviderLimitReachedError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
     if (error instanceof ProviderUnavailableError) {
-      await lookForLostDeposit(deps, request.valueCents, askedAt)
+      // Only a reply that never came can hide a deposit; a provider that answered "unavailable" made none.
+      if (error instanceof ProviderReplyLostError) await lookForLostDeposit(deps, request.valueCents, askedAt)
       throw new DomainError('provider_unavailable')
     }
     throw error

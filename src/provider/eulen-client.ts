@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   ProviderRejectedError,
+  ProviderReplyLostError,
   ProviderUnavailableError,
   type CreateDepositRequest,
   type CreatedDeposit,
@@ -84,7 +85,7 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
         redirect: 'error',
       })
     } catch (error) {
-      throw new ProviderUnavailableError(`provider unreachable: ${(error as Error).message}`, { cause: error })
+      throw new ProviderReplyLostError(`provider unreachable: ${(error as Error).message}`, { cause: error })
     }
     let parsed: Record<string, unknown> | null = null
     try {
@@ -131,7 +132,7 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       if (reply.status === 404 || reply.status === 202 || (reply.status >= 200 && reply.status < 300 && reply.body?.async === true)) continue
       return reply
     }
-    throw new ProviderUnavailableError('the provider did not finish the deposit before its urlResponse expired')
+    throw new ProviderReplyLostError('the provider did not finish the deposit before its urlResponse expired')
   }
 
   return {

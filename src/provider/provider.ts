@@ -54,6 +54,11 @@ export class ProviderUnavailableError extends Error {
   override name = 'ProviderUnavailableError'
 }
 
+/** We asked, but no answer came (network failure, time-out): what the provider did is unknown. */
+export class ProviderReplyLostError extends ProviderUnavailableError {
+  override name = 'ProviderReplyLostError'
+}
+
 /** The provider answered and refused (validation, compliance, rejection). */
 export class ProviderRejectedError extends Error {
   override name = 'ProviderRejectedError'
