@@ -24,9 +24,8 @@ function payerTaxNumber(charge: Charge, reported: string | null): string | null 
 /** The quote for a report that may credit a conversion, asked before the transaction (an HTTP call). */
 async function quoteForReport(deps: { store: Store; quotes: QuoteBook }, report: ProviderDeposit): Promise<Quote | null> {
   if (report.status !== 'depix_sent') return null
-  const charge = await deps.store.charges.findByDepositIds([report.qrId])
-  const currency = charge[0]?.currency
-  return currency === undefined || currency === 'DEPIX' ? null : deps.quotes.at(currency)
+  const [charge] = await deps.store.charges.findByDepositIds([report.qrId])
+  return charge ? deps.quotes.at(charge.currency) : null
 }
 
 export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit): Promise<ProviderEventOutcome> {

@@ -5,12 +5,13 @@
 // stale price. Asked before the confirming transaction, so no HTTP call holds database locks.
 import type { Clock } from '../clock.ts'
 import type { PriceSource, Prices } from '../prices/ticker.ts'
-import type { QuotedCurrency } from '../store/quotes.ts'
+import type { Currency } from '../domain/money.ts'
 import type { Store } from '../store/store.ts'
 
 export type Quote = { cents: number; source: 'override' | 'ticker'; at: Date }
 
-export type QuoteBook = { at(currency: QuotedCurrency): Promise<Quote | null> }
+/** The quote a credit in `currency` converts at; null for DEPIX, which needs none, or when none is fresh. */
+export type QuoteBook = { at(currency: Currency): Promise<Quote | null> }
 
 export function createQuoteBook(deps: {
   store: Store
@@ -22,6 +23,7 @@ export function createQuoteBook(deps: {
   let last: { prices: Prices; at: Date } | null = null
   return {
     async at(currency) {
+      if (currency === 'DEPIX') return null
       const override = await deps.store.quotes.find(currency)
       if (override) return { cents: override.brl_cents, source: 'override', at: override.updated_at }
       const now = deps.clock.now()

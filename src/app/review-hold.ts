@@ -16,7 +16,7 @@ export async function reviewHold(
 ): Promise<Charge> {
   // A release converts at the quote of that moment, asked before the transaction.
   const peek = review.decision === 'release' ? await deps.store.charges.findById(review.chargeId) : undefined
-  const quote = peek && peek.currency !== 'DEPIX' ? await deps.quotes.at(peek.currency) : null
+  const quote = peek ? await deps.quotes.at(peek.currency) : null
   return deps.store.transaction(async (store) => {
     const charge = await store.charges.lockById(review.chargeId)
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
