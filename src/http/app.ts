@@ -9,6 +9,7 @@ import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
+import type { CreateChargeDeps } from '../app/create-charge.ts'
 import { createAuthFailureLimiter, type AuthFailureLimiter } from './auth-failures.ts'
 import { fromFastifyError, installErrorHandling, sendError } from './errors.ts'
 import swagger from '@fastify/swagger'
@@ -199,6 +200,21 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   })
   if (deps.sandbox) await app.register(sandboxRoutes, { ...routeDeps, sandbox: deps.sandbox })
   return app
+}
+
+/** What create-charge needs, from the app's parts and configuration; the same for every route that charges. */
+export function createChargeDeps(deps: AppDeps, log: CreateChargeDeps['log']): CreateChargeDeps {
+  return {
+    store: deps.store,
+    provider: deps.provider,
+    clock: deps.clock,
+    baseUrl: deps.config.baseUrl,
+    payerLadder: deps.config.payerLadder,
+    strictWebhooks: deps.config.mode === 'production',
+    providerDelayHours: deps.config.providerDelayHours,
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    ...(log ? { log } : {}),
+  }
 }
 
 /** What every route plugin is handed. */

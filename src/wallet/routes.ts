@@ -11,7 +11,7 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
-import type { RouteDeps } from '../http/app.ts'
+import { createChargeDeps, type RouteDeps } from '../http/app.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
@@ -166,13 +166,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   })
 
   app.post('/wallet/purchases', protectSignedIn, async (request, reply) => {
-    const created = await buyDepix(
-      {
-        store: deps.store, provider: deps.provider, clock: deps.clock, baseUrl: deps.config.baseUrl, payerLadder: deps.config.payerLadder,
-        strictWebhooks: deps.config.mode === 'production', log: request.log,
-      },
-      { accountId: accountOf(request)!, value: field(request.body, 'value', 16) },
-    )
+    const created = await buyDepix(createChargeDeps(deps, request.log), { accountId: accountOf(request)!, value: field(request.body, 'value', 16) })
     return reply.redirect(`/wallet/purchases/${created.id}`, 303)
   })
 

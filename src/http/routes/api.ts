@@ -12,7 +12,7 @@ import { listMerchantCharges } from '../../app/list-charges.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
 import { DomainError } from '../../domain/errors.ts'
-import type { RouteDeps } from '../app.ts'
+import { createChargeDeps, type RouteDeps } from '../app.ts'
 import {
   BalanceRecord,
   ChargeCreated,
@@ -88,24 +88,11 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
     },
     async (request) => {
       const merchantId = requireMerchantId(request.merchant)
-      return createCharge(
-        {
-          store: deps.store,
-          provider: deps.provider,
-          clock: deps.clock,
-          baseUrl: deps.config.baseUrl,
-          payerLadder: deps.config.payerLadder,
-          strictWebhooks: deps.config.mode === 'production',
-          providerDelayHours: deps.config.providerDelayHours,
-          ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-          log: request.log,
-        },
-        {
-          merchant: { accountId: request.merchant.accountId, merchantId },
-          body: request.body,
-          idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
-        },
-      )
+      return createCharge(createChargeDeps(deps, request.log), {
+        merchant: { accountId: request.merchant.accountId, merchantId },
+        body: request.body,
+        idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+      })
     },
   )
 
