@@ -164,9 +164,9 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     if (closing) reply.header('connection', 'close')
   })
 
-  // Path and query first: an id with a NUL in it must never reach a query.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.config?.bodyMayBeEmpty) request.body = {}
+    // Path and query first: an id with a NUL in it must never reach a query.
     refuseUnacceptable('path', request.params)
     refuseUnacceptable('query', request.query)
     refuseUnacceptable('body', request.body)
