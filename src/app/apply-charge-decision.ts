@@ -12,7 +12,7 @@ import { serializeWebhookBody } from '../webhooks/signature.ts'
 import type { Quote } from './quote-book.ts'
 
 export function chargeView(charge: Charge): ChargeView {
-  return { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number }
+  return { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number, webhookEvents: charge.webhook_events }
 }
 
 export type DecisionContext = {

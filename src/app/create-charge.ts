@@ -165,6 +165,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       informed_payer_name: request.payerName,
       webhook_url: request.webhookUrl,
       webhook_secret: request.webhookSecret,
+      webhook_events: request.webhookEvents,
       provider_deposit_id: deposit.id,
       // The provider may already know who the tax number is (spec 2.2): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,

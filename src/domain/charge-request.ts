@@ -1,6 +1,7 @@
 // The rules of a create-payment body (spec 4.1, decisions section 3) that need no I/O. The
 // HTTP schema has already fixed the types; this fixes the meaning.
 import type { Currency } from './money.ts'
+import { defaultWebhookEvents, webhookEventNames, type WebhookEventName } from './charge.ts'
 import { isWithinChargeBounds, parseBrlToCents } from './money.ts'
 import { DomainError } from './errors.ts'
 import { LIMIT_WITHOUT_EUID_CENTS } from './payer-limits.ts'
@@ -15,6 +16,7 @@ export type ChargeRequestInput = {
   payer_name?: string
   webhook_url?: string
   webhook_secret?: string
+  webhook_events?: string[]
 }
 
 export type ChargeRequest = {
@@ -26,6 +28,8 @@ export type ChargeRequest = {
   payerName: string | null
   webhookUrl: string | null
   webhookSecret: string | null
+  /** The opt-in events; the spec's two are always sent and not kept here. */
+  webhookEvents: WebhookEventName[]
 }
 
 const printable = /^[^\u0000-\u001f\u007f]+$/u
@@ -85,5 +89,20 @@ export function parseChargeRequest(input: ChargeRequestInput, options: { require
   const webhookUrl = input.webhook_url === undefined ? null : parseWebhookUrl(input.webhook_url, options.requireHttpsWebhooks).href
   const webhookSecret = freeText(input.webhook_secret, 255, 'webhook_secret_invalid', 'webhook_secret')
 
-  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret }
+  const webhookEvents = parseWebhookEvents(input.webhook_events, webhookUrl !== null)
+
+  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret, webhookEvents }
+}
+
+/**
+ * Known names, each once, with somewhere to send them. Naming one of the spec's two events is
+ * allowed (they are always sent) so a merchant may simply list everything it handles.
+ */
+function parseWebhookEvents(names: string[] | undefined, hasUrl: boolean): WebhookEventName[] {
+  if (names === undefined) return []
+  const known = new Set<string>(webhookEventNames)
+  if (!hasUrl || new Set(names).size !== names.length || !names.every((name) => known.has(name))) {
+    throw new DomainError('webhook_events_invalid', { param: 'webhook_events' })
+  }
+  return (names as WebhookEventName[]).filter((name) => !(defaultWebhookEvents as readonly string[]).includes(name))
 }

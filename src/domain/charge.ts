@@ -53,6 +53,8 @@ export type ChargeView = {
   valueCents: number
   informedEuid: string | null
   informedTaxNumber: string | null
+  /** The extra webhook events the merchant opted into at creation (decisions 12). */
+  webhookEvents: readonly WebhookEventName[]
 }
 
 export type Transition =
@@ -151,7 +153,12 @@ export type ChargeEvent =
   /** A refund dispute (MED), from the provider's MED webhook or its "refunded" after credit. */
   | { kind: 'med' }
 
-export type WebhookEventName = 'payment.confirmed' | 'balance.released'
+/** The spec's two events, sent to every charge with a webhook_url. */
+export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
+/** Sent only to a charge that lists them in `webhook_events` (decisions 12). */
+export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
+export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
+export type WebhookEventName = (typeof webhookEventNames)[number]
 
 /** What must happen with a move, in order, besides the new status. */
 export type ChargeEffect =
@@ -192,10 +199,39 @@ function fromTransition(next: Transition): ChargeDecision {
  * status and what must happen with it. Nothing outside this function decides a status.
  */
 export function decideCharge(charge: ChargeView, event: ChargeEvent, facts: ChargeFacts): ChargeDecision {
+  const decision = decideMove(charge, event, facts)
+  if (decision.kind !== 'move') return decision
+  const optIn = optInEventFor(charge.status, decision.to)
+  if (optIn === null || !charge.webhookEvents.includes(optIn)) return decision
+  return { ...decision, effects: [...decision.effects, { kind: 'queue_webhook', event: optIn }] }
+}
+
+/** The opt-in event a move announces, if any: only a change of status is news. */
+function optInEventFor(from: ChargeStatus, to: ChargeStatus): WebhookEventName | null {
+  if (from === to) return null
+  switch (to) {
+    case 'expired':
+      return 'payment.expired'
+    case 'security_hold':
+      return 'payment.held'
+    case 'under_review':
+      return 'payment.under_review'
+    // Both steps of a refund are news: it is coming (will_refund), it is done (refunded).
+    case 'will_refund':
+      return 'payment.refunded'
+    case 'refunded':
+      // Money we had credited and a MED took back is a dispute, not a refund of an unpaid charge.
+      return isCredited(from) ? 'payment.disputed' : 'payment.refunded'
+    default:
+      return null
+  }
+}
+
+function decideMove(charge: ChargeView, event: ChargeEvent, facts: ChargeFacts): ChargeDecision {
   switch (event.kind) {
     case 'provider_report':
       // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
-      if (event.report.status === 'refunded' && isCredited(charge.status)) return decideCharge(charge, { kind: 'med' }, facts)
+      if (event.report.status === 'refunded' && isCredited(charge.status)) return decideMove(charge, { kind: 'med' }, facts)
       return fromTransition(transition(charge, event.report, facts))
     case 'expiry_due':
       if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return { kind: 'ignore' }

@@ -34,6 +34,10 @@ export const errorCatalogue = {
   payer_name_invalid: { status: 400, message: 'payer_name must be the payer\'s full name, 1 to 100 printable characters.' },
   webhook_url_invalid: { status: 400, message: 'webhook_url must be an absolute http(s) URL.' },
   webhook_secret_invalid: { status: 400, message: 'webhook_secret must be 1 to 255 printable characters.' },
+  webhook_events_invalid: {
+    status: 400,
+    message: 'webhook_events must list distinct event names (payment.expired, payment.held, payment.under_review, payment.refunded, payment.disputed) and needs a webhook_url.',
+  },
   idempotency_key_invalid: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' },
   end_user_blocked: { status: 403, message: 'This end user is blocked after a prior refund dispute (MED).' },
   // lookups and conflicts

@@ -36,7 +36,7 @@ export const createPaymentErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
   'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
   'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'payer_name_required', 'webhook_url_invalid', 'webhook_secret_invalid',
-  'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
+  'webhook_events_invalid',   'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
 ])
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
 export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
@@ -51,6 +51,7 @@ export const CreatePaymentBody = Type.Object(
     payer_name: Type.Optional(Type.String({ maxLength: 200 })),
     webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
     webhook_secret: Type.Optional(Type.String({ maxLength: 255 })),
+    webhook_events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 })),
   },
   { additionalProperties: false },
 )
@@ -66,6 +67,7 @@ export const createPaymentFieldCodes: Record<string, ErrorCode> = {
   payer_name: 'payer_name_invalid',
   webhook_url: 'webhook_url_invalid',
   webhook_secret: 'webhook_secret_invalid',
+  webhook_events: 'webhook_events_invalid',
 }
 
 export const ChargeCreated = Type.Object({

@@ -12,6 +12,7 @@ import * as unknownDeposits from './migrations/007_unknown_deposits.ts'
 import * as quoteRecord from './migrations/008_quote_record.ts'
 import * as accountBalances from './migrations/009_account_balances.ts'
 import * as rateBuckets from './migrations/010_rate_buckets.ts'
+import * as webhookOptIn from './migrations/011_webhook_opt_in.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '008_quote_record': quoteRecord,
   '009_account_balances': accountBalances,
   '010_rate_buckets': rateBuckets,
+  '011_webhook_opt_in': webhookOptIn,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

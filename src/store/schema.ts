@@ -1,6 +1,6 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
-import type { ChargeStatus, HoldReason } from '../domain/charge.ts'
+import type { ChargeStatus, HoldReason, WebhookEventName } from '../domain/charge.ts'
 import type { Currency } from '../domain/money.ts'
 
 type Json = ColumnType<unknown, string, string>
@@ -87,6 +87,8 @@ export type ChargesTable = {
   blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   quote_source: ColumnType<'override' | 'ticker' | null, 'override' | 'ticker' | null | undefined, 'override' | 'ticker' | null>
   quote_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** Opt-in webhook events beyond the spec's two (decisions 12). */
+  webhook_events: ColumnType<WebhookEventName[], WebhookEventName[] | undefined, WebhookEventName[]>
 }
 
 export type AuditLogTable = {

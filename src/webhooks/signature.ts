@@ -1,12 +1,13 @@
 // Merchant webhook body and signatures (spec section 6, decisions section 7).
 import { createHmac } from 'node:crypto'
+import type { WebhookEventName } from '../domain/charge.ts'
 
 export type WebhookBody = {
   payment_id: string
   email: string
   value_in_cents: number
   payer_euid: string | null
-  event: 'payment.confirmed' | 'balance.released'
+  event: WebhookEventName
   status: string
 }
 

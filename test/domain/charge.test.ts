@@ -1,12 +1,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { chargeStatuses, decideArrival, decideCharge, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
+import { chargeStatuses, decideArrival, decideCharge, optInWebhookEvents, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
 
 const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error', 'weird']
 const okFacts = { blocked: false, boundElsewhere: false, quoteAvailable: true }
-const euidCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: 'EU000000000000001', informedTaxNumber: null })
-const taxCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: null, informedTaxNumber: '11144477735' })
+const euidCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: 'EU000000000000001', informedTaxNumber: null, webhookEvents: [] })
+const taxCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: null, informedTaxNumber: '11144477735', webhookEvents: [] })
 const matching = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
 
 test('decisions section 4, in order', () => {
@@ -123,8 +123,8 @@ test('property: random sequences of every event move forward, post each kind of 
     fc.record({ kind: fc.constant('med' as const) }),
   )
   fc.assert(
-    fc.property(fc.boolean(), fc.array(event, { maxLength: 25 }), fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quoteAvailable: fc.boolean() }), (withEuid, events, facts) => {
-      let charge: ChargeView = withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')
+    fc.property(fc.boolean(), fc.array(event, { maxLength: 25 }), fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quoteAvailable: fc.boolean() }), fc.boolean(), (withEuid, events, facts, optedIn) => {
+      let charge: ChargeView = { ...(withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')), webhookEvents: optedIn ? optInWebhookEvents : [] }
       const posted = { credit: 0, release: 0, takeBack: 0 }
       let held = false
       reached.add(charge.status)
@@ -144,6 +144,10 @@ test('property: random sequences of every event move forward, post each kind of 
           if (effect.kind === 'release_credit') { assert.ok(held, 'released a credit that was not held'); held = false; posted.release++ }
           if (effect.kind === 'take_back_credit') { assert.equal(posted.credit, 1, 'took back what was never credited'); posted.takeBack++ }
         }
+        // Opt-in events: one per change into a status that has one; none unless asked for.
+        const optIn = decision.effects.filter((effect) => effect.kind === 'queue_webhook' && (optInWebhookEvents as readonly string[]).includes(effect.event))
+        const announces = decision.to !== before && ['expired', 'security_hold', 'under_review', 'will_refund', 'refunded'].includes(decision.to)
+        assert.equal(optIn.length, optedIn && announces ? 1 : 0, `${before} → ${decision.to}: ${JSON.stringify(optIn)}`)
         // Two ways out of a rank: money that arrived after an ending, and support refunding a hold.
         const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before) && ['pending', 'under_review'].includes(decision.to)) ||
           (before === 'security_hold' && decision.to === 'will_refund' && happened.kind === 'review')
@@ -157,4 +161,23 @@ test('property: random sequences of every event move forward, post each kind of 
     { numRuns: 3000 },
   )
   assert.deepEqual([...reached].sort(), [...chargeStatuses].sort(), 'every status is reachable')
+})
+
+test('opt-in webhook events: each names the status change it announces, and only for a charge that asked', () => {
+  const now = new Date('2026-11-22T12:10:00Z')
+  const optedIn = (status: ChargeStatus): ChargeView => ({ ...taxCharge(status), webhookEvents: optInWebhookEvents })
+  const events = (decision: ReturnType<typeof decideCharge>) =>
+    decision.kind === 'move' ? decision.effects.flatMap((effect) => (effect.kind === 'queue_webhook' ? [effect.event] : [])) : []
+  const report = (status: string) => ({ kind: 'provider_report' as const, report: { status, ...matching } })
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) }, okFacts)), ['payment.expired'])
+  assert.deepEqual(events(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) }, okFacts)), [])
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), report('depix_sent'), { ...okFacts, blocked: true })), ['payment.held'])
+  assert.deepEqual(events(decideCharge(optedIn('pending'), report('under_review'), okFacts)), ['payment.under_review'])
+  assert.deepEqual(events(decideCharge(optedIn('security_hold'), { kind: 'review', decision: 'refund' }, okFacts)), ['payment.refunded'])
+  assert.deepEqual(events(decideCharge(optedIn('will_refund'), report('refunded'), okFacts)), ['payment.refunded'])
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent'), { kind: 'med' }, okFacts)), ['payment.disputed'])
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent'), report('refunded'), okFacts)), ['payment.disputed'])
+  // The spec's events stay as they were beside the opt-in ones.
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), report('depix_sent'), okFacts)), ['payment.confirmed'])
+  assert.deepEqual(events(decideCharge(optedIn('expired'), report('expired'), okFacts)), [])
 })

@@ -229,3 +229,66 @@ test('nothing lost: a process stopped after the status change delivers after res
     await database.close()
   }
 })
+
+test('opt-in events (decisions 12): expiry, hold, review, refund and MED after credit, each only when asked for', async () => {
+  const optIn = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed']
+  const create = async (path: string, webhookEvents: string[] | undefined) => {
+    const payer = generateCpf()
+    const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+    const created = await service.request({
+      method: 'POST', url: '/api/create-payment', token,
+      // Each its own receiving account: the MED blocks the one it hits.
+      body: { value: '15.00', email: `optin${path.replaceAll('/', '-')}@example.com`, euid, webhook_url: receiver.url(path), ...(webhookEvents ? { webhook_events: webhookEvents } : {}) },
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    return { id: created.body.id as string, payer }
+  }
+  const seen = (path: string) => receiver.for(path).map((entry) => { const body = JSON.parse(entry.body); return `${body.event}:${body.status}` })
+
+  for (const events of [optIn, undefined]) {
+    const tag = events ? 'on' : 'off'
+    const expiring = await create(`/opt-${tag}/expired`, events)
+    const held = await create(`/opt-${tag}/held`, events)
+    await service.pay(held.id, held.payer, 'depix_sent', { paid_cents: 3000 })
+    assert.equal((await service.ops('POST', `/ops/payments/${held.id}/review`, { decision: 'refund', note: 'paid twice the amount' })).status, 200)
+    const reviewed = await create(`/opt-${tag}/review`, events)
+    await service.pay(reviewed.id, reviewed.payer, 'under_review')
+    const refunded = await create(`/opt-${tag}/refund`, events)
+    await service.pay(refunded.id, refunded.payer, 'will_refund')
+    const disputed = await create(`/opt-${tag}/med`, events)
+    await service.pay(disputed.id, disputed.payer)
+    assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${disputed.id}/med` })).status, 200)
+    await service.advance(601)
+
+    if (events) {
+      assert.deepEqual(seen('/opt-on/expired'), ['payment.expired:expired'])
+      assert.deepEqual(seen('/opt-on/held'), ['payment.held:security_hold', 'payment.refunded:will_refund'])
+      assert.deepEqual(seen('/opt-on/review'), ['payment.under_review:under_review'])
+      assert.deepEqual(seen('/opt-on/refund'), ['payment.refunded:will_refund'])
+      assert.deepEqual(seen('/opt-on/med'), ['payment.confirmed:depix_sent', 'payment.disputed:refunded'])
+    } else {
+      // Without webhook_events only the spec's two events are ever sent.
+      for (const path of ['expired', 'held', 'review', 'refund']) assert.deepEqual(seen(`/opt-off/${path}`), [], path)
+      assert.deepEqual(seen('/opt-off/med'), ['payment.confirmed:depix_sent'])
+    }
+  }
+
+  const euid = (await service.sandbox!.fake.endUser(generateCpf(), 'Payer')).euid
+  for (const [body, why] of [
+    [{ webhook_url: receiver.url('/x'), webhook_events: ['payment.paid'] }, 'an unknown name'],
+    [{ webhook_url: receiver.url('/x'), webhook_events: ['payment.held', 'payment.held'] }, 'a name twice'],
+    [{ webhook_events: ['payment.held'] }, 'no webhook_url'],
+    [{ webhook_url: receiver.url('/x'), webhook_events: 'payment.held' }, 'not a list'],
+  ] as const) {
+    const refused = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '15.00', email: 'optin@example.com', euid, ...body } })
+    assert.equal(refused.status, 400, why)
+    assert.equal(refused.body.code, 'webhook_events_invalid', why)
+    assert.equal(refused.body.param, 'webhook_events', why)
+  }
+  // Listing the spec's own events is allowed: they are always sent.
+  const listed = await service.request({
+    method: 'POST', url: '/api/create-payment', token,
+    body: { value: '15.00', email: 'optin@example.com', euid, webhook_url: receiver.url('/x'), webhook_events: ['payment.confirmed', 'balance.released', 'payment.expired'] },
+  })
+  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+})
