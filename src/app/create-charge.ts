@@ -21,6 +21,8 @@ import { assertPublicDestination, type ResolveHost } from '../webhooks/destinati
 
 /** The first look at the provider's side if no webhook came; later looks back off. */
 export const RECONCILE_FIRST_AFTER_MS = 5 * 60 * 1000
+/** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
+export const RETRY_AFTER_PROVIDER_FAILURE_SECONDS = 5
 
 export type CreateChargeDeps = {
   store: Store
@@ -123,7 +125,7 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
     if (error instanceof ProviderUnavailableError) {
       // Only a reply that never came can hide a deposit; a provider that answered "unavailable" made none.
       if (error instanceof ProviderReplyLostError) await lookForLostDeposit(deps, request.valueCents, askedAt)
-      throw new DomainError('provider_unavailable')
+      throw new DomainError('provider_unavailable', { retryAfterSeconds: RETRY_AFTER_PROVIDER_FAILURE_SECONDS })
     }
     throw error
   }

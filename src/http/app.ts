@@ -13,6 +13,7 @@ import type { CreateChargeDeps } from '../app/create-charge.ts'
 import { createAuthFailureLimiter, type AuthFailureLimiter } from './auth-failures.ts'
 import { fromFastifyError, installErrorHandling, sendError } from './errors.ts'
 import swagger from '@fastify/swagger'
+import { openApiOptions } from './openapi.ts'
 import { apiRoutes } from './routes/api.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { createMetrics } from './metrics.ts'
@@ -173,21 +174,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   })
 
   // Registered before any route, so it sees every route's schema.
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Pix charge service', version: '1', description: `Documentation: ${config.docsUrl}` },
-      servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          apiToken: { type: 'apiKey', in: 'header', name: 'X-API-Token' },
-          operator: { type: 'http', scheme: 'bearer' },
-          provider: { type: 'http', scheme: 'basic' },
-        },
-      },
-      security: [{ apiToken: [] }],
-    },
-  })
+  await app.register(swagger, openApiOptions(config))
   const routeDeps = { ...deps, authFailures: createAuthFailureLimiter(config.authFailuresPerMinute) }
   await app.register(docsRoutes, routeDeps)
   await app.register(healthRoutes, routeDeps)

@@ -204,7 +204,7 @@ test('the payer-limit ladder is configurable', async () => {
   }
 })
 
-test('provider down: 503 provider_unavailable, nothing stored, the idempotency key given back', async () => {
+test('provider down: 503 provider_unavailable with Retry-After, nothing stored, the idempotency key given back', async () => {
   const down = await startTestService()
   try {
     const merchant = await down.merchant('down@example.com', '52998224725')
@@ -212,6 +212,8 @@ test('provider down: 503 provider_unavailable, nothing stored, the idempotency k
     const body = { value: '10.00', email: 'c@example.com', tax_number: '11144477735' }
     const response = await down.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body, headers: { 'idempotency-key': 'k1' } })
     assertError(response, 503, 'provider_unavailable')
+    // Safe to retry with the same key, after the time it says.
+    assert.equal(response.headers['retry-after'], '5')
     const rows = await down.store.db.selectFrom('idempotency_keys').selectAll().execute()
     assert.deepEqual(rows, [])
     assert.deepEqual(await down.store.db.selectFrom('charges').selectAll().execute(), [])

@@ -13,6 +13,7 @@ import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliv
 import { Type } from 'typebox'
 import { DomainError } from '../../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../app.ts'
+import { documentAudience } from '../openapi.ts'
 import {
   BalanceRecord,
   ChargeCreated,
@@ -22,6 +23,7 @@ import {
   deliveryErrors,
   readErrors,
   PaymentIdParams,
+  qrErrors,
   PaymentList,
   PaymentListQuery,
   QrFileParams,
@@ -48,6 +50,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 
 export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
+  documentAudience(app, 'merchant')
 
   // Per token (by its hash, never the token itself), or per address without one; per instance.
   if (deps.config.rateLimitPerMinute > 0) {
@@ -79,6 +82,14 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
     '/api/create-payment',
     {
       schema: {
+        operationId: 'createPayment',
+        summary: 'Create a Pix QR charge',
+        description:
+          'Creates a charge of `value` BRL for the account named by `email`, valid 10 minutes. Send an `Idempotency-Key` to make retries safe: ' +
+          'the same key and body answer the same charge; another body with the key is refused.',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 printable ASCII characters; a UUID per charge you mean to create.' })),
+        }),
         body: CreatePaymentBody,
         response: { 200: ChargeCreated, ...createPaymentErrors },
       },
@@ -99,7 +110,13 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   app.get(
     '/api/get-payment/:payment_id',
     {
-      schema: { params: PaymentIdParams, response: { 200: ChargeRecord, ...readErrors } },
+      schema: {
+        operationId: 'getPayment',
+        summary: "Read a charge's status",
+        description: 'The status record of one of the token\'s charges; `amount` is in centavos.',
+        params: PaymentIdParams,
+        response: { 200: ChargeRecord, ...readErrors },
+      },
       onRequest: authenticated,
     },
     async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
@@ -108,7 +125,16 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   // Decisions 12: the token's charges, newest first, filtered, a page at a time.
   app.get(
     '/api/payments',
-    { schema: { querystring: PaymentListQuery, response: { 200: PaymentList, ...readErrors } }, onRequest: authenticated },
+    {
+      schema: {
+        operationId: 'listPayments',
+        summary: "List the token's charges",
+        description: 'Newest first, filtered by status and creation time, a page at a time: pass `next_cursor` back as `cursor` until it is null.',
+        querystring: PaymentListQuery,
+        response: { 200: PaymentList, ...readErrors },
+      },
+      onRequest: authenticated,
+    },
     async (request) =>
       listMerchantCharges(deps, {
         merchantAccountId: request.merchant.accountId,
@@ -122,14 +148,28 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
 
   app.get(
     '/api/get-balance',
-    { schema: { response: { 200: BalanceRecord, ...readErrors } }, onRequest: authenticated },
+    {
+      schema: {
+        operationId: 'getBalance',
+        summary: "Read the token's account balances",
+        description: 'What is available to the account that owns the token, per currency; credits held 7 days appear once released.',
+        response: { 200: BalanceRecord, ...readErrors },
+      },
+      onRequest: authenticated,
+    },
     async (request) => getBalance(deps, { accountId: request.merchant.accountId }),
   )
 
   app.get(
     '/api/webhook-deliveries',
     {
-      schema: { querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }), response: { 200: WebhookDeliveries, ...deliveryErrors } },
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'List webhook deliveries and their attempts',
+        description: 'The newest webhook events of the token\'s charges, optionally for one payment, with every attempt.',
+        querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }),
+        response: { 200: WebhookDeliveries, ...deliveryErrors },
+      },
       onRequest: authenticated,
     },
     async (request) => listWebhookDeliveries(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.query.payment_id ?? null }),
@@ -138,7 +178,16 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   app.post(
     '/api/webhook-deliveries/:id/redeliver',
     {
-      schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }), response: { 200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }), ...deliveryErrors } },
+      schema: {
+        operationId: 'redeliverWebhook',
+        summary: 'Send a webhook event again now',
+        description: 'The same body and webhook-id, sent now even while retries are pending. Takes no body.',
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: {
+          200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }, { examples: [{ id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', state: 'pending' }] }),
+          ...deliveryErrors,
+        },
+      },
       onRequest: authenticated,
     },
     async (request) => {
@@ -147,7 +196,17 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   )
 
   // Public and cacheable (decisions section 3): the id is 128 random bits, the image never changes.
-  app.get('/api/qr/:file', { schema: { params: QrFileParams } }, async (request, reply) => {
+  app.get('/api/qr/:file', {
+    schema: {
+      operationId: 'getQrImage',
+      summary: 'The QR code as a PNG',
+      description: 'Public and immutable: the URL in qrImageUrl. No token.',
+      security: [],
+      tags: ['public'],
+      params: QrFileParams,
+      response: { 200: Type.Unsafe({ description: 'The QR code.', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'binary' } } } }), ...qrErrors },
+    },
+  }, async (request, reply) => {
     const match = /^([0-9a-f]{32})\.png$/.exec(request.params.file)
     const charge = match ? await deps.store.charges.findById(match[1]!) : undefined
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })

@@ -3,10 +3,12 @@
 import { sql } from 'kysely'
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app.ts'
+import { documentAudience } from '../openapi.ts'
 
 const PROVIDER_CHECK_EVERY_MS = 60_000
 
 export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  documentAudience(app, 'health')
   let providerCheck: { at: number; ok: boolean } | null = null
 
   async function providerReachable(): Promise<boolean> {
@@ -16,9 +18,24 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     return ok
   }
 
-  app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get(
+    '/healthz',
+    { schema: { operationId: 'healthz', summary: 'Liveness: the process is up', response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } } },
+    async () => ({ status: 'ok' }),
+  )
 
-  app.get('/readyz', async (_request, reply) => {
+  const readiness = {
+    type: 'object',
+    properties: { status: { type: 'string', enum: ['ready', 'unready'] }, database: { type: 'string', enum: ['ok', 'unreachable'] }, provider: { type: 'string', enum: ['ok', 'unreachable'] } },
+  }
+  app.get('/readyz', {
+    schema: {
+      operationId: 'readyz',
+      summary: 'Readiness: the database and the provider answer',
+      description: 'The provider is asked at most once a minute (its /ping allows no more).',
+      response: { 200: readiness, 503: readiness },
+    },
+  }, async (_request, reply) => {
     const database = await sql`select 1`.execute(deps.store.db).then(() => true, () => false)
     const provider = await providerReachable()
     const ready = database && provider

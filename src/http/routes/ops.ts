@@ -13,14 +13,22 @@ import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { RouteDeps } from '../app.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
-import { ErrorBody, QuoteValue } from '../schemas.ts'
+import { documentAudience } from '../openapi.ts'
+import { errorResponses, QuoteValue } from '../schemas.ts'
+import type { ErrorCode } from '../../domain/errors.ts'
 
 const Note = Type.String({ minLength: 1, maxLength: 1000 })
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody }
+
+/** An operation's documentation: what it is, and the codes it answers besides the operator checks. */
+function operation<S extends object>(operationId: string, summary: string, codes: ErrorCode[], schema: S & { response?: object } = {} as S) {
+  const errors = errorResponses(['ops_token_missing', 'ops_token_invalid', 'rate_limited', 'invalid_request', 'internal_error', ...codes])
+  return { ...schema, operationId, summary, response: { 200: Type.Unknown({ description: 'Done; the body is as the docs describe.' }), ...errors, ...schema.response } }
+}
 // A tax number the provider sent masked stays as it came.
 const mask = (value: string | null) => (value === null ? null : value.includes('*') ? value : maskTaxNumber(value))
 
 export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics }> = async (app, deps) => {
+  documentAudience(app, 'operator')
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
@@ -35,7 +43,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     }),
   )
 
-  app.get('/ops/holds', async () => {
+  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold)', []) }, async () => {
     const held = await deps.store.charges.listHeld()
     return {
       holds: held.map((charge) => ({
@@ -59,11 +67,11 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/payments/:id/review',
     {
-      schema: {
+      schema: operation('reviewHold', 'Release or refund a held payment', ['payment_not_found', 'payment_not_held', 'quote_unavailable', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         body: Type.Object({ decision: Type.Enum(['release', 'refund']), note: Note }, { additionalProperties: false }),
-        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }), ...errors },
-      },
+        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }) },
+      }),
     },
     async (request) => {
       const charge = await reviewHold(deps, { chargeId: request.params.id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })
@@ -74,10 +82,10 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/tokens/:token_id/activate',
     {
-      schema: {
+      schema: operation('activateToken', 'Activate a token waiting for approval', ['not_found', 'token_not_pending', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
         body: Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }),
-      },
+      }),
       config: { bodyMayBeEmpty: true },
     },
     async (request) => activateToken(deps, { tokenId: request.params.token_id, actor: actorOf(request), note: request.body.note ?? '' }),
@@ -86,10 +94,10 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/accounts/:email/identity',
     {
-      schema: {
+      schema: operation('assignIdentity', "Give an unidentified account its owner's EUID", ['account_not_found', 'euid_invalid', 'identity_taken', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ email: Type.String({ maxLength: 254 }) }),
         body: Type.Object({ euid: Type.String({ maxLength: 32 }), note: Type.Optional(Note) }, { additionalProperties: false }),
-      },
+      }),
     },
     async (request) =>
       assignIdentity(deps, { email: request.params.email.toLowerCase(), euid: request.body.euid, actor: actorOf(request), note: request.body.note ?? '' }),
@@ -98,7 +106,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/blocks',
     {
-      schema: {
+      schema: operation('recordBlock', 'Block an e-mail, tax number or EUID (a MED reported elsewhere)', ['email_invalid', 'tax_number_invalid', 'euid_invalid', 'invalid_json', 'unsupported_media_type'], {
         body: Type.Object(
           {
             email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
@@ -108,7 +116,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
           },
           { additionalProperties: false },
         ),
-      },
+      }),
       config: { fieldErrorCodes: { email: 'email_invalid', tax_number: 'tax_number_invalid', euid: 'euid_invalid' } },
     },
     async (request) =>
@@ -123,7 +131,11 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
 
   app.put(
     '/ops/quotes',
-    { schema: { body: Type.Object({ BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])), USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])) }, { additionalProperties: false }) } },
+    {
+      schema: operation('setQuoteOverrides', 'Set or clear BRL price overrides for BTC and USDt', ['invalid_json', 'unsupported_media_type'], {
+        body: Type.Object({ BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])), USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])) }, { additionalProperties: false }),
+      }),
+    },
     async (request) => {
       const quotes = await setQuoteOverrides(deps, request.body)
       await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: quotes, at: deps.clock.now() })
@@ -133,7 +145,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
 
   // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
   // found, a deposit whose creation reply was lost.
-  app.get('/ops/unknown-deposits', async () => ({
+  app.get('/ops/unknown-deposits', { schema: operation('listUnknownDeposits', 'Provider deposits that match no charge', []) }, async () => ({
     deposits: (await deps.store.unknownDeposits.list()).map((deposit) => ({
       qr_id: deposit.qr_id,
       status: deposit.status,
@@ -149,12 +161,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   }))
 
   // The running balances against the ledger entries they summarise: empty `disagreements` is healthy.
-  app.get('/ops/ledger-check', async () => {
+  app.get('/ops/ledger-check', { schema: operation('checkLedger', 'Running balances against the ledger entries', []) }, async () => {
     const disagreements = await deps.store.ledger.disagreements()
     return { ok: disagreements.length === 0, disagreements }
   })
 
-  app.get('/ops/audit', async () => ({ entries: await deps.store.audit.list() }))
+  app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', []) }, async () => ({ entries: await deps.store.audit.list() }))
 
   // Behind the operator token too: business volumes are not for the public.
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>

@@ -8,10 +8,23 @@ import { DomainError } from '../../domain/errors.ts'
 import { parseProviderDeposit } from '../../provider/eulen-client.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
 import type { RouteDeps } from '../app.ts'
+import { documentAudience } from '../openapi.ts'
+import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
 export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+  documentAudience(app, 'provider')
   const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
+  const schema = (operationId: string, summary: string, description: string) => ({
+    operationId,
+    summary,
+    description,
+    body: { type: 'object', description: 'As reference/eulen-api.md describes it.' },
+    response: {
+      200: { type: 'object', properties: { received: { type: 'boolean', enum: [true] } } },
+      ...errorResponses(['provider_webhook_unauthorized', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'rate_limited', 'internal_error']),
+    },
+  })
 
   const authorize = (request: FastifyRequest) =>
     deps.authFailures.guard(request, () => {
@@ -23,7 +36,10 @@ export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =
     return body as Record<string, unknown>
   }
 
-  app.post('/provider/webhooks/deposit', { onRequest: authorize }, async (request) => {
+  app.post('/provider/webhooks/deposit', {
+    schema: schema('providerDepositWebhook', "The provider's deposit status", 'Answered 200 once the event is applied and stored; duplicates and stale events are harmless.'),
+    onRequest: authorize,
+  }, async (request) => {
     let report
     try {
       report = parseProviderDeposit(objectBody(request.body))
@@ -36,7 +52,10 @@ export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =
     return { received: true }
   })
 
-  app.post('/provider/webhooks/med', { onRequest: authorize }, async (request) => {
+  app.post('/provider/webhooks/med', {
+    schema: schema('providerMedWebhook', "The provider's refund dispute (MED)", 'Blocks the payer and the receiving e-mail; takes back a credited payment.'),
+    onRequest: authorize,
+  }, async (request) => {
     const body = objectBody(request.body)
     const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
     const qrId = text(body.qrId)

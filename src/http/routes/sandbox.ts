@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
 import { finishWorkTheSandboxCaused, type SandboxParts } from '../../sandbox/wiring.ts'
 import type { AppDeps } from '../app.ts'
+import { documentAudience } from '../openapi.ts'
 import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
 import { toChargeRecord } from '../../app/get-charge.ts'
 
@@ -19,11 +20,15 @@ const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody 
 
 export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: SandboxDeps }> = async (app, deps) => {
   const { store, sandbox } = deps
+  documentAudience(app, 'sandbox')
 
   app.post(
     '/sandbox/accounts',
     {
       schema: {
+        operationId: 'sandboxOpenAccount',
+        summary: 'Open an account whose owner is known to the provider',
+        description: 'purchase "own" (default) gives the owner an EUID, as a confirmed purchase with their own CPF would; "none" and "unidentified" leave the account without one.',
         body: Type.Object(
           {
             email: Email,
@@ -59,6 +64,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     '/sandbox/accounts/:email/tokens',
     {
       schema: {
+        operationId: 'sandboxIssueToken',
+        summary: 'Issue an API token for an account',
+        description: 'kind "pending" waits for support, "no_merchant_id" has none; the body may be empty.',
         params: Type.Object({ email: Type.String({ maxLength: 254 }) }),
         body: Type.Object(
           {
@@ -88,6 +96,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     '/sandbox/outbox',
     {
       schema: {
+        operationId: 'sandboxOutbox',
+        summary: "The Wallet's mail to an address (no SMTP server set)",
         querystring: Type.Object({ email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
         response: {
           200: Type.Object({ mails: Type.Array(Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), code: Type.Union([Type.String(), Type.Null()]), sent_at: Type.String() })) }),
@@ -105,6 +115,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     '/sandbox/quotes',
     {
       schema: {
+        operationId: 'sandboxSetPrices',
+        summary: 'Set the BRL prices the sandbox ticker answers',
         body: Type.Object({ BTC: Type.Optional(QuoteValue), USDt: Type.Optional(QuoteValue) }, { additionalProperties: false }),
         response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }), ...errors },
       },
@@ -120,6 +132,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     '/sandbox/clock',
     {
       schema: {
+        operationId: 'sandboxAdvanceClock',
+        summary: 'Move the sandbox clock forward',
+        description: 'Expiries (10 min), webhook retries, 7-day holds and provider delays that fall due run before the answer.',
         body: Type.Object({ advance_seconds: Type.Integer({ minimum: 0, maximum: 31_536_000 }) }, { additionalProperties: false }),
         response: { 200: Type.Object({ now: Type.String() }), ...errors },
       },
@@ -144,6 +159,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     '/sandbox/payments/:id/pay',
     {
       schema: {
+        operationId: 'sandboxPay',
+        summary: 'Pay a QR as a payer would',
+        description: 'outcome picks what the provider reports (depix_sent by default); paid_cents pays another amount; duplicates repeats the webhook.',
         params: PaymentParams,
         body: Type.Object(
           {
@@ -180,7 +198,15 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
 
   app.post(
     '/sandbox/payments/:id/med',
-    { schema: { params: PaymentParams, response: { 200: ChargeRecord, ...errors } } },
+    {
+      schema: {
+        operationId: 'sandboxMed',
+        summary: 'Open a refund dispute (MED) on a payment',
+        description: 'As the provider MED webhook: blocks the payer and the receiving e-mail, takes back a credited payment.',
+        params: PaymentParams,
+        response: { 200: ChargeRecord, ...errors },
+      },
+    },
     async (request) => {
       const charge = await chargeOf(request.params.id)
       const status = await sandbox.fake.med(charge.provider_deposit_id)

@@ -1,0 +1,111 @@
+// The OpenAPI document as an integrator's tools see it: Redocly's linter finds no error, and a
+// program written against the types openapi-typescript generates from it compiles, with named
+// schemas, the Idempotency-Key header, per-operation error codes and the webhook bodies.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startTestService, testDatabase, type TestService } from '../support/harness.ts'
+
+// The document does not depend on the database: checked once, in the PGlite run.
+const skip = testDatabase === 'postgres'
+let service: TestService
+let document: Record<string, any>
+const folder = mkdtempSync(join(tmpdir(), 'openapi-'))
+const bin = (name: string) => join(import.meta.dirname, '../../node_modules/.bin', name)
+
+before(async () => {
+  if (skip) return
+  service = await startTestService()
+  document = (await service.request({ method: 'GET', url: '/openapi.json' })).body
+  writeFileSync(join(folder, 'openapi.json'), JSON.stringify(document))
+})
+after(async () => {
+  await service?.close()
+  rmSync(folder, { recursive: true, force: true })
+})
+
+test('@redocly/cli lint: no errors (the warnings left are justified in docs/api-contract.md)', { skip }, () => {
+  const result = spawnSync(bin('redocly'), ['lint', '--format=json', join(folder, 'openapi.json')], {
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  })
+  const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{')))
+  const problems = report.problems as Array<{ ruleId: string; severity: string; location: Array<{ pointer: string }> }>
+  assert.deepEqual(problems.filter((problem) => problem.severity === 'error'), [])
+  // Only /healthz and /readyz lack a 4xx: they have none to answer.
+  assert.deepEqual(
+    problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}`).sort(),
+    ['operation-4xx-response #/paths/~1healthz/get/responses', 'operation-4xx-response #/paths/~1readyz/get/responses'],
+  )
+})
+
+test('the document names its schemas, audiences, retries and webhooks', { skip }, () => {
+  assert.deepEqual(Object.keys(document.components.schemas).sort(), [
+    'BalanceRecord', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'Error', 'PaymentList', 'WebhookBody', 'WebhookDeliveries',
+  ])
+  const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  )
+  const securityOf = (path: string) =>
+    path.startsWith('/api/qr/') || path.startsWith('/sandbox/') || path === '/healthz' || path === '/readyz' ? []
+    : path.startsWith('/api/') ? [{ apiToken: [] }]
+    : path.startsWith('/ops/') ? [{ operator: [] }]
+    : [{ provider: [] }]
+  for (const { path, method, operation } of operations) {
+    assert.ok(operation.operationId && operation.summary, `${method} ${path} has an operationId and a summary`)
+    assert.deepEqual(operation.security, securityOf(path), `${method} ${path} security`)
+    for (const status of ['429', '503']) {
+      if (operation.responses[status]) assert.ok(operation.responses[status].headers['Retry-After'], `${method} ${path} ${status} has Retry-After`)
+    }
+  }
+  assert.equal(new Set(operations.map(({ operation }) => operation.operationId)).size, operations.length)
+  // Every merchant operation shows what it answers, with an example.
+  for (const { path, method, operation } of operations.filter(({ path }) => path.startsWith('/api/') && !path.startsWith('/api/qr/'))) {
+    assert.ok(operation.responses['200'].content['application/json'].example, `${method} ${path} has an example`)
+  }
+  assert.ok(document.paths['/api/create-payment'].post.responses['429'])
+  assert.ok(document.paths['/api/create-payment'].post.responses['503'])
+  assert.deepEqual(Object.keys(document.webhooks).sort(), [
+    'balance.released', 'payment.confirmed', 'payment.disputed', 'payment.expired', 'payment.held', 'payment.refunded', 'payment.under_review',
+  ])
+  assert.match(document.components.schemas.ChargeRecord.properties.amount.description, /centavos/)
+  assert.match(document.components.schemas.CreatePaymentRequest.properties.value.description, /BRL/)
+})
+
+test('a program typed by openapi-typescript from the document compiles, and a wrong one does not', { skip }, () => {
+  execFileSync(bin('openapi-typescript'), [join(folder, 'openapi.json'), '-o', join(folder, 'api.ts')], { stdio: 'pipe' })
+  const program = (extra: string) => `
+import type { components, paths, webhooks } from './api.ts'
+type Create = paths['/api/create-payment']['post']
+const body: Create['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never = {
+  value: '25.00', email: 'store@example.com', euid: 'EU123456789012345', webhook_url: 'https://store.example/hooks', webhook_events: ['payment.expired'],
+}
+const headers: NonNullable<Create['parameters']['header']> = { 'idempotency-key': 'order-1' }
+const created: components['schemas']['ChargeCreated'] = { id: 'a', qrCopyPaste: 'b', qrImageUrl: 'c', expiresAt: 'd', status: 'waiting_payment' }
+const refused: Create['responses'][400]['content']['application/json']['code'] = 'euid_required'
+const limited: Create['responses'][429]['content']['application/json']['code'] = 'rate_limited'
+const status: components['schemas']['ChargeRecord']['status'] = 'after7d'
+const balance: components['schemas']['BalanceRecord']['balances']['DEPIX']['available_cents'] = 1050
+const event: components['schemas']['WebhookBody']['event'] = 'payment.disputed'
+type Confirmed = NonNullable<webhooks['payment.confirmed']['post']>
+const hook: Confirmed['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never = {
+  payment_id: 'a', email: 'store@example.com', value_in_cents: 2500, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent',
+}
+const page: paths['/api/payments']['get']['responses'][200]['content']['application/json'] = { payments: [], next_cursor: null }
+export const all = [body, headers, created, refused, limited, status, balance, event, hook, page]
+${extra}
+`
+  const compile = (source: string) => {
+    writeFileSync(join(folder, 'program.ts'), source)
+    return spawnSync(bin('tsc'), ['--ignoreConfig', '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--allowImportingTsExtensions', '--skipLibCheck', join(folder, 'program.ts')], { encoding: 'utf8' })
+  }
+  const good = compile(program(''))
+  assert.equal(good.status, 0, good.stdout)
+  // A code create-payment never answers is a type error: the enum is per operation.
+  const bad = compile(program("export const never: paths['/api/create-payment']['post']['responses'][400]['content']['application/json']['code'] = 'payment_not_found'"))
+  assert.notEqual(bad.status, 0)
+  assert.match(bad.stdout, /payment_not_found/)
+})
