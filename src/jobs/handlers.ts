@@ -19,6 +19,7 @@ export function reconcileAgainAfterMs(attempts: number): number {
 export function jobHandlers(deps: {
   store: Store
   clock: Clock
+  wallClock: Clock
   provider: PaymentProvider
   quotes: QuoteBook
   strictDestinations: boolean

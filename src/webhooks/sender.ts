@@ -15,6 +15,8 @@ const MAX_RESPONSE_BYTES = 4_096
 export type SenderDeps = {
   store: Store
   clock: Clock
+  /** webhook-timestamp's time: the receiver checks it against its own clock, never the sandbox's (decisions 12). */
+  wallClock: Clock
   strictDestinations: boolean
   timeoutMs?: number
   resolveHost?: ResolveHost
@@ -54,12 +56,13 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
     const url = parseWebhookUrl(event.webhook_url, deps.strictDestinations)
     if (deps.strictDestinations) await assertPublicDestination(url, deps.resolveHost)
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'pix-charge-service-webhooks/1' }
+    const timestamp = Math.floor(deps.wallClock.now().getTime() / 1000)
     if (event.webhook_secret !== null) {
       headers['x-webhook-signature'] = specSignature(event.webhook_secret, event.body)
-      Object.assign(headers, standardWebhooksHeaders(event.webhook_secret, event.id, Math.floor(startedAt.getTime() / 1000), event.body))
+      Object.assign(headers, standardWebhooksHeaders(event.webhook_secret, event.id, timestamp, event.body))
     } else {
       headers['webhook-id'] = event.id
-      headers['webhook-timestamp'] = String(Math.floor(startedAt.getTime() / 1000))
+      headers['webhook-timestamp'] = String(timestamp)
     }
     const response = await (deps.fetchImpl ?? fetch)(url, {
       method: 'POST',

@@ -79,6 +79,7 @@ test('a program typed by openapi-typescript from the document compiles, and a wr
   execFileSync(bin('openapi-typescript'), [join(folder, 'openapi.json'), '-o', join(folder, 'api.ts')], { stdio: 'pipe' })
   const program = (extra: string) => `
 import type { components, paths, webhooks } from './api.ts'
+import type * as Sdk from '${join(import.meta.dirname, '../../sdk/dist/index.js')}'
 type Create = paths['/api/create-payment']['post']
 const body: Create['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never = {
   value: '25.00', email: 'store@example.com', euid: 'EU123456789012345', webhook_url: 'https://store.example/hooks', webhook_events: ['payment.expired'],
@@ -96,6 +97,14 @@ const hook: Confirmed['requestBody'] extends { content: { 'application/json': in
 }
 const page: paths['/api/payments']['get']['responses'][200]['content']['application/json'] = { payments: [], next_cursor: null }
 export const all = [body, headers, created, refused, limited, status, balance, event, hook, page]
+// The SDK's hand-written types are the document's, both ways.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Schemas = components['schemas']
+export const sdkMatches: [
+  Same<Sdk.CreatePaymentRequest, Schemas['CreatePaymentRequest']>, Same<Sdk.ChargeCreated, Schemas['ChargeCreated']>,
+  Same<Sdk.ChargeRecord, Schemas['ChargeRecord']>, Same<Sdk.BalanceRecord, Schemas['BalanceRecord']>, Same<Sdk.PaymentList, Schemas['PaymentList']>,
+  Same<Sdk.WebhookDeliveries, Schemas['WebhookDeliveries']>, Same<Sdk.WebhookEvent, Schemas['WebhookBody']>, Same<Sdk.ErrorBody, Schemas['Error']>,
+] = [true, true, true, true, true, true, true, true]
 ${extra}
 `
   const compile = (source: string) => {

@@ -1,0 +1,188 @@
+// The TypeScript SDK (sdk/, built by `npm test` before this runs), end to end against the running
+// sandbox over HTTP: a merchant's whole integration, its errors, its retries and webhook checks.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { PixChargeClient, PixChargeError, verifyWebhook, WebhookVerificationError, type WebhookEvent } from '../../sdk/dist/index.js'
+import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+const listen = async (server: Server) => {
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+const close = (server: Server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) })
+
+let service: TestService
+let baseUrl: string
+let token: string
+let hooks: Server
+let hooksUrl: string
+const received: Array<{ raw: string; headers: IncomingHttpHeaders }> = []
+const secret = 'whsec_' + Buffer.from('the SDK test secret, 32 bytes!!!').toString('base64')
+
+before(async () => {
+  service = await startTestService()
+  baseUrl = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
+  token = (await service.merchant('sdk@example.com', '52998224725')).token
+  hooks = createServer((request, response) => {
+    let raw = ''
+    request.on('data', (chunk) => (raw += chunk))
+    request.on('end', () => {
+      received.push({ raw, headers: request.headers })
+      response.writeHead(204).end()
+    })
+  })
+  hooksUrl = await listen(hooks)
+})
+after(async () => {
+  await service.close()
+  await close(hooks)
+})
+
+test('a whole integration: create, read, pay, verified webhook, balance, list, deliveries, redelivery', async () => {
+  const client = new PixChargeClient({ baseUrl, token })
+  const payer = generateCpf()
+  const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+  const created = await client.createPayment({ value: '25.00', email: 'sdk@example.com', euid, webhook_url: `${hooksUrl}/pix`, webhook_secret: secret })
+  assert.equal(created.status, 'waiting_payment')
+  assert.equal((await client.getPayment(created.id)).amount, 2500)
+
+  await service.pay(created.id, payer)
+  assert.equal((await client.getPayment(created.id)).status, 'depix_sent')
+  const [hook] = received
+  assert.ok(hook)
+  const event: WebhookEvent = verifyWebhook(hook.raw, hook.headers, secret)
+  assert.deepEqual([event.payment_id, event.event, event.status, event.value_in_cents], [created.id, 'payment.confirmed', 'depix_sent', 2500])
+
+  // What arrived less the fixed R$ 1,00 fee.
+  assert.equal((await client.getBalance()).balances.DEPIX.available_cents, 2500 - FIXED_FEE_CENTS)
+  const listed = []
+  for await (const charge of client.eachPayment({ limit: 1 })) listed.push(charge.qrId)
+  assert.deepEqual(listed, [created.id])
+  assert.equal((await client.listPayments({ status: 'expired' })).payments.length, 0)
+
+  const deliveries = await client.listWebhookDeliveries(created.id)
+  assert.equal(deliveries.deliveries[0]!.state, 'delivered')
+  assert.deepEqual(await client.redeliverWebhook(deliveries.deliveries[0]!.id), { id: deliveries.deliveries[0]!.id, state: 'pending' })
+})
+
+test('errors carry code, param and request id; a 400 is never retried', async () => {
+  let waits = 0
+  const client = new PixChargeClient({ baseUrl, token, sleep: async () => { waits++ } })
+  const error = await client.createPayment({ value: '10,50', email: 'sdk@example.com', tax_number: '11144477735' }).catch((caught: unknown) => caught)
+  assert.ok(error instanceof PixChargeError)
+  assert.deepEqual([error.status, error.code, error.param], [400, 'value_invalid', 'value'])
+  assert.match(error.requestId ?? '', /^req_/)
+  assert.equal(waits, 0)
+  const missing = await new PixChargeClient({ baseUrl, token: 'nope' }).getBalance().catch((caught: unknown) => caught)
+  assert.ok(missing instanceof PixChargeError && missing.code === 'token_not_found')
+})
+
+test('a 503 with Retry-After is retried with the same Idempotency-Key, and one charge is created', async () => {
+  // A load balancer in front of the service that answers the first request 503 during a deploy.
+  const keys: string[] = []
+  let refuseNext = 1
+  const proxy = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', async () => {
+      keys.push(String(request.headers['idempotency-key']))
+      if (refuseNext-- > 0) return response.writeHead(503, { 'retry-after': '1' }).end('deploying')
+      const forwarded = Object.fromEntries(['x-api-token', 'content-type', 'idempotency-key', 'accept'].flatMap((name) => (request.headers[name] ? [[name, String(request.headers[name])]] : [])))
+      const upstream = await fetch(`${baseUrl}${request.url}`, { method: request.method!, headers: forwarded, ...(body ? { body } : {}) })
+      response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(await upstream.text())
+    })
+  })
+  const proxyUrl = await listen(proxy)
+  try {
+    const waits: number[] = []
+    const client = new PixChargeClient({ baseUrl: proxyUrl, token, sleep: async (ms) => { waits.push(ms) } })
+    const created = await client.createPayment({ value: '10.00', email: 'sdk@example.com', tax_number: '11144477735' })
+    assert.deepEqual(waits, [1000])
+    assert.equal(keys.length, 2)
+    assert.equal(keys[0], keys[1])
+    assert.equal((await client.getPayment(created.id)).status, 'waiting_payment')
+
+    // Without Retry-After, or beyond what the client accepts to wait, it fails at once.
+    refuseNext = 1
+    const impatient = new PixChargeClient({ baseUrl: proxyUrl, token, maxRetryAfterSeconds: 0, sleep: async (ms) => { waits.push(ms) } })
+    const error = await impatient.getBalance().catch((caught: unknown) => caught)
+    assert.ok(error instanceof PixChargeError && error.status === 503 && error.retryAfterSeconds === 1)
+    assert.deepEqual(waits, [1000])
+  } finally {
+    await close(proxy)
+  }
+})
+
+test('the service\'s own 503 (provider down) is retried as it says, then surfaces', async () => {
+  const down = await startTestService()
+  try {
+    const merchant = await down.merchant('down@example.com', '52998224725')
+    await down.sandbox!.fake.close()
+    const waits: number[] = []
+    const client = new PixChargeClient({
+      baseUrl: `http://127.0.0.1:${(down.app.server.address() as AddressInfo).port}`,
+      token: merchant.token,
+      sleep: async (ms) => { waits.push(ms) },
+    })
+    const error = await client.createPayment({ value: '10.00', email: 'c@example.com', tax_number: '11144477735' }).catch((caught: unknown) => caught)
+    assert.ok(error instanceof PixChargeError)
+    assert.deepEqual([error.status, error.code, error.retryAfterSeconds], [503, 'provider_unavailable', 5])
+    assert.deepEqual(waits, [5000, 5000])
+  } finally {
+    await down.close().catch(() => {})
+  }
+})
+
+test('verifyWebhook: plain and whsec_ secrets, both signatures, a time tolerance, a changed body', () => {
+  const body = '{"payment_id":"p","email":"a@b.c","value_in_cents":1000,"payer_euid":null,"event":"payment.confirmed","status":"depix_sent"}'
+  const now = Date.parse('2026-11-23T12:00:00Z')
+  const sign = async (plain: string) => {
+    const { createHmac } = await import('node:crypto')
+    const key = plain.startsWith('whsec_') ? Buffer.from(plain.slice(6), 'base64') : Buffer.from(plain)
+    const timestamp = String(now / 1000)
+    return {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`msg_1.${timestamp}.${body}`).digest('base64')}`,
+      'x-webhook-signature': createHmac('sha256', plain).update(body).digest('hex'),
+    }
+  }
+  return (async () => {
+    for (const plain of ['a plain secret', secret]) {
+      const headers = await sign(plain)
+      assert.equal(verifyWebhook(body, headers, plain, { now: () => now }).event, 'payment.confirmed')
+      assert.equal(verifyWebhook(Buffer.from(body), new Headers(headers), plain, { now: () => now + 299_000 }).status, 'depix_sent')
+      const refused = (rawBody: string, hdrs: Record<string, string>, at = now) => assert.throws(() => verifyWebhook(rawBody, hdrs, plain, { now: () => at }), WebhookVerificationError)
+      refused(body.replace('1000', '9000'), headers)
+      refused(body, headers, now + 301_000)
+      refused(body, { ...headers, 'x-webhook-signature': '0'.repeat(64) })
+      refused(body, { ...headers, 'webhook-signature': 'v1,AAAA' })
+      refused(body, { 'x-webhook-signature': headers['x-webhook-signature'] })
+    }
+  })()
+})
+
+test('the SDK README shows a whole integration in under 30 lines, and it compiles against the built package', async () => {
+  const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs')
+  const { spawnSync } = await import('node:child_process')
+  const { join } = await import('node:path')
+  const { tmpdir } = await import('node:os')
+  const readme = readFileSync(join(import.meta.dirname, '../../sdk/README.md'), 'utf8')
+  const code = /```ts\n([\s\S]*?)```/.exec(readme)![1]!
+  assert.ok(code.trimEnd().split('\n').length < 30, `${code.split('\n').length} lines`)
+  const folder = mkdtempSync(join(tmpdir(), 'sdk-readme-'))
+  try {
+    writeFileSync(join(folder, 'example.mts'), code.replace("'@pix-charge/sdk'", `'${join(import.meta.dirname, '../../sdk/dist/index.js')}'`))
+    const tsc = join(import.meta.dirname, '../../node_modules/.bin/tsc')
+    const typeRoots = join(import.meta.dirname, '../../node_modules/@types')
+    const result = spawnSync(tsc, ['--ignoreConfig', '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--types', 'node', '--typeRoots', typeRoots, join(folder, 'example.mts')], { encoding: 'utf8' })
+    assert.equal(result.status, 0, result.stdout)
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+})
