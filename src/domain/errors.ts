@@ -65,6 +65,16 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
+const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists']
+const operatorCodes: readonly ErrorCode[] = [
+  'ops_token_missing', 'ops_token_invalid', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
+]
+
+/** Who meets a code: a merchant on the API, an account owner in the Wallet, or an operator or the provider. */
+export function errorAudience(code: ErrorCode): 'merchant' | 'wallet' | 'operator' {
+  return walletCodes.includes(code) ? 'wallet' : operatorCodes.includes(code) ? 'operator' : 'merchant'
+}
+
 export class DomainError extends Error {
   readonly code: ErrorCode
   readonly status: number

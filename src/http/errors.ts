@@ -59,7 +59,8 @@ export function errorBody(error: DomainError, request: FastifyRequest, context: 
   return {
     error: error.message,
     code: error.code,
-    docs_url: context.docsUrl,
+    // Each code has its own anchor on the docs page.
+    docs_url: `${context.docsUrl}#${error.code}`,
     support_email: context.supportEmail,
     request_id: String(request.id),
     ...(error.param === undefined ? {} : { param: error.param }),

@@ -17,7 +17,7 @@ function assertError(response: { status: number; body: any }, status: number, co
   assert.equal(response.status, status, JSON.stringify(response.body))
   assert.equal(response.body.code, code)
   for (const field of ['error', 'docs_url', 'support_email', 'request_id']) assert.equal(typeof response.body[field], 'string', field)
-  assert.equal(response.body.docs_url, 'http://pix.test/docs')
+  assert.equal(response.body.docs_url, `http://pix.test/docs#${response.body.code}`)
 }
 
 test('a missing or empty X-API-Token is token_missing (401)', async () => {

@@ -2,7 +2,13 @@
 // every path in it answers in the running service, and each lists the error codes it can answer.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { errorCatalogue } from '../../src/domain/errors.ts'
+import { execFile, spawnSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { errorAudience, errorCatalogue } from '../../src/domain/errors.ts'
+import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -40,12 +46,92 @@ test('/openapi.json is OpenAPI 3.1 and matches the running routes both ways', as
   assert.ok(document.components.schemas.CreatePaymentRequest.properties.swap_to)
 })
 
-test('/docs is the human page every docs_url points to: statuses, every error code, webhooks', async () => {
-  const page = await service.request({ method: 'GET', url: '/docs' })
-  assert.equal(page.status, 200)
-  assert.match(String(page.headers['content-type']), /text\/html/)
-  for (const code of Object.keys(errorCatalogue)) assert.ok(page.body.includes(`<code>${code}</code>`), code)
-  for (const text of ['security_hold', 'after7d', 'X-Webhook-Signature', 'webhook-id', 'hmac.compare_digest']) assert.ok(page.body.includes(text), text)
-  const error = await service.request({ method: 'GET', url: '/api/get-balance' })
-  assert.equal(new URL(error.body.docs_url).pathname, '/docs')
+test('/docs in Portuguese and English: quick start, every merchant endpoint with curl and examples, webhooks, sandbox', async () => {
+  const portuguese = await service.request({ method: 'GET', url: '/docs' })
+  assert.equal(portuguese.status, 200)
+  assert.match(String(portuguese.headers['content-type']), /text\/html/)
+  assert.equal(portuguese.headers['content-language'], 'pt-BR')
+  assert.match(portuguese.body, /Início rápido/)
+  const english = await service.request({ method: 'GET', url: '/docs', headers: { 'accept-language': 'en-US,en;q=0.8' } })
+  assert.equal(english.headers['content-language'], 'en')
+  assert.match(english.body, /Quick start/)
+  assert.equal((await service.request({ method: 'GET', url: '/docs?lang=pt-BR', headers: { 'accept-language': 'en' } })).headers['content-language'], 'pt-BR')
+  for (const page of [portuguese.body, english.body]) {
+    for (const path of ['/api/create-payment', '/api/get-payment/', '/api/payments', '/api/get-balance', '/api/webhook-deliveries', '/redeliver', '/api/qr/']) {
+      assert.ok(page.includes(`curl -s`) && page.includes(path), path)
+    }
+    for (const text of ['Idempotency-Key', 'webhook_events', 'payment.disputed', 'X-Webhook-Signature', 'webhook-timestamp', 'verifyWebhook', 'hmac.compare_digest', '/sandbox/clock', 'advance_seconds', 'security_hold', 'after7d']) {
+      assert.ok(page.includes(text), text)
+    }
+  }
 })
+
+test('every error code has its own anchor, in the list of who meets it, and docs_url points at it', async () => {
+  for (const lang of ['pt-BR', 'en']) {
+    const page = (await service.request({ method: 'GET', url: `/docs?lang=${lang}` })).body as string
+    const lists = page.slice(page.indexOf('id="errors"')).split('<h3>').slice(1)
+    assert.equal(lists.length, 3)
+    for (const code of Object.keys(errorCatalogue) as Array<keyof typeof errorCatalogue>) {
+      const list = ['merchant', 'wallet', 'operator'].indexOf(errorAudience(code))
+      assert.ok(lists[list]!.includes(`<tr id="${code}">`), `${lang}: ${code} in list ${list}`)
+      assert.equal(page.split(`id="${code}"`).length, 2, `${lang}: one anchor for ${code}`)
+    }
+  }
+  assert.equal(errorAudience('ops_token_invalid'), 'operator')
+  assert.equal(errorAudience('csrf_invalid'), 'wallet')
+  assert.equal(errorAudience('euid_required'), 'merchant')
+  const error = await service.request({ method: 'GET', url: '/api/get-balance' })
+  const docsUrl = new URL(error.body.docs_url)
+  assert.equal(docsUrl.pathname, '/docs')
+  assert.equal(docsUrl.hash, '#token_missing')
+})
+
+test('the quick start on /docs runs as printed against the sandbox', async () => {
+  const page = (await service.request({ method: 'GET', url: '/docs?lang=en' })).body as string
+  const script = unescapeHtml(/<h2 id="quick-start">[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(page)![1]!)
+  const port = (service.app.server.address() as AddressInfo).port
+  // Asynchronously: the service answering the script runs in this very process.
+  const result = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replace(/^BASE=.*$/m, `BASE=http://127.0.0.1:${port}`)], { encoding: 'utf8', timeout: 60_000 })
+  // curl prints no newline: the last answer is the balance record, the one before it the paid charge.
+  const balance = JSON.parse(result.stdout.slice(result.stdout.lastIndexOf('{"email"')))
+  assert.match(result.stdout, /"status":"depix_sent"/)
+  assert.equal(balance.balances.DEPIX.available_cents, 1000 - FIXED_FEE_CENTS)
+})
+
+test('the Python webhook snippet on /docs verifies a real delivery, with plain and whsec_ secrets, and refuses a changed body', async () => {
+  const received: Array<{ body: string; headers: Record<string, string> }> = []
+  const receiver = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => { received.push({ body, headers: request.headers as Record<string, string> }); response.writeHead(204).end() })
+  })
+  receiver.listen(0, '127.0.0.1')
+  await new Promise((resolve) => receiver.once('listening', resolve))
+  try {
+    const page = (await service.request({ method: 'GET', url: '/docs' })).body as string
+    const snippet = unescapeHtml(/<pre id="python-webhook">([\s\S]*?)<\/pre>/.exec(page)![1]!)
+    const token = (await service.merchant('py@example.com', '71428793860')).token
+    for (const secret of ['plain sécret', 'whsec_' + Buffer.from('python secret of 32 bytes......!').toString('base64')]) {
+      const payer = generateCpf()
+      const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+      const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '12.00', email: 'py@example.com', euid, webhook_url: url, webhook_secret: secret } })
+      await service.pay(created.body.id, payer)
+      const delivery = received.at(-1)!
+      const run = (body: string) => spawnSync('python3', ['-c', `${snippet}\nimport sys\nprint(verify_webhook(sys.stdin.buffer.read(), json.loads(sys.argv[1]), sys.argv[2])["event"])`, JSON.stringify(delivery.headers), secret], { input: body, encoding: 'utf8' })
+      const good = run(delivery.body)
+      assert.equal(good.status, 0, good.stderr)
+      assert.equal(good.stdout.trim(), 'payment.confirmed')
+      const forged = run(delivery.body.replace('1200', '9900'))
+      assert.notEqual(forged.status, 0)
+      assert.match(forged.stderr, /does not match/)
+    }
+  } finally {
+    receiver.closeAllConnections()
+    await new Promise((resolve) => receiver.close(resolve))
+  }
+})
+
+function unescapeHtml(html: string): string {
+  return html.replace(/&(amp|lt|gt|quot);/g, (_entity, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[name]!)
+}

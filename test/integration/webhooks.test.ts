@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
@@ -109,6 +110,14 @@ test('a plain (non-whsec) secret keys both signatures with its UTF-8 bytes; with
   const [signed] = receiver.for('/plain')
   assert.equal(signed!.headers['x-webhook-signature'], createHmac('sha256', Buffer.from('plain sécret', 'utf8')).update(signed!.body).digest('hex'))
   assert.deepEqual(new Webhook(Buffer.from('plain sécret', 'utf8').toString('base64')).verify(signed!.body, signed!.headers as Record<string, string>), JSON.parse(signed!.body))
+  // The README's standardwebhooks line, as printed, keys both kinds of secret the API accepts.
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const keyExpression = /^const key = (.*)$/m.exec(readme)![1]!
+  const keyFor = new Function('secret', 'Buffer', `return ${keyExpression}`) as (secret: string, buffer: typeof Buffer) => string
+  assert.deepEqual(new Webhook(keyFor('plain sécret', Buffer)).verify(signed!.body, signed!.headers as Record<string, string>), JSON.parse(signed!.body))
+  await paidCharge('/whsec-readme', 'whsec_' + Buffer.from('another 32-byte secret for this.').toString('base64'))
+  const [whsec] = receiver.for('/whsec-readme')
+  assert.deepEqual(new Webhook(keyFor('whsec_' + Buffer.from('another 32-byte secret for this.').toString('base64'), Buffer)).verify(whsec!.body, whsec!.headers as Record<string, string>), JSON.parse(whsec!.body))
   await paidCharge('/unsigned', undefined)
   const [unsigned] = receiver.for('/unsigned')
   assert.equal(unsigned!.headers['x-webhook-signature'], undefined)
