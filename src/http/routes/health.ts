@@ -20,13 +20,14 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 
   app.get(
     '/healthz',
-    { schema: { operationId: 'healthz', summary: 'Liveness: the process is up', response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } } },
+    { schema: { operationId: 'healthz', summary: 'Liveness: the process is up', response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, examples: [{ status: 'ok' }] } } } },
     async () => ({ status: 'ok' }),
   )
 
   const readiness = {
     type: 'object',
     properties: { status: { type: 'string', enum: ['ready', 'unready'] }, database: { type: 'string', enum: ['ok', 'unreachable'] }, provider: { type: 'string', enum: ['ok', 'unreachable'] } },
+    examples: [{ status: 'ready', database: 'ok', provider: 'ok' }],
   }
   app.get('/readyz', {
     schema: {

@@ -20,9 +20,9 @@ import type { ErrorCode } from '../../domain/errors.ts'
 const Note = Type.String({ minLength: 1, maxLength: 1000 })
 
 /** An operation's documentation: what it is, and the codes it answers besides the operator checks. */
-function operation<S extends object>(operationId: string, summary: string, codes: ErrorCode[], schema: S & { response?: object } = {} as S) {
+function operation<S extends object>(operationId: string, summary: string, example: unknown, codes: ErrorCode[], schema: S & { response?: object } = {} as S) {
   const errors = errorResponses(['ops_token_missing', 'ops_token_invalid', 'rate_limited', 'invalid_request', 'internal_error', ...codes])
-  return { ...schema, operationId, summary, response: { 200: Type.Unknown({ description: 'Done; the body is as the docs describe.' }), ...errors, ...schema.response } }
+  return { ...schema, operationId, summary, response: { 200: Type.Unknown({ description: 'Done.', examples: [example] }), ...errors, ...schema.response } }
 }
 // A tax number the provider sent masked stays as it came.
 const mask = (value: string | null) => (value === null ? null : value.includes('*') ? value : maskTaxNumber(value))
@@ -43,7 +43,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     }),
   )
 
-  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold)', []) }, async () => {
+  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold)', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, payer_tax_number: '***.444.777-**' }] }, []) }, async () => {
     const held = await deps.store.charges.listHeld()
     return {
       holds: held.map((charge) => ({
@@ -67,10 +67,10 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/payments/:id/review',
     {
-      schema: operation('reviewHold', 'Release or refund a held payment', ['payment_not_found', 'payment_not_held', 'quote_unavailable', 'invalid_json', 'unsupported_media_type'], {
+      schema: operation('reviewHold', 'Release or refund a held payment', { payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }, ['payment_not_found', 'payment_not_held', 'quote_unavailable', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         body: Type.Object({ decision: Type.Enum(['release', 'refund']), note: Note }, { additionalProperties: false }),
-        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }) },
+        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }, { examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }] }) },
       }),
     },
     async (request) => {
@@ -82,7 +82,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/tokens/:token_id/activate',
     {
-      schema: operation('activateToken', 'Activate a token waiting for approval', ['not_found', 'token_not_pending', 'invalid_json', 'unsupported_media_type'], {
+      schema: operation('activateToken', 'Activate a token waiting for approval', { token_id: 'tok_0f1e2d3c4b5a6978', status: 'current', merchant_id: 'mer_0f1e2d3c4b5a6978' }, ['not_found', 'token_not_pending', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
         body: Type.Object({ note: Type.Optional(Note) }, { additionalProperties: false }),
       }),
@@ -94,7 +94,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/accounts/:email/identity',
     {
-      schema: operation('assignIdentity', "Give an unidentified account its owner's EUID", ['account_not_found', 'euid_invalid', 'identity_taken', 'invalid_json', 'unsupported_media_type'], {
+      schema: operation('assignIdentity', "Give an unidentified account its owner's EUID", { email: 'store@example.com', euid: 'EU123456789012345', kyc: 'verified' }, ['account_not_found', 'euid_invalid', 'identity_taken', 'invalid_json', 'unsupported_media_type'], {
         params: Type.Object({ email: Type.String({ maxLength: 254 }) }),
         body: Type.Object({ euid: Type.String({ maxLength: 32 }), note: Type.Optional(Note) }, { additionalProperties: false }),
       }),
@@ -106,7 +106,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.post(
     '/ops/blocks',
     {
-      schema: operation('recordBlock', 'Block an e-mail, tax number or EUID (a MED reported elsewhere)', ['email_invalid', 'tax_number_invalid', 'euid_invalid', 'invalid_json', 'unsupported_media_type'], {
+      schema: operation('recordBlock', 'Block an e-mail, tax number or EUID (a MED reported elsewhere)', { blocked: ['tax_number'] }, ['email_invalid', 'tax_number_invalid', 'euid_invalid', 'invalid_json', 'unsupported_media_type'], {
         body: Type.Object(
           {
             email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
@@ -132,7 +132,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   app.put(
     '/ops/quotes',
     {
-      schema: operation('setQuoteOverrides', 'Set or clear BRL price overrides for BTC and USDt', ['invalid_json', 'unsupported_media_type'], {
+      schema: operation('setQuoteOverrides', 'Set or clear BRL price overrides for BTC and USDt', { BTC: '350000.00', USDt: null }, ['invalid_json', 'unsupported_media_type'], {
         body: Type.Object({ BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])), USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])) }, { additionalProperties: false }),
       }),
     },
@@ -145,7 +145,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
 
   // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
   // found, a deposit whose creation reply was lost.
-  app.get('/ops/unknown-deposits', { schema: operation('listUnknownDeposits', 'Provider deposits that match no charge', []) }, async () => ({
+  app.get('/ops/unknown-deposits', { schema: operation('listUnknownDeposits', 'Provider deposits that match no charge', { deposits: [{ qr_id: '0197f3a2c1d4', status: 'depix_sent', value_in_cents: 1000, seen_by: 'sweep' }] }, []) }, async () => ({
     deposits: (await deps.store.unknownDeposits.list()).map((deposit) => ({
       qr_id: deposit.qr_id,
       status: deposit.status,
@@ -161,12 +161,12 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
   }))
 
   // The running balances against the ledger entries they summarise: empty `disagreements` is healthy.
-  app.get('/ops/ledger-check', { schema: operation('checkLedger', 'Running balances against the ledger entries', []) }, async () => {
+  app.get('/ops/ledger-check', { schema: operation('checkLedger', 'Running balances against the ledger entries', { ok: true, disagreements: [] }, []) }, async () => {
     const disagreements = await deps.store.ledger.disagreements()
     return { ok: disagreements.length === 0, disagreements }
   })
 
-  app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', []) }, async () => ({ entries: await deps.store.audit.list() }))
+  app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', { entries: [{ id: 1, actor: 'ana', action: 'hold.release', subject: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', details: {}, at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({ entries: await deps.store.audit.list() }))
 
   // Behind the operator token too: business volumes are not for the public.
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>

@@ -21,7 +21,7 @@ export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =
     description,
     body: { type: 'object', description: 'As reference/eulen-api.md describes it.' },
     response: {
-      200: { type: 'object', properties: { received: { type: 'boolean', enum: [true] } } },
+      200: { type: 'object', properties: { received: { type: 'boolean', enum: [true] } }, examples: [{ received: true }] },
       ...errorResponses(['provider_webhook_unauthorized', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'rate_limited', 'internal_error']),
     },
   })

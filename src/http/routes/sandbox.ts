@@ -38,7 +38,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ email: Type.String(), euid: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+        response: { 200: Type.Object({ email: Type.String(), euid: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ email: 'store@example.com', euid: 'EU123456789012345' }] }), ...errors },
       },
       config: { fieldErrorCodes: { email: 'email_invalid', tax_number: 'tax_number_invalid' } },
     },
@@ -76,7 +76,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ token: Type.String(), token_id: Type.String(), merchant_id: Type.Union([Type.String(), Type.Null()]) }),
+          200: Type.Object(
+            { token: Type.String(), token_id: Type.String(), merchant_id: Type.Union([Type.String(), Type.Null()]) },
+            { examples: [{ token: 'pxt_…', token_id: 'tok_0f1e2d3c4b5a6978', merchant_id: 'mer_0f1e2d3c4b5a6978' }] },
+          ),
           ...errors,
         },
       },
@@ -100,7 +103,10 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         summary: "The Wallet's mail to an address (no SMTP server set)",
         querystring: Type.Object({ email: Type.String({ maxLength: 254 }) }, { additionalProperties: false }),
         response: {
-          200: Type.Object({ mails: Type.Array(Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), code: Type.Union([Type.String(), Type.Null()]), sent_at: Type.String() })) }),
+          200: Type.Object(
+            { mails: Type.Array(Type.Object({ to: Type.String(), subject: Type.String(), text: Type.String(), code: Type.Union([Type.String(), Type.Null()]), sent_at: Type.String() })) },
+            { examples: [{ mails: [{ to: 'store@example.com', subject: 'Seu código de acesso: 123456', text: '…', code: '123456', sent_at: '2026-11-23T12:00:00.000Z' }] }] },
+          ),
           ...errors,
         },
       },
@@ -118,7 +124,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         operationId: 'sandboxSetPrices',
         summary: 'Set the BRL prices the sandbox ticker answers',
         body: Type.Object({ BTC: Type.Optional(QuoteValue), USDt: Type.Optional(QuoteValue) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }), ...errors },
+        response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ BTC: '350000.00', USDt: '5.40' }] }), ...errors },
       },
     },
     // The prices the sandbox's public ticker answers; conversions fetch them at confirmation.
@@ -136,7 +142,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         summary: 'Move the sandbox clock forward',
         description: 'Expiries (10 min), webhook retries, 7-day holds and provider delays that fall due run before the answer.',
         body: Type.Object({ advance_seconds: Type.Integer({ minimum: 0, maximum: 31_536_000 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ now: Type.String() }), ...errors },
+        response: { 200: Type.Object({ now: Type.String() }, { examples: [{ now: '2026-11-23T12:10:01.000Z' }] }), ...errors },
       },
     },
     async (request) => {
