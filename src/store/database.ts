@@ -71,12 +71,15 @@ function lockDataDir(dir: string): () => void {
   throw new DataDirLockedError(`could not lock the data folder ${dir}`)
 }
 
-/** Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks). */
-export async function openPglite(dataDir: string | null): Promise<OpenedDatabase> {
+/**
+ * Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks), started
+ * from `snapshot` when given: a data folder PGlite dumped, which skips initdb and migrations.
+ */
+export async function openPglite(dataDir: string | null, options: { snapshot?: Blob } = {}): Promise<OpenedDatabase> {
   let unlock = () => {}
   let pglite: PGlite
   if (dataDir === null) {
-    pglite = new PGlite({ parsers: { [INT8_OID]: parseInt8 } })
+    pglite = new PGlite({ parsers: { [INT8_OID]: parseInt8 }, ...(options.snapshot ? { loadDataDir: options.snapshot } : {}) })
   } else {
     const dir = resolve(dataDir)
     mkdirSync(dir, { recursive: true })
