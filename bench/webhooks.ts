@@ -99,8 +99,8 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
     for (let i = 0; i < 10; i++) {
       const created = await chargeWithWebhook('drain@example.com', `http://127.0.0.${i + 2}:${drainPorts[i]}/hook`)
       const rows = Array.from({ length: events / 10 }, () => `msg_${randomBytes(16).toString('hex')}`)
-      await service.store.db.insertInto('webhook_events').values(rows.map((id) => ({ id, charge_id: created.id, event: 'payment.confirmed', body: '{"bench":true}', state: 'pending' as const, created_at: now }))).execute()
-      await service.store.db.insertInto('jobs').values(rows.map((id) => ({ kind: 'deliver_webhook', payload: JSON.stringify({ eventId: id, destination: `127.0.0.${i + 2}:${drainPorts[i]}` }), run_at: now, created_at: now }))).execute()
+      await service.database.db.insertInto('webhook_events').values(rows.map((id) => ({ id, charge_id: created.id, event: 'payment.confirmed', body: '{"bench":true}', state: 'pending' as const, created_at: now }))).execute()
+      await service.database.db.insertInto('jobs').values(rows.map((id) => ({ kind: 'deliver_webhook', payload: JSON.stringify({ eventId: id, destination: `127.0.0.${i + 2}:${drainPorts[i]}` }), run_at: now, created_at: now }))).execute()
     }
     const started = performance.now()
     service.jobs.start()

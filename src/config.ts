@@ -37,6 +37,8 @@ export type Config = {
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number }
   /** Hold calls to the provider to its published limits: always in production, on request in sandbox. */
   providerLimits: boolean
+  /** Production: webhook URLs must be https and reach only public addresses, at creation and at every attempt. */
+  publicWebhooksOnly: boolean
   logLevel: string
   /** SMTP server for the Wallet's mail (production: required); unset in sandbox = the outbox. */
   /** Trust X-Forwarded-For/-Proto from this many proxy hops (0: none). */
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
     },
     providerLimits: mode === 'production' || nonEmpty(env, 'SANDBOX_PROVIDER_LIMITS') === 'on',
+    publicWebhooksOnly: mode === 'production',
     logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
     trustProxy: positiveInteger(env, 'TRUST_PROXY_HOPS', 0),
     smtpUrl: nonEmpty(env, 'SMTP_URL'),

@@ -76,7 +76,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       clock,
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
-        store, clock, wallClock: systemClock, provider, quotes, strictDestinations: config.mode === 'production', webhookTimeoutMs: config.webhookTimeoutMs,
+        store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
         sweepLookbackMs: (config.providerDelayHours + 1) * 3_600_000, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { Updateable } from 'kysely'
 import { THIRD_PARTY_HOLD_SECONDS, type ChargeDecision, type ChargeView, type WebhookEventName } from '../domain/charge.ts'
 import { creditPosting, medDebitPosting, releasePosting } from '../domain/ledger.ts'
+import { isMaskedTaxNumber } from '../domain/tax-number.ts'
 import type { Charge, ChargesTable } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
@@ -35,7 +36,7 @@ export async function blockIdentities(
   const account = charge ? await store.accounts.findById(charge.account_id) : undefined
   const identities = [
     ['email', account?.email ?? null],
-    ['tax_number', dispute.taxNumber !== null && !dispute.taxNumber.includes('*') ? dispute.taxNumber : null],
+    ['tax_number', dispute.taxNumber !== null && !isMaskedTaxNumber(dispute.taxNumber) ? dispute.taxNumber : null],
     ['euid', dispute.euid],
   ] as const
   for (const [kind, value] of identities) {
@@ -74,7 +75,7 @@ async function queueWebhook(store: Store, charge: Charge, event: WebhookEventNam
  */
 async function bindPayer(store: Store, charge: Charge, now: Date): Promise<void> {
   if (charge.payer_euid !== null) await store.identities.bind('euid', charge.payer_euid, charge.account_id, now)
-  if (charge.payer_tax_number !== null && !charge.payer_tax_number.includes('*')) {
+  if (charge.payer_tax_number !== null && !isMaskedTaxNumber(charge.payer_tax_number)) {
     await store.identities.bind('tax_number', charge.payer_tax_number, charge.account_id, now)
   }
   const account = await store.accounts.findById(charge.account_id)

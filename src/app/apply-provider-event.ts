@@ -4,7 +4,7 @@
 // Duplicates and stale reports change nothing.
 import type { Clock } from '../clock.ts'
 import { decideCharge, taxNumberMatches, type ChargeStatus } from '../domain/charge.ts'
-import { stripTaxNumber } from '../domain/tax-number.ts'
+import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -16,7 +16,7 @@ export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStat
 /** The payer's full tax number: as reported, or the informed one when a masked report matches it. */
 function payerTaxNumber(charge: Charge, reported: string | null): string | null {
   if (reported === null) return charge.payer_tax_number
-  if (!reported.includes('*')) return stripTaxNumber(reported)
+  if (!isMaskedTaxNumber(reported)) return stripTaxNumber(reported)
   if (charge.informed_tax_number !== null && taxNumberMatches(reported, charge.informed_tax_number)) return charge.informed_tax_number
   return charge.payer_tax_number ?? reported
 }

@@ -18,9 +18,8 @@ import type { Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
+import { reconcileDelayMs } from './reconcile-charge.ts'
 
-/** The first look at the provider's side if no webhook came; later looks back off. */
-export const RECONCILE_FIRST_AFTER_MS = 5 * 60 * 1000
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
 export const RETRY_AFTER_PROVIDER_FAILURE_SECONDS = 5
 
@@ -31,7 +30,7 @@ export type CreateChargeDeps = {
   baseUrl: string
   payerLadder: readonly LadderStep[]
   /** Production: webhooks must be https to public addresses. */
-  strictWebhooks: boolean
+  publicWebhooksOnly: boolean
   /** delayDepixInHours for merchant charges (decisions 13); 0 sends none. */
   providerDelayHours?: number
   resolveHost?: ResolveHost
@@ -146,7 +145,7 @@ function newChargeId(): string {
 }
 
 async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string): Promise<ChargeCreated> {
-  if (request.webhookUrl !== null && deps.strictWebhooks) {
+  if (request.webhookUrl !== null && deps.publicWebhooksOnly) {
     await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
   }
   await checkPayer(deps, request)
@@ -180,7 +179,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
     })
     // Time-driven work is queued with the charge itself, so it survives restarts.
     await store.jobs.enqueue('expire_charge', { chargeId: id }, inserted.expires_at, createdAt)
-    await store.jobs.enqueue('reconcile_charge', { chargeId: id }, new Date(createdAt.getTime() + RECONCILE_FIRST_AFTER_MS), createdAt)
+    await store.jobs.enqueue('reconcile_charge', { chargeId: id }, new Date(createdAt.getTime() + reconcileDelayMs(0)), createdAt)
     return inserted
   })
   try {
@@ -196,7 +195,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
 }
 
 export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
-  const request = parseChargeRequest(command.body, { requireHttpsWebhooks: deps.strictWebhooks })
+  const request = parseChargeRequest(command.body, { publicWebhooksOnly: deps.publicWebhooksOnly })
   const key = command.idempotencyKey
   if (key === undefined) return createUnclaimed(deps, command, request, newChargeId())
 

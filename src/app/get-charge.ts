@@ -1,6 +1,6 @@
 // GET /api/get-payment/{id}: the charge status record of spec 2.2, for the merchant that made it.
 import { DomainError } from '../domain/errors.ts'
-import type { ChargeStatus } from '../domain/charge.ts'
+import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -28,7 +28,7 @@ export function toChargeRecord(charge: Charge): ChargeRecord {
 }
 
 export async function getCharge(deps: { store: Store }, request: { merchantAccountId: number; chargeId: string }): Promise<ChargeRecord> {
-  const charge = /^[0-9a-f]{32}$/.test(request.chargeId)
+  const charge = isChargeId(request.chargeId)
     ? await deps.store.charges.findForMerchant(request.chargeId, request.merchantAccountId)
     : undefined
   if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })

@@ -1,6 +1,6 @@
 // The merchant's charges, newest first, with filters and a cursor (decisions 12; GET
 // /api/payments), and the Wallet's list of an account's charges: one page-walking rule for both.
-import { chargeStatuses, type ChargeStatus } from '../domain/charge.ts'
+import { chargeStatuses, isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -19,8 +19,8 @@ function encodeCursor(charge: Charge): string {
 
 function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
   if (value === undefined || value === '') return null
-  const match = /^(\d{1,15})_([0-9a-f]{32})$/.exec(Buffer.from(value, 'base64url').toString('latin1'))
-  if (!match) throw new DomainError('invalid_request', { param: 'cursor', message: 'This cursor was not given by us.' })
+  const match = /^(\d{1,15})_(\w+)$/.exec(Buffer.from(value, 'base64url').toString('latin1'))
+  if (!match || !isChargeId(match[2]!)) throw new DomainError('invalid_request', { param: 'cursor', message: 'This cursor was not given by us.' })
   return { createdAt: new Date(Number(match[1])), id: match[2]! }
 }
 

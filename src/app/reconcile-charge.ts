@@ -7,6 +7,14 @@ import type { Store } from '../store/store.ts'
 import { applyProviderEvent } from './apply-provider-event.ts'
 import type { QuoteBook } from './quote-book.ts'
 
+/**
+ * When to ask about a charge the n-th time (0 is the first, after creation): 5 min, then 10, 20,
+ * 40 min, then hourly, so a quiet provider is asked often at first and cheaply later.
+ */
+export function reconcileDelayMs(attempt: number): number {
+  return Math.min(300_000 * 2 ** attempt, 3_600_000)
+}
+
 /** How long after creation we keep asking: a MED-free payment is settled well within this. */
 export const RECONCILE_FOR_MS = 7 * 24 * 3600 * 1000
 

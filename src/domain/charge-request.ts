@@ -59,7 +59,7 @@ export function parseWebhookUrl(raw: string, requireHttps: boolean): URL {
   return url
 }
 
-export function parseChargeRequest(input: ChargeRequestInput, options: { requireHttpsWebhooks: boolean }): ChargeRequest {
+export function parseChargeRequest(input: ChargeRequestInput, options: { publicWebhooksOnly: boolean }): ChargeRequest {
   const valueCents = parseBrlToCents(input.value)
   if (valueCents === null) throw new DomainError('value_invalid', { param: 'value' })
 
@@ -86,7 +86,7 @@ export function parseChargeRequest(input: ChargeRequestInput, options: { require
   if (euid === null && valueCents > LIMIT_WITHOUT_EUID_CENTS) throw new DomainError('euid_required', { param: 'euid' })
 
   const payerName = freeText(input.payer_name, 100, 'payer_name_invalid', 'payer_name')
-  const webhookUrl = input.webhook_url === undefined ? null : parseWebhookUrl(input.webhook_url, options.requireHttpsWebhooks).href
+  const webhookUrl = input.webhook_url === undefined ? null : parseWebhookUrl(input.webhook_url, options.publicWebhooksOnly).href
   const webhookSecret = freeText(input.webhook_secret, 255, 'webhook_secret_invalid', 'webhook_secret')
 
   const webhookEvents = parseWebhookEvents(input.webhook_events, webhookUrl !== null)

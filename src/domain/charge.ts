@@ -1,6 +1,6 @@
 // A charge's statuses (spec section 3) and the one transition function: given the charge, what
 // the provider said and the facts about the payer, the next status and what must happen with it.
-import { stripTaxNumber } from './tax-number.ts'
+import { isMaskedTaxNumber, stripTaxNumber } from './tax-number.ts'
 
 export const chargeStatuses = [
   'waiting_payment',
@@ -16,6 +16,11 @@ export const chargeStatuses = [
   'error',
 ] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
+
+/** A payment id: 128 random bits as 32 lower-case hex characters. */
+export function isChargeId(value: string): boolean {
+  return /^[0-9a-f]{32}$/.test(value)
+}
 
 /** QR validity: 10 minutes after creation. */
 export const QR_VALIDITY_SECONDS = 600
@@ -104,7 +109,7 @@ export function taxNumberMatches(reported: string, informed: string): boolean {
   for (let i = 0; i < digits.length; i++) {
     if (digits[i] !== '*' && digits[i] !== informed[i]) return false
   }
-  return digits.includes('*') ? digits.replace(/\*/g, '').length >= 6 : true
+  return isMaskedTaxNumber(digits) ? digits.replace(/\*/g, '').length >= 6 : true
 }
 
 /** Is the payer who paid the payer the merchant informed? EUID when the charge had one. */

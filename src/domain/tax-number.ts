@@ -17,8 +17,14 @@ export function parseTaxNumber(input: string): TaxNumber | null {
   return null
 }
 
-/** CPF `***.456.789-**`; CNPJ `12.345.678/****-**`. Anything else is masked whole. */
+/** The provider may report a tax number masked ("***.444.777-**"): it names no one on its own. */
+export function isMaskedTaxNumber(value: string): boolean {
+  return value.includes('*')
+}
+
+/** CPF `***.456.789-**`; CNPJ `12.345.678/****-**`; one that came masked stays as it came. Anything else is masked whole. */
 export function maskTaxNumber(value: string): string {
+  if (isMaskedTaxNumber(value)) return value
   if (value.length === 11) return `***.${value.slice(3, 6)}.${value.slice(6, 9)}-**`
   if (value.length === 14) return `${value.slice(0, 2)}.${value.slice(2, 5)}.${value.slice(5, 8)}/****-**`
   return '*'.repeat(value.length)

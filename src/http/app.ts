@@ -197,7 +197,7 @@ export function createChargeDeps(deps: AppDeps, log: CreateChargeDeps['log']): C
     clock: deps.clock,
     baseUrl: deps.config.baseUrl,
     payerLadder: deps.config.payerLadder,
-    strictWebhooks: deps.config.mode === 'production',
+    publicWebhooksOnly: deps.config.publicWebhooksOnly,
     providerDelayHours: deps.config.providerDelayHours,
     ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
     ...(log ? { log } : {}),

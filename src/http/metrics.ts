@@ -1,10 +1,10 @@
 // Prometheus metrics. Request counts and latencies are measured in this process; business figures
 // (charges, webhook outcomes, job queue) are read from the database at scrape time, so they are
 // exact across instances and restarts.
-import { sql } from 'kysely'
 import { Gauge, Histogram, Registry } from 'prom-client'
 import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
+import { attemptOutcome } from '../webhooks/sender.ts'
 
 export function createMetrics(deps: { store: Store; clock: Clock }) {
   const registry = new Registry()
@@ -28,41 +28,21 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       },
     })
 
-  fromDatabase('pix_charges_created', 'Charges created, by credited currency.', ['currency'], async (gauge) => {
-    const rows = await deps.store.db.selectFrom('charges').select(['currency', sql<number>`count(*)::int4`.as('n')]).groupBy('currency').execute()
-    for (const row of rows) gauge.set({ currency: row.currency }, row.n)
-  })
-  fromDatabase('pix_charges_confirmed', 'Charges confirmed (credited), by credited currency.', ['currency'], async (gauge) => {
-    const rows = await deps.store.db
-      .selectFrom('charges')
-      .select(['currency', sql<number>`count(*)::int4`.as('n')])
-      .where('confirmed_at', 'is not', null)
-      .groupBy('currency')
-      .execute()
-    for (const row of rows) gauge.set({ currency: row.currency }, row.n)
-  })
+  for (const which of ['created', 'confirmed'] as const) {
+    fromDatabase(`pix_charges_${which}`, `Charges ${which === 'created' ? 'created' : 'confirmed (credited)'}, by credited currency.`, ['currency'], async (gauge) => {
+      for (const row of await deps.store.charges.countByCurrency(which)) gauge.set({ currency: row.currency }, row.n)
+    })
+  }
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
-    const rows = await sql<{ outcome: string; n: number }>`
-      select case when status_code between 200 and 299 then 'delivered'
-                  when status_code = 410 then 'gone'
-                  when status_code is null then 'network_error'
-                  else 'http_error' end as outcome,
-             count(*)::int4 as n
-      from webhook_attempts group by 1`.execute(deps.store.db)
-    for (const row of rows.rows) gauge.set({ outcome: row.outcome }, row.n)
+    for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
   })
+  const backlog = () => deps.store.jobs.backlog(deps.clock.now())
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
-    const rows = await deps.store.db
-      .selectFrom('jobs')
-      .select(['kind', sql<number>`count(*)::int4`.as('n')])
-      .where('run_at', '<=', deps.clock.now())
-      .groupBy('kind')
-      .execute()
-    for (const row of rows) gauge.set({ kind: row.kind }, row.n)
+    for (const row of (await backlog()).dueByKind) gauge.set({ kind: row.kind }, row.n)
   })
   fromDatabase('pix_job_queue_oldest_due_seconds', 'How long the oldest due job has waited.', [], async (gauge) => {
-    const row = await deps.store.db.selectFrom('jobs').select(sql<Date | null>`min(run_at)`.as('oldest')).where('run_at', '<=', deps.clock.now()).executeTakeFirst()
-    gauge.set(row?.oldest ? Math.max(0, (deps.clock.now().getTime() - row.oldest.getTime()) / 1000) : 0)
+    const { oldestDue } = await backlog()
+    gauge.set(oldestDue ? Math.max(0, (deps.clock.now().getTime() - oldestDue.getTime()) / 1000) : 0)
   })
 
   return {

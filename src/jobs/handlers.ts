@@ -1,6 +1,6 @@
 // What each kind of job does: the matching use case or the webhook sender.
 import { expireCharge } from '../app/expire-charge.ts'
-import { reconcileCharge } from '../app/reconcile-charge.ts'
+import { reconcileCharge, reconcileDelayMs } from '../app/reconcile-charge.ts'
 import { releaseHold } from '../app/release-hold.ts'
 import { SWEEP_EVERY_MS, sweepProviderDeposits } from '../app/sweep-provider-deposits.ts'
 import type { Clock } from '../clock.ts'
@@ -11,10 +11,6 @@ import type { ResolveHost } from '../webhooks/destination.ts'
 import { deliverWebhook } from '../webhooks/sender.ts'
 import type { JobHandlers } from './runner.ts'
 
-/** Reconciliation looks again after 5 min, 10 min, 20 min... at most hourly. */
-export function reconcileAgainAfterMs(attempts: number): number {
-  return Math.min(300_000 * 2 ** attempts, 3_600_000)
-}
 
 export function jobHandlers(deps: {
   store: Store
@@ -22,7 +18,7 @@ export function jobHandlers(deps: {
   wallClock: Clock
   provider: PaymentProvider
   quotes: QuoteBook
-  strictDestinations: boolean
+  publicWebhooksOnly: boolean
   webhookTimeoutMs: number
   /** How far back the deposit sweep looks: QR life and the provider delay, with margin. */
   sweepLookbackMs: number
@@ -40,7 +36,7 @@ export function jobHandlers(deps: {
     },
     async reconcile_charge(payload, job) {
       const again = await reconcileCharge(deps, chargeIdOf(payload))
-      return again ? { again: new Date(deps.clock.now().getTime() + reconcileAgainAfterMs(job.attempts + 1)) } : { done: true }
+      return again ? { again: new Date(deps.clock.now().getTime() + reconcileDelayMs(job.attempts + 1)) } : { done: true }
     },
     async sweep_deposits() {
       await sweepProviderDeposits(deps, { lookbackMs: deps.sweepLookbackMs })

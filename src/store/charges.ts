@@ -11,6 +11,13 @@ export function chargesRepository(db: Kysely<Database>) {
   }
 
   return {
+    /** How many charges were created, or confirmed (credited), per credited currency (metrics). */
+    countByCurrency(which: 'created' | 'confirmed'): Promise<Array<{ currency: Charge['currency']; n: number }>> {
+      let query = db.selectFrom('charges').select(['currency', sql<number>`count(*)::int4`.as('n')])
+      if (which === 'confirmed') query = query.where('confirmed_at', 'is not', null)
+      return query.groupBy('currency').execute()
+    },
+
     insert(values: Insertable<ChargesTable>): Promise<Charge> {
       return db.insertInto('charges').values(values).returningAll().executeTakeFirstOrThrow()
     },

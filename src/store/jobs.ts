@@ -81,5 +81,12 @@ export function jobsRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute()
     },
+
+    /** Jobs due by `now`, per kind, and when the oldest of them was due (metrics). */
+    async backlog(now: Date): Promise<{ dueByKind: Array<{ kind: JobKind; n: number }>; oldestDue: Date | null }> {
+      const dueByKind = await db.selectFrom('jobs').select(['kind', sql<number>`count(*)::int4`.as('n')]).where('run_at', '<=', now).groupBy('kind').execute()
+      const oldest = await db.selectFrom('jobs').select(sql<Date | null>`min(run_at)`.as('oldest')).where('run_at', '<=', now).executeTakeFirst()
+      return { dueByKind: dueByKind as Array<{ kind: JobKind; n: number }>, oldestDue: oldest?.oldest ?? null }
+    },
   }
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
-import { isBalanced, type Posting } from '../domain/ledger.ts'
+import { isBalanced, type Book, type Posting } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
-import type { Database, LedgerBook } from './schema.ts'
+import type { Database } from './schema.ts'
 
 export type Balances = Record<Currency, number>
 
@@ -44,7 +44,7 @@ export function ledgerRepository(db: Kysely<Database>) {
     },
 
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */
-    async balances(accountId: number, book: LedgerBook = 'available'): Promise<Balances> {
+    async balances(accountId: number, book: Book = 'available'): Promise<Balances> {
       const rows = await db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', accountId).where('book', '=', book).execute()
       const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
       for (const row of rows) balances[row.currency] = row.amount

@@ -1,6 +1,7 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
 import type { ChargeStatus, HoldReason, WebhookEventName } from '../domain/charge.ts'
+import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
 
 type Json = ColumnType<unknown, string, string>
@@ -123,7 +124,6 @@ export type JobsTable = {
   created_at: Date
 }
 
-export type LedgerBook = 'available' | 'held' | 'provider_clearing' | 'fees' | 'conversion'
 
 export type LedgerPostingsTable = {
   id: Generated<number>
@@ -137,7 +137,7 @@ export type LedgerEntriesTable = {
   id: Generated<number>
   posting_id: number
   account_id: number | null
-  book: LedgerBook
+  book: Book
   currency: Currency
   amount: number
 }
@@ -207,7 +207,7 @@ export type UnknownDepositsTable = {
 
 export type AccountBalancesTable = {
   account_id: number
-  book: LedgerBook
+  book: Book
   currency: Currency
   amount: number
 }

@@ -1,6 +1,6 @@
 // The store: one repository per aggregate over one Kysely handle. `transaction` hands the
 // callback the same repositories bound to a transaction.
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { accountsRepository } from './accounts.ts'
 import { auditRepository } from './audit.ts'
 import { jobsRepository } from './jobs.ts'
@@ -17,7 +17,6 @@ import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
 
 export type Store = {
-  db: Kysely<Database>
   accounts: ReturnType<typeof accountsRepository>
   tokens: ReturnType<typeof tokensRepository>
   charges: ReturnType<typeof chargesRepository>
@@ -32,11 +31,12 @@ export type Store = {
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   rateBuckets: ReturnType<typeof rateBucketsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
+  /** Whether the database answers (readiness). */
+  ping(): Promise<boolean>
 }
 
 export function createStore(db: Kysely<Database>): Store {
   return {
-    db,
     accounts: accountsRepository(db),
     tokens: tokensRepository(db),
     charges: chargesRepository(db),
@@ -53,5 +53,6 @@ export function createStore(db: Kysely<Database>): Store {
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },
+    ping: () => sql`select 1`.execute(db).then(() => true, () => false),
   }
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Updateable } from 'kysely'
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { Database, WebhookEventsTable } from './schema.ts'
 
 export function webhookEventsRepository(db: Kysely<Database>) {
@@ -19,6 +19,11 @@ export function webhookEventsRepository(db: Kysely<Database>) {
 
     async update(id: string, values: Updateable<WebhookEventsTable>): Promise<void> {
       await db.updateTable('webhook_events').set(values).where('id', '=', id).execute()
+    },
+
+    /** Every attempt ever made, counted per HTTP status (null: no answer) (metrics). */
+    attemptsByStatusCode(): Promise<Array<{ status_code: number | null; n: number }>> {
+      return db.selectFrom('webhook_attempts').select(['status_code', sql<number>`count(*)::int4`.as('n')]).groupBy('status_code').execute()
     },
 
     async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }): Promise<void> {

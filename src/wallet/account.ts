@@ -1,7 +1,7 @@
 // What the Wallet shows and does for a signed-in owner, through the service's own use cases:
 // the identity purchase is a charge made by create-charge; the token comes from issue-token.
 import { createCharge, type ChargeCreated, type CreateChargeDeps } from '../app/create-charge.ts'
-import type { ChargeStatus } from '../domain/charge.ts'
+import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { chargePage, parseStatusFilter } from '../app/list-charges.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
@@ -44,7 +44,7 @@ export async function buyDepix(deps: CreateChargeDeps, request: { accountId: num
 
 /** One of the owner's identity purchases; anything else is not there. */
 export async function ownPurchase(deps: { store: Store }, request: { accountId: number; chargeId: string }): Promise<Charge> {
-  const charge = /^[0-9a-f]{32}$/.test(request.chargeId) ? await deps.store.charges.findById(request.chargeId) : undefined
+  const charge = isChargeId(request.chargeId) ? await deps.store.charges.findById(request.chargeId) : undefined
   if (!charge || charge.account_id !== request.accountId || charge.merchant_id !== null) throw new DomainError('payment_not_found', { param: 'id' })
   return charge
 }

@@ -17,7 +17,7 @@ export type SenderDeps = {
   clock: Clock
   /** webhook-timestamp's time: the receiver checks it against its own clock, never the sandbox's (decisions 12). */
   wallClock: Clock
-  strictDestinations: boolean
+  publicWebhooksOnly: boolean
   timeoutMs?: number
   resolveHost?: ResolveHost
   random?: () => number
@@ -44,6 +44,15 @@ async function readLimited(response: Response): Promise<void> {
   }
 }
 
+export type AttemptOutcome = 'delivered' | 'gone' | 'http_error' | 'network_error'
+
+/** What one attempt's answer means: any 2xx delivers, 410 stops for good, anything else (or no answer) is retried. */
+export function attemptOutcome(statusCode: number | null): AttemptOutcome {
+  if (statusCode === null) return 'network_error'
+  if (statusCode >= 200 && statusCode < 300) return 'delivered'
+  return statusCode === 410 ? 'gone' : 'http_error'
+}
+
 /** Returns the time of the next attempt, or null when the event is settled (delivered, gone, failed). */
 export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise<Date | null> {
   const event = await deps.store.webhookEvents.findForDelivery(eventId)
@@ -53,8 +62,8 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
   let statusCode: number | null = null
   let error: string | null = null
   try {
-    const url = parseWebhookUrl(event.webhook_url, deps.strictDestinations)
-    if (deps.strictDestinations) await assertPublicDestination(url, deps.resolveHost)
+    const url = parseWebhookUrl(event.webhook_url, deps.publicWebhooksOnly)
+    if (deps.publicWebhooksOnly) await assertPublicDestination(url, deps.resolveHost)
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'pix-charge-service-webhooks/1' }
     const timestamp = Math.floor(deps.wallClock.now().getTime() / 1000)
     if (event.webhook_secret !== null) {
@@ -80,11 +89,12 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
   const attempts = event.attempts + 1
   await deps.store.webhookEvents.recordAttempt({ eventId, at: startedAt, statusCode, durationMs, error })
 
-  if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+  const outcome = attemptOutcome(statusCode)
+  if (outcome === 'delivered') {
     await deps.store.webhookEvents.update(eventId, { state: 'delivered', attempts, delivered_at: deps.clock.now() })
     return null
   }
-  if (statusCode === 410) {
+  if (outcome === 'gone') {
     await deps.store.webhookEvents.update(eventId, { state: 'gone', attempts })
     return null
   }

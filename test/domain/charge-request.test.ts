@@ -4,12 +4,12 @@ import { parseChargeRequest, type ChargeRequestInput } from '../../src/domain/ch
 import { DomainError } from '../../src/domain/errors.ts'
 
 const base: ChargeRequestInput = { value: '10.00', email: 'Customer@Example.com', tax_number: '111.444.777-35' }
-const parse = (changes: Partial<ChargeRequestInput>, requireHttpsWebhooks = false) =>
-  parseChargeRequest({ ...base, ...changes } as ChargeRequestInput, { requireHttpsWebhooks })
+const parse = (changes: Partial<ChargeRequestInput>, publicWebhooksOnly = false) =>
+  parseChargeRequest({ ...base, ...changes } as ChargeRequestInput, { publicWebhooksOnly })
 
-function code(changes: Partial<ChargeRequestInput>, requireHttpsWebhooks = false): string {
+function code(changes: Partial<ChargeRequestInput>, publicWebhooksOnly = false): string {
   try {
-    parse(changes, requireHttpsWebhooks)
+    parse(changes, publicWebhooksOnly)
     return 'ok'
   } catch (error) {
     assert.ok(error instanceof DomainError)

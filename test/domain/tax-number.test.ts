@@ -22,6 +22,9 @@ test('invalid check digits, repeated digits and wrong lengths are rejected', () 
 test('masking shows the middle of a CPF and the root of a CNPJ', () => {
   assert.equal(maskTaxNumber('12345678909'), '***.456.789-**')
   assert.equal(maskTaxNumber('12345678000195'), '12.345.678/****-**')
+  // One the provider already masked is shown as it came, never masked again into nonsense.
+  assert.equal(maskTaxNumber('***.444.777-**'), '***.444.777-**')
+  assert.equal(maskTaxNumber('11.222.333/****-**'), '11.222.333/****-**')
   assert.equal(maskTaxNumber('12ABC34501DE35'), '12.ABC.345/****-**')
   assert.equal(maskTaxNumber('123'), '***')
 })

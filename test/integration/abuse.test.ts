@@ -81,7 +81,7 @@ test('a MED for a charge never credited records the blocks but does not close it
   assert.equal(paid.body.status, 'security_hold')
   const hold = (await service.ops('GET', '/ops/holds')).body.holds.find((entry: { payment_id: string }) => entry.payment_id === charge.id)
   assert.equal(hold.reason, 'prior_med')
-  const postings = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
+  const postings = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
   assert.deepEqual(postings, [])
 })
 

@@ -106,12 +106,12 @@ test('concurrent confirmations, reviews, MEDs and releases for one account never
 
     // Every posting balances per currency; each charge has exactly the postings its story needs.
     const unbalanced = await sql<{ posting_id: number }>`
-      select posting_id from ledger_entries group by posting_id, currency having sum(amount) <> 0`.execute(first.store.db)
+      select posting_id from ledger_entries group by posting_id, currency having sum(amount) <> 0`.execute(first.database.db)
     assert.deepEqual(unbalanced.rows, [])
     const expected = { available: new Map<string, number>(), held: new Map<string, number>() }
     for (const p of planned) {
       const charge = (await first.store.charges.findById(p.id))!
-      const kinds = (await first.store.db.selectFrom('ledger_postings').select('kind').where('charge_id', '=', p.id).execute()).map((row) => row.kind).sort()
+      const kinds = (await first.database.db.selectFrom('ledger_postings').select('kind').where('charge_id', '=', p.id).execute()).map((row) => row.kind).sort()
       const email = (await first.store.accounts.findById(charge.account_id))!.email
       const add = (book: 'available' | 'held', cents: number) => expected[book].set(email, (expected[book].get(email) ?? 0) + cents)
       if (p.plan === 'med') {

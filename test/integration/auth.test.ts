@@ -43,7 +43,7 @@ test('issuing a token activates it with the account EUID as merchantId and revok
 
 test('tokens are stored hashed, never in plain text', async () => {
   const merchant = await service.merchant('m2@example.com', '12345678909')
-  const rows = await service.store.db.selectFrom('api_tokens').selectAll().execute()
+  const rows = await service.database.db.selectFrom('api_tokens').selectAll().execute()
   assert.ok(rows.every((row) => !Object.values(row).includes(merchant.token)))
   assert.ok(rows.some((row) => row.token_hash === hashToken(merchant.token)))
 })
@@ -102,7 +102,7 @@ test('a token revoked by another instance stops working within TOKEN_CACHE_MS (0
     const read = () => strict.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })
     assert.equal((await read()).status, 200)
     // Another instance revokes: straight in the database, not through this instance's cache.
-    await strict.store.db.updateTable('api_tokens').set({ status: 'revoked' }).where('id', '=', merchant.tokenId).execute()
+    await strict.database.db.updateTable('api_tokens').set({ status: 'revoked' }).where('id', '=', merchant.tokenId).execute()
     assert.equal((await read()).body.code, 'token_inactive')
   } finally {
     await strict.close()

@@ -20,7 +20,7 @@ after(() => service.close())
 
 const create = (body: unknown, headers: Record<string, string> = {}) =>
   service.request({ method: 'POST', url: '/api/create-payment', token, body, headers })
-const chargeCount = async () => (await service.store.db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+const chargeCount = async () => (await service.database.db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
 /** An EUID the provider knows: a payer it has seen before. */
 const knownEuid = async (taxNumber: string) => (await service.sandbox!.fake.endUser(taxNumber, 'Payer Name')).euid
 
@@ -214,9 +214,9 @@ test('provider down: 503 provider_unavailable with Retry-After, nothing stored, 
     assertError(response, 503, 'provider_unavailable')
     // Safe to retry with the same key, after the time it says.
     assert.equal(response.headers['retry-after'], '5')
-    const rows = await down.store.db.selectFrom('idempotency_keys').selectAll().execute()
+    const rows = await down.database.db.selectFrom('idempotency_keys').selectAll().execute()
     assert.deepEqual(rows, [])
-    assert.deepEqual(await down.store.db.selectFrom('charges').selectAll().execute(), [])
+    assert.deepEqual(await down.database.db.selectFrom('charges').selectAll().execute(), [])
   } finally {
     await down.close().catch(() => {})
   }

@@ -97,7 +97,7 @@ test('generated create-payment bodies never get a 5xx; only acceptable ones crea
     }),
     { numRuns: 3000 },
   )
-  const stored = await service.store.db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const stored = await service.database.db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
   assert.equal(stored.n, created)
   assert.equal(created, accepted)
   assert.ok(accepted > 20, `too few acceptable bodies generated (${accepted}) to mean anything`)

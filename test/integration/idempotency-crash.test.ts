@@ -76,7 +76,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       assert.equal(made.statusCode, 200, made.body)
       const replay = await create()
       assert.deepEqual(replay.json(), made.json())
-      const charges = await service.store.db.selectFrom('charges').select('id').execute()
+      const charges = await service.database.db.selectFrom('charges').select('id').execute()
       assert.deepEqual(charges.map((row) => row.id), [made.json().id])
       // The deposit the killed process left at the provider was looked up first and kept for support.
       const orphans = await service.app.inject({ method: 'GET', url: '/ops/unknown-deposits', headers: { authorization: 'Bearer ops-token' } })
@@ -84,7 +84,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       assert.deepEqual(kept.map((deposit) => [deposit.seen_by, deposit.value_in_cents]), [['lost_reply', 1000]])
 
       // Killed after the charge was stored but before the key was marked done: the retry finds it.
-      await service.store.db.updateTable('idempotency_keys').set({ state: 'in_flight', response_status: null, response_body: null, lease_until: serviceClock.now() }).execute()
+      await service.database.db.updateTable('idempotency_keys').set({ state: 'in_flight', response_status: null, response_body: null, lease_until: serviceClock.now() }).execute()
       const depositsBefore = await providerDb.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }
       serviceClock.advance(1)
       const found = await create()

@@ -102,7 +102,7 @@ test('committed work wakes the runner at once, through the database\'s notificat
     const charge = (await woken.store.charges.findById(created.body.id))!
     await woken.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
     await arrived
-    while ((await woken.store.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
+    while ((await woken.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
   } finally {
     await woken.close()
     receiver.close()

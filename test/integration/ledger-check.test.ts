@@ -22,7 +22,7 @@ test('balances move with each posting; /ops/ledger-check reports a balance that 
   assert.deepEqual((await service.ops('GET', '/ops/ledger-check')).body, { ok: true, disagreements: [] })
 
   const account = (await service.store.accounts.findByEmail('ledger@example.com'))!
-  await service.store.db.updateTable('account_balances').set({ amount: 1 }).where('account_id', '=', account.id).execute()
+  await service.database.db.updateTable('account_balances').set({ amount: 1 }).where('account_id', '=', account.id).execute()
   const check = (await service.ops('GET', '/ops/ledger-check')).body
   assert.equal(check.ok, false)
   assert.deepEqual(check.disagreements, [{ account_id: account.id, book: 'available', currency: 'DEPIX', entries: 2700, balance: 1 }])

@@ -93,7 +93,7 @@ test('third-party payer on an established customer → after7d: held, not availa
   assert.equal((await record(id)).status, 'depix_sent')
   assert.equal((await held.balances()).DEPIX.available_cents, 4900)
   assert.equal((await held.held()).DEPIX, 0)
-  const events = await service.store.db.selectFrom('webhook_events').select(['event']).where('charge_id', '=', id).orderBy('created_at').execute()
+  const events = await service.database.db.selectFrom('webhook_events').select(['event']).where('charge_id', '=', id).orderBy('created_at').execute()
   assert.deepEqual(events.map((event) => event.event), ['payment.confirmed', 'balance.released'])
 })
 
@@ -106,7 +106,7 @@ test('a different payer on a first, tax-number-only charge → security_hold, no
   const hold = holds.body.holds.find((entry: any) => entry.payment_id === id)
   assert.equal(hold.reason, 'payer_mismatch')
   assert.equal(hold.payer_tax_number, `***.${stranger.slice(3, 6)}.${stranger.slice(6, 9)}-**`)
-  const credits = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
+  const credits = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
   assert.deepEqual(credits, [])
 })
 
@@ -173,7 +173,7 @@ test('duplicated webhooks credit once; a stale status never moves a charge backw
   const id = await create({ value: '20.00', email: 'dup@example.com', euid: await euidOf(payer) })
   assert.equal((await service.pay(id, payer, 'depix_sent', { duplicates: 3 })).body.status, 'depix_sent')
   assert.equal((await service.pay(id, payer, 'pending')).body.status, 'depix_sent')
-  const postings = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
+  const postings = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
   assert.deepEqual(postings.map((posting) => posting.key), [`credit:${id}`])
 })
 
@@ -266,8 +266,8 @@ test('a MED during the 7-day hold takes the held credit back, and the release th
   await service.advance(7 * 24 * 3600)
   assert.equal((await record(id)).status, 'refunded')
   assert.equal((await held.balances()).DEPIX.available_cents, 0)
-  const keys = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).orderBy('id').execute()
+  const keys = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).orderBy('id').execute()
   assert.deepEqual(keys.map((posting) => posting.key), [`credit:${id}`, `med:${id}`])
-  const events = await service.store.db.selectFrom('webhook_events').select('event').where('charge_id', '=', id).execute()
+  const events = await service.database.db.selectFrom('webhook_events').select('event').where('charge_id', '=', id).execute()
   assert.deepEqual(events.map((event) => event.event), ['payment.confirmed'])
 })

@@ -82,7 +82,7 @@ test('the destination is checked again at delivery: a host now resolving to a pr
   })
   assert.equal(applied.statusCode, 200)
   await service.jobs.runDue()
-  const attempts = await service.store.db.selectFrom('webhook_attempts').selectAll().execute()
+  const attempts = await service.database.db.selectFrom('webhook_attempts').selectAll().execute()
   assert.equal(attempts.length, 1)
   assert.equal(attempts[0]!.status_code, null)
   assert.match(attempts[0]!.error!, /private, loopback or link-local/)

@@ -20,7 +20,7 @@ after(() => service.close())
 const create = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', ...body } })
 const fakeDeposit = async (chargeId: string) => {
   const charge = (await service.store.charges.findById(chargeId))!
-  return service.store.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', charge.provider_deposit_id as never).executeTakeFirstOrThrow() as Promise<Record<string, any>>
+  return service.database.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', charge.provider_deposit_id as never).executeTakeFirstOrThrow() as Promise<Record<string, any>>
 }
 
 test('every merchant charge asks for the configured delay; the money is pending until the provider delivers it', async () => {
@@ -43,7 +43,7 @@ test('every merchant charge asks for the configured delay; the money is pending 
   const confirmed = (await service.store.charges.findById(created.body.id))!
   assert.equal(confirmed.status, 'depix_sent')
   assert.equal((await service.store.ledger.balances(account.id)).DEPIX, 900)
-  const events = await service.store.db.selectFrom('webhook_events').select('event').where('charge_id', '=', created.body.id).execute()
+  const events = await service.database.db.selectFrom('webhook_events').select('event').where('charge_id', '=', created.body.id).execute()
   assert.deepEqual(events.map((event) => event.event), ['payment.confirmed'])
 })
 
@@ -67,7 +67,7 @@ test('a delay below the provider\'s floor is refused the way Eulen refuses it: n
     assert.equal(refused.status, 422)
     assert.equal(refused.body.code, 'provider_rejected')
     assert.match(refused.body.error, /delayDepixInHours mínimo para lojistas é 24 h/)
-    assert.equal(await low.store.db.selectFrom('charges').select('id').executeTakeFirst(), undefined)
+    assert.equal(await low.database.db.selectFrom('charges').select('id').executeTakeFirst(), undefined)
   } finally {
     await low.close()
   }
@@ -89,11 +89,11 @@ test('a tax number the provider knows shows its payerEuid before payment; an unk
 test('asynchronous provider replies are followed to their result, with one deposit', async () => {
   service.sandbox!.fake.setAsyncReplies(true)
   try {
-    const before = (await service.store.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
+    const before = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
     const created = await create({ email: 'async@example.com', tax_number: generateCpf() })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     assert.match(created.body.qrCopyPaste, /^000201/)
-    const after = (await service.store.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
+    const after = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
     assert.equal(Number(after), Number(before) + 1)
   } finally {
     service.sandbox!.fake.setAsyncReplies(false)

@@ -43,7 +43,7 @@ test('a paid deposit the sweep finds with no charge of ours is kept for support'
   const payer = generateCpf()
   const charge = await create('sweep-orphan@example.com', payer)
   // The charge is gone from our side (as if its creation was never stored), the deposit is paid.
-  await service.store.db.deleteFrom('charges').where('id', '=', charge.id).execute()
+  await service.database.db.deleteFrom('charges').where('id', '=', charge.id).execute()
   await service.sandbox!.fake.settle(charge.provider_deposit_id, { payerName: 'Payer', payerTaxNumber: payer, outcome: 'depix_sent', lost: true })
   await service.advance(61)
   const listed = (await unknownDeposits()).find((deposit) => deposit.qr_id === charge.provider_deposit_id)

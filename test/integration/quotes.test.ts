@@ -49,7 +49,7 @@ test('when the ticker stops answering, its last price serves until it is too old
     const stale = await paidBtcCharge('buyer@example.com')
     assert.equal(stale.status, 'security_hold')
     assert.equal(stale.hold_reason, 'quote_unavailable')
-    assert.deepEqual(await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', stale.id).execute(), [])
+    assert.deepEqual(await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', stale.id).execute(), [])
     const refused = await service.ops('POST', `/ops/payments/${stale.id}/review`, { decision: 'release', note: 'try' })
     assert.equal(refused.status, 409)
     assert.equal(refused.body.code, 'quote_unavailable')

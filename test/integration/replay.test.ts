@@ -41,7 +41,7 @@ test('property: any sequence of provider events, replayed in any order, credits 
           const answers = await Promise.all(Array.from({ length: copies }, () => service.providerWebhook('deposit', event(status))))
           assert.ok(answers.every((answer) => answer.status === 200))
         }
-        const postings = await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
+        const postings = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
         const final = (await service.store.charges.findById(charge.id))!
         if (sequence.includes('depix_sent')) {
           assert.deepEqual(postings.map((posting) => posting.key), [`credit:${charge.id}`])
@@ -55,13 +55,13 @@ test('property: any sequence of provider events, replayed in any order, credits 
   )
 
   const unbalanced = await sql`
-    select posting_id, currency from ledger_entries group by posting_id, currency having sum(amount) <> 0`.execute(service.store.db)
+    select posting_id, currency from ledger_entries group by posting_id, currency having sum(amount) <> 0`.execute(service.database.db)
   assert.deepEqual(unbalanced.rows, [])
   // What get-balance shows is the sum of the account's available entries, for every account.
-  const accounts = await service.store.db.selectFrom('accounts').select(['id', 'email']).execute()
+  const accounts = await service.database.db.selectFrom('accounts').select(['id', 'email']).execute()
   for (const account of accounts) {
     const sums = await sql<{ currency: string; total: string }>`
-      select currency, sum(amount)::text as total from ledger_entries where account_id = ${account.id} and book = 'available' group by currency`.execute(service.store.db)
+      select currency, sum(amount)::text as total from ledger_entries where account_id = ${account.id} and book = 'available' group by currency`.execute(service.database.db)
     const balances = await service.store.ledger.balances(account.id)
     for (const row of sums.rows) assert.equal(balances[row.currency as 'DEPIX'], Number(row.total))
   }

@@ -52,7 +52,7 @@ test('beyond 5 %, or no amount on depix_sent, is held as amount_mismatch with no
   assert.equal(hold.value_in_cents, 1000)
   assert.equal(hold.paid_in_cents, 1100)
   assert.match(hold.bank_tx_id, /^PIX_E/)
-  assert.deepEqual(await service.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', far.id).execute(), [])
+  assert.deepEqual(await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', far.id).execute(), [])
   // Released by support: what arrived is credited.
   const review = await service.ops('POST', `/ops/payments/${far.id}/review`, { decision: 'release', note: 'payer sent R$ 11,00 on purpose' })
   assert.equal(review.body.status, 'depix_sent')

@@ -28,7 +28,7 @@ test('the same webhook at two instances at once credits once', { skip: testDatab
         Array.from({ length: 6 }, (_, i) => post(i % 2 ? second.app : first.app, '/provider/webhooks/deposit', webhook, { authorization: 'Basic shared-secret' })),
       )
       assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 200, 200, 200, 200, 200])
-      const postings = await first.store.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
+      const postings = await first.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', charge.id).execute()
       assert.equal(postings.length, 1, JSON.stringify(await first.store.charges.findById(charge.id)))
       const account = await first.store.accounts.findByEmail(`c${round}@example.com`)
       assert.equal((await second.store.ledger.balances(account!.id)).DEPIX, 900)

@@ -191,7 +191,7 @@ test('sessions end after 30 minutes idle, 12 hours in all, or "Sair"', async () 
   await leaving.get('/wallet')
   assert.equal((await leaving.post('/wallet/sign-out')).status, 303)
   assert.doesNotMatch((await leaving.get('/wallet')).html, /session3@example\.com/)
-  assert.equal(await service.store.db.selectFrom('wallet_sessions').select('id_hash').where('account_id', '=', (await service.store.accounts.findByEmail('session3@example.com'))!.id).executeTakeFirst(), undefined)
+  assert.equal(await service.database.db.selectFrom('wallet_sessions').select('id_hash').where('account_id', '=', (await service.store.accounts.findByEmail('session3@example.com'))!.id).executeTakeFirst(), undefined)
 })
 
 test('a form without its CSRF token is refused with a clear page', async () => {

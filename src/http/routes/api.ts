@@ -11,6 +11,7 @@ import { getCharge } from '../../app/get-charge.ts'
 import { listMerchantCharges } from '../../app/list-charges.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
+import { isChargeId } from '../../domain/charge.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../app.ts'
 import { documentAudience } from '../openapi.ts'
@@ -207,8 +208,8 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       response: { 200: Type.Unsafe({ description: 'The QR code.', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'binary' } } } }), ...qrErrors },
     },
   }, async (request, reply) => {
-    const match = /^([0-9a-f]{32})\.png$/.exec(request.params.file)
-    const charge = match ? await deps.store.charges.findById(match[1]!) : undefined
+    const id = request.params.file.replace(/\.png$/, '')
+    const charge = request.params.file.endsWith('.png') && isChargeId(id) ? await deps.store.charges.findById(id) : undefined
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
     const png = await QRCode.toBuffer(charge.qr_copy_paste, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 })
     return reply.type('image/png').header('cache-control', 'public, max-age=31536000, immutable').send(png)

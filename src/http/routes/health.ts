@@ -1,6 +1,5 @@
 // For load balancers: /healthz says the process is up; /readyz that the database answers and
 // the provider did within the last minute (its /ping allows one call a minute).
-import { sql } from 'kysely'
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app.ts'
 import { documentAudience } from '../openapi.ts'
@@ -37,7 +36,7 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       response: { 200: readiness, 503: readiness },
     },
   }, async (_request, reply) => {
-    const database = await sql`select 1`.execute(deps.store.db).then(() => true, () => false)
+    const database = await deps.store.ping()
     const provider = await providerReachable()
     const ready = database && provider
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unready', database: database ? 'ok' : 'unreachable', provider: provider ? 'ok' : 'unreachable' })

@@ -24,8 +24,7 @@ function operation<S extends object>(operationId: string, summary: string, examp
   const errors = errorResponses(['ops_token_missing', 'ops_token_invalid', 'rate_limited', 'invalid_request', 'internal_error', ...codes])
   return { ...schema, operationId, summary, response: { 200: Type.Unknown({ description: 'Done.', examples: [example] }), ...errors, ...schema.response } }
 }
-// A tax number the provider sent masked stays as it came.
-const mask = (value: string | null) => (value === null ? null : value.includes('*') ? value : maskTaxNumber(value))
+const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
 export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics }> = async (app, deps) => {
   documentAudience(app, 'operator')

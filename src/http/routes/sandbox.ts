@@ -7,6 +7,7 @@ import { openAccount } from '../../app/open-account.ts'
 import { parseQuotes, showQuote } from '../../app/set-quotes.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { parseTaxNumber } from '../../domain/tax-number.ts'
+import { isChargeId } from '../../domain/charge.ts'
 import { finishWorkTheSandboxCaused, type SandboxParts } from '../../sandbox/wiring.ts'
 import type { AppDeps } from '../app.ts'
 import { documentAudience } from '../openapi.ts'
@@ -156,7 +157,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
 
   const PaymentParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
   const chargeOf = async (id: string) => {
-    const charge = /^[0-9a-f]{32}$/.test(id) ? await store.charges.findById(id) : undefined
+    const charge = isChargeId(id) ? await store.charges.findById(id) : undefined
     if (!charge) throw new DomainError('payment_not_found', { param: 'id' })
     return charge
   }
