@@ -9,19 +9,24 @@ import type { Database } from './schema.ts'
  */
 export function rateBucketsRepository(db: Kysely<Database>) {
   return {
-    /** Takes a token: 0 when taken, else the seconds until one will be there. */
-    async take(key: string, limit: { perMinute: number; burst: number }): Promise<number> {
+    /** Takes `count` tokens at once (all or none): 0 when taken, else the seconds until they will be there. */
+    async take(key: string, limit: { perMinute: number; burst: number }, count = 1): Promise<number> {
       const perSecond = limit.perMinute / 60
       const refilled = sql<number>`least(${limit.burst}::float8, rate_buckets.tokens + extract(epoch from clock_timestamp() - rate_buckets.updated_at) * ${perSecond}::float8)`
       const taken = await sql<{ tokens: number }>`
-        insert into rate_buckets (key, tokens, updated_at) values (${key}, ${limit.burst - 1}::float8, clock_timestamp())
-        on conflict (key) do update set tokens = ${refilled} - 1, updated_at = clock_timestamp()
-        where ${refilled} >= 1
+        insert into rate_buckets (key, tokens, updated_at) values (${key}, ${limit.burst - count}::float8, clock_timestamp())
+        on conflict (key) do update set tokens = ${refilled} - ${count}::float8, updated_at = clock_timestamp()
+        where ${refilled} >= ${count}::float8
         returning tokens`.execute(db)
       if (taken.rows.length > 0) return 0
       const left = await sql<{ tokens: number }>`select ${refilled} as tokens from rate_buckets where key = ${key}`.execute(db)
       const tokens = Number(left.rows[0]?.tokens ?? 0)
-      return Math.max(1, Math.ceil((1 - tokens) / perSecond))
+      return Math.max(1, Math.ceil((count - tokens) / perSecond))
+    },
+
+    /** Drops buckets under `prefix` untouched for `idleSeconds`: refilled by then, a missing row is the same. */
+    async forgetIdle(prefix: string, idleSeconds: number): Promise<void> {
+      await sql`delete from rate_buckets where key like ${`${prefix}%`} and updated_at < clock_timestamp() - make_interval(secs => ${idleSeconds}::float8)`.execute(db)
     },
   }
 }

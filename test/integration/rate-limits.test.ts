@@ -75,3 +75,40 @@ test('the provider\'s limits hold for the deployment: two instances on one datab
     await first.close()
   }
 })
+
+test('the per-token API limit holds for the deployment: two instances on one database share one token\'s budget', { skip: testDatabase !== 'postgres', timeout: 120_000 }, async () => {
+  const database = await openTestDatabase()
+  // 120 a minute: leases of 2 tokens, so each instance also spends from its own lease.
+  const env = { RATE_LIMIT_PER_MINUTE: '120', PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
+  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
+  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  try {
+    await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
+    const token = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
+    const started = performance.now()
+    const served = { first: 0, second: 0 }
+    let refused = 0
+    const queue = Array.from({ length: 240 }, (_, i) => i)
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        const which = i % 2 === 0 ? 'first' : 'second'
+        const response = await (which === 'first' ? first : second).app.inject({ method: 'GET', url: '/api/get-balance', headers: { 'x-api-token': token } })
+        if (response.statusCode === 200) served[which]++
+        else {
+          assert.equal(response.json().code, 'rate_limited')
+          assert.match(String(response.headers['retry-after']), /^\d+$/)
+          refused++
+        }
+      }
+    }))
+    // The budget of 120, and what 2 a second refilled while the test ran: never 120 per instance.
+    const refilled = Math.ceil(((performance.now() - started) / 1000) * 2)
+    const total = served.first + served.second
+    assert.ok(total <= 120 + refilled, `${total} served (refill allowed ${refilled})`)
+    assert.ok(total >= 100 && served.first > 0 && served.second > 0, JSON.stringify(served))
+    assert.equal(total + refused, 240)
+  } finally {
+    await second.close()
+    await first.close()
+  }
+})

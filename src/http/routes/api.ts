@@ -1,6 +1,5 @@
 // Merchant API (spec section 4): thin routes that authenticate, call a use case, serialize.
 import type { FastifyRequest } from 'fastify'
-import rateLimit from '@fastify/rate-limit'
 import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
@@ -14,6 +13,7 @@ import { Type } from 'typebox'
 import { isChargeId } from '../../domain/charge.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../app.ts'
+import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
 import {
   BalanceRecord,
@@ -53,17 +53,19 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   app.decorateRequest('merchant', null as unknown as Merchant)
   documentAudience(app, 'merchant')
 
-  // Per token (by its hash, never the token itself), or per address without one; per instance.
+  // Per token (by its hash, never the token itself), or per address without one; shared by the
+  // deployment's instances through the database.
   if (deps.config.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      max: deps.config.rateLimitPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => {
-        const token = request.headers['x-api-token']
-        return typeof token === 'string' && token !== '' ? `token:${hashToken(token.trim())}` : `ip:${request.ip}`
-      },
-      errorResponseBuilder: (_request, context) =>
-        new DomainError('rate_limited', { message: `Too many requests; retry in ${context.after}.`, retryAfterSeconds: Math.ceil(context.ttl / 1000) }),
+    const limiter = createApiRateLimit({
+      perMinute: deps.config.rateLimitPerMinute,
+      takeTokens: (key, limit, count) => deps.store.rateBuckets.take(key, limit, count),
+      forgetIdle: (idleSeconds) => deps.store.rateBuckets.forgetIdle('api:', idleSeconds),
+    })
+    app.addHook('onRequest', async (request) => {
+      const token = request.headers['x-api-token']
+      const key = typeof token === 'string' && token !== '' ? `api:token:${hashToken(token.trim())}` : `api:ip:${request.ip}`
+      const wait = await limiter.take(key)
+      if (wait > 0) throw new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
     })
   }
 

@@ -1,0 +1,56 @@
+// The per-token API limit, shared by every instance of a deployment: the budget lives in the
+// database's token buckets (store/rate-buckets.ts), and each instance draws small leases from it,
+// so the hot path costs one database write per lease rather than one per request. Leased tokens
+// are spent locally; those a lease leaves unused are simply lost, so the deployment as a whole
+// never allows more than the limit, only (briefly) less.
+
+export type TakeTokens = (key: string, limit: { perMinute: number; burst: number }, count: number) => Promise<number>
+
+/** How long an instance may keep leased tokens before giving them up. */
+const LEASE_TTL_MS = 10_000
+/** Local leases kept at most; beyond it the oldest are dropped (they are only an optimisation). */
+const MAX_LEASES = 10_000
+
+export function createApiRateLimit(options: {
+  perMinute: number
+  takeTokens: TakeTokens
+  /** Drops the deployment's idle buckets (a full bucket needs no row); called at most once a minute. */
+  forgetIdle: (idleSeconds: number) => Promise<void>
+  nowMs?: () => number
+}) {
+  const limit = { perMinute: options.perMinute, burst: options.perMinute }
+  // About a second's worth of requests per lease: few writes for a busy token, little lost for a quiet one.
+  const leaseSize = Math.max(1, Math.min(50, Math.floor(options.perMinute / 60)))
+  const nowMs = options.nowMs ?? (() => performance.now())
+  const leases = new Map<string, { tokens: number; until: number }>()
+  let forgotAt = nowMs()
+
+  return {
+    /** Takes one request's token for `key`: 0 when allowed, else the seconds to wait. */
+    async take(key: string): Promise<number> {
+      const lease = leases.get(key)
+      if (lease && lease.tokens > 0 && lease.until > nowMs()) {
+        lease.tokens--
+        return 0
+      }
+      if (nowMs() - forgotAt > 60_000) {
+        forgotAt = nowMs()
+        // A bucket idle for a minute has refilled to its burst (the limit per minute).
+        await options.forgetIdle(60)
+      }
+      if (leaseSize > 1 && (await options.takeTokens(key, limit, leaseSize)) === 0) {
+        // Requests that found no lease at the same moment each took one: they add up, none is lost.
+        const current = leases.get(key)
+        if (current && current.until > nowMs()) {
+          current.tokens += leaseSize - 1
+        } else {
+          leases.delete(key)
+          if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!)
+          leases.set(key, { tokens: leaseSize - 1, until: nowMs() + LEASE_TTL_MS })
+        }
+        return 0
+      }
+      return options.takeTokens(key, limit, 1)
+    },
+  }
+}
