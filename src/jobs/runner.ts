@@ -100,7 +100,9 @@ export function createJobRunner(deps: {
       const room = limits[lane] - inFlight[lane]
       if (room <= 0) continue
       const now = deps.clock.now()
-      const jobs = await deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, laneKinds[lane])
+      const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
+      const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
+      const jobs = await deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, laneKinds[lane], spread)
       for (const job of jobs) {
         const destination = lane === 'deliveries' ? destinationOf(job) : null
         if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {

@@ -1,6 +1,6 @@
 // Background work as rows: written in the same transaction as the change that causes it,
 // claimed with FOR UPDATE SKIP LOCKED so several instances never run one job twice at once.
-import { sql, type Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { Database } from './schema.ts'
 
 /** The notification channel committed work is announced on. */
@@ -47,14 +47,28 @@ export function jobsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Leases up to `limit` due jobs until `now + leaseMs`; a crashed worker's lease simply runs out. */
-    async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[]): Promise<Job[]> {
+    /**
+     * Leases up to `limit` due jobs until `now + leaseMs`; a crashed worker's lease simply runs out.
+     * With `spread`, at most `perDestination` jobs per destination, none for the busy ones: a
+     * backlog of one merchant's webhooks never fills a claim with work that would have to wait.
+     */
+    async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[], spread?: { perDestination: number; busy: string[] }): Promise<Job[]> {
       return db.transaction().execute(async (trx) => {
         let query = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts'])
-        if (kinds) query = query.where('kind', 'in', kinds)
+        const dueNow = (eb: ExpressionBuilder<Database, 'jobs'>) =>
+          eb.and([eb('run_at', '<=', now), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]), ...(kinds ? [eb('kind', 'in', kinds)] : [])])
+        if (spread) {
+          const destination = sql<string>`coalesce(payload->>'destination', 'event:' || (payload->>'eventId'))`
+          const ranked = trx
+            .selectFrom('jobs')
+            .select(['id', 'run_at', sql<number>`row_number() over (partition by ${destination} order by run_at, id)`.as('rank')])
+            .where(dueNow)
+            .$if(spread.busy.length > 0, (q) => q.where(destination, 'not in', spread.busy))
+          const chosen = trx.selectFrom(ranked.as('ranked')).select('id').where('rank', '<=', spread.perDestination).orderBy('run_at').orderBy('id').limit(limit)
+          query = query.where('id', 'in', chosen)
+        }
         const due = await query
-          .where('run_at', '<=', now)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+          .where(dueNow)
           .orderBy('run_at')
           .limit(limit)
           .forUpdate()
