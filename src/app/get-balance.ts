@@ -13,9 +13,9 @@ export type BalanceRecord = {
 }
 
 export async function getBalance(deps: { store: Store }, request: { accountId: number }): Promise<BalanceRecord> {
-  const account = await deps.store.accounts.findById(request.accountId)
+  const account = await deps.store.ledger.accountBalances(request.accountId, 'available')
   if (!account) throw new DomainError('account_not_found')
-  const available = await deps.store.ledger.balances(account.id, 'available')
+  const available = account.balances
   return {
     email: account.email,
     balances: {

@@ -2,7 +2,7 @@
 import { DomainError } from '../domain/errors.ts'
 import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
-import type { Charge } from '../store/schema.ts'
+import type { ChargeStatusRow } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 
 export type ChargeRecord = {
@@ -15,7 +15,7 @@ export type ChargeRecord = {
   updatedAt: string
 }
 
-export function toChargeRecord(charge: Charge): ChargeRecord {
+export function toChargeRecord(charge: ChargeStatusRow): ChargeRecord {
   return {
     qrId: charge.id,
     status: charge.status,
@@ -29,7 +29,7 @@ export function toChargeRecord(charge: Charge): ChargeRecord {
 
 export async function getCharge(deps: { store: Store }, request: { merchantAccountId: number; chargeId: string }): Promise<ChargeRecord> {
   const charge = isChargeId(request.chargeId)
-    ? await deps.store.charges.findForMerchant(request.chargeId, request.merchantAccountId)
+    ? await deps.store.charges.statusForMerchant(request.chargeId, request.merchantAccountId)
     : undefined
   if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
   return toChargeRecord(charge)

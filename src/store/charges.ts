@@ -3,6 +3,8 @@ import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
+export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'updated_at'>
+
 export function chargesRepository(db: Kysely<Database>) {
   const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<Charge | undefined> => {
     const charge = await select.forUpdate().executeTakeFirst()
@@ -56,6 +58,16 @@ export function chargesRepository(db: Kysely<Database>) {
 
     findById(id: string): Promise<Charge | undefined> {
       return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** What a status record shows of a charge, for its merchant only: get-payment's one narrow read. */
+    statusForMerchant(id: string, merchantAccountId: number): Promise<ChargeStatusRow | undefined> {
+      return db
+        .selectFrom('charges')
+        .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at'])
+        .where('id', '=', id)
+        .where('merchant_account_id', '=', merchantAccountId)
+        .executeTakeFirst()
     },
 
     /** A charge as its merchant sees it: another account's charge is simply not there. */

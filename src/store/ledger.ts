@@ -43,6 +43,20 @@ export function ledgerRepository(db: Kysely<Database>) {
       return true
     },
 
+    /** An account's e-mail and its balances in one book (0 where there is none), in one indexed read. */
+    async accountBalances(accountId: number, book: Book = 'available'): Promise<{ email: string; balances: Balances } | undefined> {
+      const rows = await db
+        .selectFrom('accounts')
+        .leftJoin('account_balances', (join) => join.onRef('account_balances.account_id', '=', 'accounts.id').on('account_balances.book', '=', book))
+        .select(['accounts.email', 'account_balances.currency', 'account_balances.amount'])
+        .where('accounts.id', '=', accountId)
+        .execute()
+      if (rows.length === 0) return undefined
+      const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
+      for (const row of rows) if (row.currency !== null && row.amount !== null) balances[row.currency] = row.amount
+      return { email: rows[0]!.email, balances }
+    },
+
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */
     async balances(accountId: number, book: Book = 'available'): Promise<Balances> {
       const rows = await db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', accountId).where('book', '=', book).execute()
