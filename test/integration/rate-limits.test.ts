@@ -48,13 +48,8 @@ test('calls to the provider are held to its published limits: the 51st deposit i
 })
 
 test('the provider\'s limits hold for the deployment: two instances on one database share the burst of 50', { skip: testDatabase !== 'postgres', timeout: 120_000 }, async () => {
-  const database = await openTestDatabase()
-  const env = { SANDBOX_PROVIDER_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '0', PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
-  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const { first, second, token } = await twoInstancesWithOneToken({ SANDBOX_PROVIDER_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '0' })
   try {
-    await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
-    const token = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
     const started = performance.now()
     const statuses: number[] = []
     const queue = Array.from({ length: 70 }, (_, i) => i)
@@ -77,14 +72,9 @@ test('the provider\'s limits hold for the deployment: two instances on one datab
 })
 
 test('the per-token API limit holds for the deployment: two instances on one database share one token\'s budget', { skip: testDatabase !== 'postgres', timeout: 120_000 }, async () => {
-  const database = await openTestDatabase()
   // 120 a minute: leases of 2 tokens, so each instance also spends from its own lease.
-  const env = { RATE_LIMIT_PER_MINUTE: '120', PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
-  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const { first, second, token } = await twoInstancesWithOneToken({ RATE_LIMIT_PER_MINUTE: '120' })
   try {
-    await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
-    const token = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
     const started = performance.now()
     const served = { first: 0, second: 0 }
     let refused = 0
@@ -112,3 +102,14 @@ test('the per-token API limit holds for the deployment: two instances on one dat
     await first.close()
   }
 })
+
+/** Two instances of the service on one PostgreSQL database, and a merchant token both accept. */
+async function twoInstancesWithOneToken(settings: Record<string, string>) {
+  const database = await openTestDatabase()
+  const env = { ...settings, PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
+  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
+  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
+  const token: string = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
+  return { first, second, token }
+}
