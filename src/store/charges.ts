@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
+import { CompiledQuery, sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
@@ -11,6 +11,16 @@ export function chargesRepository(db: Kysely<Database>) {
     if (charge) await db.selectFrom('accounts').select('id').where('id', '=', charge.account_id).forUpdate().execute()
     return charge
   }
+
+  // get-payment's query, built and compiled once: the hottest read pays only for the database.
+  let compiledStatusSql: string | undefined
+  const statusSql = () =>
+    (compiledStatusSql ??= db
+      .selectFrom('charges')
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at'])
+      .where('id', '=', '')
+      .where('merchant_account_id', '=', 0)
+      .compile().sql)
 
   return {
     /** How many charges were created, or confirmed (credited), per credited currency (metrics). */
@@ -61,13 +71,9 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /** What a status record shows of a charge, for its merchant only: get-payment's one narrow read. */
-    statusForMerchant(id: string, merchantAccountId: number): Promise<ChargeStatusRow | undefined> {
-      return db
-        .selectFrom('charges')
-        .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at'])
-        .where('id', '=', id)
-        .where('merchant_account_id', '=', merchantAccountId)
-        .executeTakeFirst()
+    async statusForMerchant(id: string, merchantAccountId: number): Promise<ChargeStatusRow | undefined> {
+      const result = await db.executeQuery<ChargeStatusRow>(CompiledQuery.raw(statusSql(), [id, merchantAccountId]))
+      return result.rows[0]
     },
 
     /** A charge as its merchant sees it: another account's charge is simply not there. */
