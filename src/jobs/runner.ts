@@ -15,6 +15,7 @@ export type JobOutcome = { done: true } | { again: Date }
 export type JobHandlers = Record<JobKind, (payload: Record<string, unknown>, job: Job) => Promise<JobOutcome>>
 
 export type Lane = 'deliveries' | 'charges'
+const allLanes: readonly Lane[] = ['charges', 'deliveries']
 export const laneKinds: Record<Lane, JobKind[]> = {
   deliveries: ['deliver_webhook'],
   charges: ['expire_charge', 'release_hold', 'reconcile_charge', 'sweep_deposits'],
@@ -60,7 +61,8 @@ export function createJobRunner(deps: {
   let started = false
   let stopping = false
   let filling: Promise<void> | null = null
-  let fillAgain = false
+  /** Lanes to look at again once the fill under way ends. */
+  const fillAgain = new Set<Lane>()
 
   async function runOne(job: Job): Promise<void> {
     try {
@@ -88,14 +90,15 @@ export function createJobRunner(deps: {
           else perDestination.set(destination, left)
         }
         running.delete(work)
-        wake()
+        // A slot of this lane came free: only this lane has more room.
+        wake([lane])
       })
     running.add(work)
   }
 
-  /** Claims as many due jobs as each lane has room for, and starts them. */
-  async function fill(): Promise<void> {
-    for (const lane of ['charges', 'deliveries'] as const) {
+  /** Claims as many due jobs as each of the lanes has room for, and starts them. */
+  async function fill(lanes: readonly Lane[]): Promise<void> {
+    for (const lane of lanes) {
       if (stopping) return
       const room = limits[lane] - inFlight[lane]
       if (room <= 0) continue
@@ -114,20 +117,21 @@ export function createJobRunner(deps: {
     }
   }
 
-  /** Fills now, once at a time; a wake during a fill fills again right after it. */
-  function wake(): void {
+  /** Fills now, once at a time; a wake during a fill fills those lanes again right after it. */
+  function wake(lanes: readonly Lane[] = allLanes): void {
     if (!started || stopping) return
     if (filling) {
-      fillAgain = true
+      for (const lane of lanes) fillAgain.add(lane)
       return
     }
-    filling = fill()
+    filling = fill(lanes)
       .catch((error: unknown) => deps.log.error({ err: error }, 'job runner pass failed'))
       .finally(() => {
         filling = null
-        if (fillAgain) {
-          fillAgain = false
-          wake()
+        if (fillAgain.size > 0) {
+          const again = allLanes.filter((lane) => fillAgain.has(lane))
+          fillAgain.clear()
+          wake(again)
         }
       })
   }
@@ -162,14 +166,14 @@ export function createJobRunner(deps: {
       }
     },
 
-    /** Work was committed somewhere (this instance or another): look for it now. */
-    wake,
+    /** Work was committed somewhere (this instance or another): look for it now, in every lane. */
+    wake: () => wake(),
 
     start(pollMs = 1_000): void {
       started = true
       stopping = false
       const poll = () => {
-        wake()
+        wake(allLanes)
         if (!stopping) timer = setTimeout(poll, pollMs)
       }
       poll()

@@ -53,35 +53,43 @@ export function jobsRepository(db: Kysely<Database>) {
      * backlog of one merchant's webhooks never fills a claim with work that would have to wait.
      */
     async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[], spread?: { perDestination: number; busy: string[] }): Promise<Job[]> {
-      return db.transaction().execute(async (trx) => {
-        let query = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts'])
-        const dueNow = (eb: ExpressionBuilder<Database, 'jobs'>) =>
-          eb.and([eb('run_at', '<=', now), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]), ...(kinds ? [eb('kind', 'in', kinds)] : [])])
-        if (spread) {
-          const destination = sql<string>`coalesce(payload->>'destination', 'event:' || (payload->>'eventId'))`
-          const ranked = trx
-            .selectFrom('jobs')
-            .select(['id', 'run_at', sql<number>`row_number() over (partition by ${destination} order by run_at, id)`.as('rank')])
-            .where(dueNow)
-            .$if(spread.busy.length > 0, (q) => q.where(destination, 'not in', spread.busy))
-          const chosen = trx.selectFrom(ranked.as('ranked')).select('id').where('rank', '<=', spread.perDestination).orderBy('run_at').orderBy('id').limit(limit)
-          query = query.where('id', 'in', chosen)
-        }
-        const due = await query
-          .where(dueNow)
-          .orderBy('run_at')
-          .limit(limit)
-          .forUpdate()
-          .skipLocked()
-          .execute()
-        if (due.length === 0) return []
-        await trx
-          .updateTable('jobs')
-          .set({ locked_until: new Date(now.getTime() + leaseMs) })
-          .where('id', 'in', due.map((job) => job.id))
-          .execute()
-        return due.map((job) => ({ id: job.id, kind: job.kind as JobKind, payload: job.payload as Record<string, unknown>, attempts: job.attempts }))
-      })
+      let picked = db.selectFrom('jobs').select('id')
+      const dueNow = (eb: ExpressionBuilder<Database, 'jobs'>) =>
+        eb.and([eb('run_at', '<=', now), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]), ...(kinds ? [eb('kind', 'in', kinds)] : [])])
+      if (spread) {
+        // Walks the distinct destinations through the jobs_deliveries index (a loose index scan),
+        // then takes each free destination's oldest due deliveries: the cost grows with the
+        // number of destinations, not with the number of queued events.
+        const due = sql`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`
+        const notBusy = spread.busy.length > 0 ? sql`and d.destination not in (${sql.join(spread.busy)})` : sql``
+        const chosen = sql<number>`(
+          with recursive destinations(destination) as (
+            (select destination from jobs where kind = 'deliver_webhook' and destination is not null order by destination limit 1)
+            union all
+            select (select j.destination from jobs j where j.kind = 'deliver_webhook' and j.destination > d.destination order by j.destination limit 1)
+            from destinations d where d.destination is not null
+          )
+          select oldest.id from destinations d
+          cross join lateral (
+            select id from jobs where kind = 'deliver_webhook' and destination = d.destination and ${due}
+            order by run_at limit ${spread.perDestination}
+          ) oldest
+          where d.destination is not null ${notBusy}
+          union all
+          (select id from jobs where kind = 'deliver_webhook' and destination is null and ${due} order by run_at limit ${limit})
+        )`
+        picked = picked.where('id', 'in', chosen)
+      }
+      // One statement: pick (skipping rows another instance is claiming) and lease.
+      const claimed = await db
+        .updateTable('jobs')
+        .set({ locked_until: new Date(now.getTime() + leaseMs) })
+        .where('id', 'in', picked.where(dueNow).orderBy('run_at').limit(limit).forUpdate().skipLocked())
+        .returning(['id', 'kind', 'payload', 'attempts'])
+        .execute()
+      return claimed
+        .sort((a, b) => a.id - b.id)
+        .map((job) => ({ id: job.id, kind: job.kind as JobKind, payload: job.payload as Record<string, unknown>, attempts: job.attempts }))
     },
 
     async complete(id: number): Promise<void> {

@@ -13,6 +13,7 @@ import * as quoteRecord from './migrations/008_quote_record.ts'
 import * as accountBalances from './migrations/009_account_balances.ts'
 import * as rateBuckets from './migrations/010_rate_buckets.ts'
 import * as webhookOptIn from './migrations/011_webhook_opt_in.ts'
+import * as deliveryDestinations from './migrations/012_delivery_destinations.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '009_account_balances': accountBalances,
   '010_rate_buckets': rateBuckets,
   '011_webhook_opt_in': webhookOptIn,
+  '012_delivery_destinations': deliveryDestinations,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -122,6 +122,8 @@ export type JobsTable = {
   locked_until: Date | null
   last_error: string | null
   created_at: Date
+  /** payload.destination, generated: deliveries are claimed per destination. */
+  destination: ColumnType<string | null, never, never>
 }
 
 

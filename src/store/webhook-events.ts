@@ -26,10 +26,15 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       return db.selectFrom('webhook_attempts').select(['status_code', sql<number>`count(*)::int4`.as('n')]).groupBy('status_code').execute()
     },
 
-    async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }): Promise<void> {
+    /** Logs an attempt and sets the event's state after it, in one statement. */
+    async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }, event: Updateable<WebhookEventsTable>): Promise<void> {
       await db
-        .insertInto('webhook_attempts')
-        .values({ event_id: attempt.eventId, at: attempt.at, status_code: attempt.statusCode, duration_ms: attempt.durationMs, error: attempt.error })
+        .with('logged', (qc) =>
+          qc.insertInto('webhook_attempts').values({ event_id: attempt.eventId, at: attempt.at, status_code: attempt.statusCode, duration_ms: attempt.durationMs, error: attempt.error }),
+        )
+        .updateTable('webhook_events')
+        .set(event)
+        .where('id', '=', attempt.eventId)
         .execute()
     },
 

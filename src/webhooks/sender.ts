@@ -85,24 +85,23 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
   } catch (caught) {
     error = (caught as Error).message || String(caught)
   }
-  const durationMs = Math.round(performance.now() - started)
+  const attempt = { eventId, at: startedAt, statusCode, durationMs: Math.round(performance.now() - started), error }
   const attempts = event.attempts + 1
-  await deps.store.webhookEvents.recordAttempt({ eventId, at: startedAt, statusCode, durationMs, error })
 
   const outcome = attemptOutcome(statusCode)
   if (outcome === 'delivered') {
-    await deps.store.webhookEvents.update(eventId, { state: 'delivered', attempts, delivered_at: deps.clock.now() })
+    await deps.store.webhookEvents.recordAttempt(attempt, { state: 'delivered', attempts, delivered_at: deps.clock.now() })
     return null
   }
   if (outcome === 'gone') {
-    await deps.store.webhookEvents.update(eventId, { state: 'gone', attempts })
+    await deps.store.webhookEvents.recordAttempt(attempt, { state: 'gone', attempts })
     return null
   }
   const delay = RETRY_SCHEDULE_MS[attempts - 1]
   if (delay === undefined) {
-    await deps.store.webhookEvents.update(eventId, { state: 'failed', attempts })
+    await deps.store.webhookEvents.recordAttempt(attempt, { state: 'failed', attempts })
     return null
   }
-  await deps.store.webhookEvents.update(eventId, { attempts })
+  await deps.store.webhookEvents.recordAttempt(attempt, { attempts })
   return new Date(deps.clock.now().getTime() + withJitter(delay, deps.random ?? Math.random))
 }
