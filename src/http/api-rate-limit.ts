@@ -16,6 +16,8 @@ export function createApiRateLimit(options: {
   takeTokens: TakeTokens
   /** Drops the deployment's idle buckets (a full bucket needs no row); called at most once a minute. */
   forgetIdle: (idleSeconds: number) => Promise<void>
+  /** Housekeeping runs beside the request that triggered it; its failure is only logged. */
+  log: { warn: (details: object, message: string) => void }
   nowMs?: () => number
 }) {
   const limit = { perMinute: options.perMinute, burst: options.perMinute }
@@ -36,7 +38,7 @@ export function createApiRateLimit(options: {
       if (nowMs() - forgotAt > 60_000) {
         forgotAt = nowMs()
         // A bucket idle for a minute has refilled to its burst (the limit per minute).
-        await options.forgetIdle(60)
+        options.forgetIdle(60).catch((error: unknown) => options.log.warn({ err: error }, 'could not drop idle rate-limit buckets'))
       }
       if (leaseSize > 1 && (await options.takeTokens(key, limit, leaseSize)) === 0) {
         // Requests that found no lease at the same moment each took one: they add up, none is lost.

@@ -14,7 +14,8 @@ export function rateBucketsRepository(db: Kysely<Database>) {
       const perSecond = limit.perMinute / 60
       const refilled = sql<number>`least(${limit.burst}::float8, rate_buckets.tokens + extract(epoch from clock_timestamp() - rate_buckets.updated_at) * ${perSecond}::float8)`
       const taken = await sql<{ tokens: number }>`
-        insert into rate_buckets (key, tokens, updated_at) values (${key}, ${limit.burst - count}::float8, clock_timestamp())
+        insert into rate_buckets (key, tokens, updated_at)
+        select ${key}, ${limit.burst - count}::float8, clock_timestamp() where ${limit.burst}::float8 >= ${count}::float8
         on conflict (key) do update set tokens = ${refilled} - ${count}::float8, updated_at = clock_timestamp()
         where ${refilled} >= ${count}::float8
         returning tokens`.execute(db)

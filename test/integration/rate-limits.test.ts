@@ -113,3 +113,19 @@ async function twoInstancesWithOneToken(settings: Record<string, string>) {
   const token: string = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
   return { first, second, token }
 }
+
+test('idle API buckets are forgotten, the provider\'s never are (a provider bucket refills slower than a minute)', async () => {
+  const service = await startTestService()
+  try {
+    const limit = { perMinute: 60, burst: 60 }
+    assert.equal(await service.store.rateBuckets.take('api:token:idle', limit, 5), 0)
+    assert.equal(await service.store.rateBuckets.take('provider:deposit', { perMinute: 15, burst: 50 }), 0)
+    await service.store.rateBuckets.forgetIdle('api:', 0)
+    const keys = (await service.database.db.selectFrom('rate_buckets').select('key').execute()).map((row) => row.key)
+    assert.deepEqual(keys, ['provider:deposit'])
+    // All or none: more than the bucket holds is refused with the wait for that many.
+    assert.ok((await service.store.rateBuckets.take('api:token:big', limit, 61)) >= 1)
+  } finally {
+    await service.close()
+  }
+})

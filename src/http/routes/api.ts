@@ -60,6 +60,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       perMinute: deps.config.rateLimitPerMinute,
       takeTokens: (key, limit, count) => deps.store.rateBuckets.take(key, limit, count),
       forgetIdle: (idleSeconds) => deps.store.rateBuckets.forgetIdle('api:', idleSeconds),
+      log: app.log,
     })
     app.addHook('onRequest', async (request) => {
       const token = request.headers['x-api-token']
