@@ -35,15 +35,19 @@ const statusMeaning: Record<ChargeStatus, Text> = {
   error: { 'pt-BR': 'Erro inesperado de processamento.', en: 'Unexpected processing error.' },
 }
 
-const eventMeaning: Record<WebhookEventName, Text> = {
-  'payment.confirmed': { 'pt-BR': 'Pagamento confirmado e creditado (<code>depix_sent</code>, ou <code>after7d</code> quando um terceiro pagou).', en: 'Payment confirmed and credited (<code>depix_sent</code>, or <code>after7d</code> when a third party paid).' },
-  'balance.released': { 'pt-BR': 'Fim da retenção de 7 dias: o crédito ficou disponível.', en: 'The 7-day hold ended: the credit is available.' },
-  'payment.expired': { 'pt-BR': 'O QR não foi pago em 10 minutos.', en: 'The QR was not paid within 10 minutes.' },
-  'payment.held': { 'pt-BR': 'O pagamento chegou e foi retido para revisão (<code>security_hold</code>).', en: 'The payment arrived and is held for review (<code>security_hold</code>).' },
-  'payment.under_review': { 'pt-BR': 'O pagamento está em análise do provedor.', en: 'The payment is under the provider\'s review.' },
-  'payment.refunded': { 'pt-BR': 'O pagamento será (<code>will_refund</code>) ou foi (<code>refunded</code>) devolvido; nada foi creditado.', en: 'The payment will be (<code>will_refund</code>) or was (<code>refunded</code>) returned; nothing was credited.' },
-  'payment.disputed': { 'pt-BR': 'Uma MED retomou um pagamento já creditado (<code>refunded</code>).', en: 'A MED took back a payment that had been credited (<code>refunded</code>).' },
+/** What each webhook event announces, in Markdown code spans: the OpenAPI document says the same. */
+export const webhookEventMeaning: Record<WebhookEventName, Text> = {
+  'payment.confirmed': { 'pt-BR': 'Pagamento confirmado e creditado (`depix_sent`, ou `after7d` quando um terceiro pagou e o crédito fica retido 7 dias).', en: 'The payment was confirmed and credited (`depix_sent`, or `after7d` when a third party paid and the credit is held 7 days).' },
+  'balance.released': { 'pt-BR': 'Fim da retenção de 7 dias de um pagamento de terceiro: o crédito ficou disponível (`depix_sent`).', en: 'The 7-day hold of a third-party payment ended: the credit is available (`depix_sent`).' },
+  'payment.expired': { 'pt-BR': 'O QR não foi pago em 10 minutos (`expired`); um pagamento posterior ainda é processado.', en: 'The QR was not paid within 10 minutes (`expired`); a later payment is still processed.' },
+  'payment.held': { 'pt-BR': 'O pagamento chegou e foi retido pelas verificações antifraude para revisão (`security_hold`).', en: 'The payment arrived and is held by the anti-fraud checks for support review (`security_hold`).' },
+  'payment.under_review': { 'pt-BR': 'O pagamento chegou e está em análise de compliance do provedor (`under_review`).', en: "The payment arrived and is under the provider's compliance analysis (`under_review`)." },
+  'payment.refunded': { 'pt-BR': 'O pagamento será (`will_refund`) ou foi (`refunded`) devolvido ao pagador; nada foi creditado.', en: 'The payment will be (`will_refund`) or was (`refunded`) returned to the payer; nothing was credited.' },
+  'payment.disputed': { 'pt-BR': 'Uma MED retomou um pagamento já creditado (`refunded`).', en: 'A refund dispute (MED) took back a payment that had been credited (`refunded`).' },
 }
+
+/** Markdown code spans as HTML, the rest escaped. */
+const withCode = (markdown: string) => escapeHtml(markdown).replace(/`([^`]+)`/g, '<code>$1</code>')
 
 /** What each code means for whoever meets it, in Portuguese; the English is the catalogue's own text. */
 const errorHelpPt: Record<ErrorCode, string> = {
@@ -274,7 +278,7 @@ ${endpoint.body === undefined ? '' : `<p>${t.request}</p><pre>${json(endpoint.bo
     .join('\n')
   const statuses = chargeStatuses.map((status) => `<tr id="status-${status}"><td><code>${status}</code></td><td>${statusMeaning[status][lang]}</td></tr>`).join('')
   const events = [...defaultWebhookEvents, ...optInWebhookEvents]
-    .map((event) => `<tr id="event-${event}"><td><code>${event}</code></td><td>${(defaultWebhookEvents as readonly string[]).includes(event) ? t.always : t.optIn}</td><td>${eventMeaning[event][lang]}</td></tr>`)
+    .map((event) => `<tr id="event-${event}"><td><code>${event}</code></td><td>${(defaultWebhookEvents as readonly string[]).includes(event) ? t.always : t.optIn}</td><td>${withCode(webhookEventMeaning[event][lang])}</td></tr>`)
     .join('')
   const errorList = (audience: 'merchant' | 'wallet' | 'operator') =>
     `<h3>${t.audiences[audience]}</h3><table><tr><th>code</th><th>HTTP</th><th></th></tr>${(Object.keys(errorCatalogue) as ErrorCode[])

@@ -3,7 +3,9 @@
 // scheme per audience, Retry-After on 429 and 503, and a `webhooks` section for every event.
 import type { FastifyInstance } from 'fastify'
 import type { FastifyDynamicSwaggerOptions, SwaggerOptions } from '@fastify/swagger'
-import { defaultWebhookEvents, optInWebhookEvents, type WebhookEventName } from '../domain/charge.ts'
+import { defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
+import { RETRY_SCHEDULE_MS } from '../webhooks/sender.ts'
+import { webhookEventMeaning } from './docs-page.ts'
 import { ErrorBody, namedSchemas, WebhookBody } from './schemas.ts'
 
 export type Audience = 'merchant' | 'public' | 'operator' | 'provider' | 'sandbox' | 'health'
@@ -24,15 +26,8 @@ export function documentAudience(app: FastifyInstance, audience: Audience): void
   })
 }
 
-const webhookMeaning: Record<WebhookEventName, string> = {
-  'payment.confirmed': 'The payment was confirmed and credited (`status` `depix_sent`, or `after7d` when a third party paid and the credit is held 7 days).',
-  'balance.released': 'The 7-day hold of a third-party payment ended; the credit is now available (`status` `depix_sent`).',
-  'payment.expired': 'Opt-in. The QR was not paid within 10 minutes (`status` `expired`); a later payment is still processed.',
-  'payment.held': 'Opt-in. The payment arrived but is held by the anti-fraud checks for support review (`status` `security_hold`).',
-  'payment.under_review': "Opt-in. The payment arrived and is under the provider's compliance analysis (`status` `under_review`).",
-  'payment.refunded': 'Opt-in. The payment will be (`will_refund`) or was (`refunded`) returned to the payer; nothing was credited.',
-  'payment.disputed': 'Opt-in. A refund dispute (MED) took back a payment that had been credited (`status` `refunded`).',
-}
+/** The sender's retry schedule in words: "5 s, 5 min, 30 min, 2 h, …". */
+const retrySchedule = RETRY_SCHEDULE_MS.map((ms) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`)).join(', ')
 
 const signatureHeaders = [
   ['X-Webhook-Signature', 'Present when the charge has a webhook_secret: hex HMAC-SHA256 of the raw body, keyed with the secret.'],
@@ -49,7 +44,7 @@ function webhooksSection() {
         post: {
           operationId: `webhook_${event.replace('.', '_')}`,
           summary: `${event}${(optInWebhookEvents as readonly string[]).includes(event) ? ' (opt-in)' : ''}`,
-          description: `${webhookMeaning[event]} Sent to the charge's \`webhook_url\`; any 2xx acknowledges it, anything else is retried (1 min, 5 min, 30 min, 2 h, 12 h); 410 stops the retries.`,
+          description: `${(optInWebhookEvents as readonly string[]).includes(event) ? 'Opt-in. ' : ''}${webhookEventMeaning[event].en} Sent to the charge's \`webhook_url\`; any 2xx acknowledges it, anything else is retried after ${retrySchedule}; 410 stops the retries.`,
           tags: ['webhooks'],
           security: [],
           parameters: signatureHeaders.map(([name, description]) => ({ in: 'header', name, required: !name.startsWith('X-') && name !== 'webhook-signature', description, schema: { type: 'string' } })),
