@@ -15,9 +15,9 @@ export type BalanceRecord = {
 export async function getBalance(deps: { store: Store }, request: { accountId: number }): Promise<BalanceRecord> {
   const account = await deps.store.ledger.accountBalances(request.accountId, 'available')
   if (!account) throw new DomainError('account_not_found')
-  const available = account.balances
+  const { email, balances: available } = account
   return {
-    email: account.email,
+    email,
     balances: {
       DEPIX: { available_cents: available.DEPIX, available_brl: formatBrl(available.DEPIX) },
       BTC: { available_sats: available.BTC, available_btc: formatBtc(available.BTC) },

@@ -3,7 +3,7 @@
 // anchor per error code, which is where every error's docs_url points.
 import { chargeStatuses, defaultWebhookEvents, optInWebhookEvents, type ChargeStatus, type WebhookEventName } from '../domain/charge.ts'
 import { errorAudience, errorCatalogue, type ErrorCode } from '../domain/errors.ts'
-import { BalanceRecord, ChargeCreated, ChargeRecord, CreatePaymentBody, PaymentList, WebhookBody, WebhookDeliveries } from './schemas.ts'
+import { BalanceRecord, ChargeCreated, ChargeRecord, CreatePaymentBody, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries } from './schemas.ts'
 
 export const docsLanguages = ['pt-BR', 'en'] as const
 export type DocsLanguage = (typeof docsLanguages)[number]
@@ -206,7 +206,7 @@ const endpoints: Endpoint[] = [
   {
     id: 'redeliver', method: 'POST', path: '/api/webhook-deliveries/{id}/redeliver',
     summary: { 'pt-BR': 'Reenvia um evento agora (mesmo corpo, mesmo <code>webhook-id</code>); sem corpo.', en: 'Sends an event again now (same body, same <code>webhook-id</code>); no body.' },
-    response: { id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', state: 'pending' },
+    response: exampleOf(RedeliveryAccepted),
     curl: (base) => `curl -s -X POST ${base}/api/webhook-deliveries/$EVENT_ID/redeliver -H "X-API-Token: $TOKEN"`,
   },
   {

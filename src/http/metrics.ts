@@ -36,12 +36,11 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
     for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
   })
-  const backlog = () => deps.store.jobs.backlog(deps.clock.now())
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
-    for (const row of (await backlog()).dueByKind) gauge.set({ kind: row.kind }, row.n)
+    for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)
   })
   fromDatabase('pix_job_queue_oldest_due_seconds', 'How long the oldest due job has waited.', [], async (gauge) => {
-    const { oldestDue } = await backlog()
+    const oldestDue = await deps.store.jobs.oldestDue(deps.clock.now())
     gauge.set(oldestDue ? Math.max(0, (deps.clock.now().getTime() - oldestDue.getTime()) / 1000) : 0)
   })
 

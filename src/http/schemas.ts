@@ -200,6 +200,12 @@ export const WebhookDeliveries = Type.Object(
   },
 )
 
+/** A redelivery queued to go out now. */
+export const RedeliveryAccepted = Type.Object(
+  { id: Type.String(), state: Type.Literal('pending') },
+  { examples: [{ id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', state: 'pending' }] },
+)
+
 /** What every webhook POSTs (decisions section 7), in this key order. */
 export const WebhookBody = Type.Object(
   {

@@ -11,7 +11,6 @@ import type { ResolveHost } from '../webhooks/destination.ts'
 import { deliverWebhook } from '../webhooks/sender.ts'
 import type { JobHandlers } from './runner.ts'
 
-
 export function jobHandlers(deps: {
   store: Store
   clock: Clock

@@ -1,6 +1,7 @@
-import { CompiledQuery, sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
+import { compiledOnce } from './database.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
 export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'updated_at'>
@@ -12,15 +13,14 @@ export function chargesRepository(db: Kysely<Database>) {
     return charge
   }
 
-  // get-payment's query, built and compiled once: the hottest read pays only for the database.
-  let compiledStatusSql: string | undefined
-  const statusSql = () =>
-    (compiledStatusSql ??= db
+  // get-payment's read; the parameters are the id and the merchant's account.
+  const statusRows = compiledOnce(db, () =>
+    db
       .selectFrom('charges')
       .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at'])
       .where('id', '=', '')
-      .where('merchant_account_id', '=', 0)
-      .compile().sql)
+      .where('merchant_account_id', '=', 0),
+  )
 
   return {
     /** How many charges were created, or confirmed (credited), per credited currency (metrics). */
@@ -72,8 +72,7 @@ export function chargesRepository(db: Kysely<Database>) {
 
     /** What a status record shows of a charge, for its merchant only: get-payment's one narrow read. */
     async statusForMerchant(id: string, merchantAccountId: number): Promise<ChargeStatusRow | undefined> {
-      const result = await db.executeQuery<ChargeStatusRow>(CompiledQuery.raw(statusSql(), [id, merchantAccountId]))
-      return result.rows[0]
+      return (await statusRows([id, merchantAccountId]))[0]
     },
 
     /** A charge as its merchant sees it: another account's charge is simply not there. */

@@ -1,6 +1,6 @@
 // Background work as rows: written in the same transaction as the change that causes it,
 // claimed with FOR UPDATE SKIP LOCKED so several instances never run one job twice at once.
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from './schema.ts'
 
 /** The notification channel committed work is announced on. */
@@ -53,14 +53,13 @@ export function jobsRepository(db: Kysely<Database>) {
      * backlog of one merchant's webhooks never fills a claim with work that would have to wait.
      */
     async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[], spread?: { perDestination: number; busy: string[] }): Promise<Job[]> {
-      let picked = db.selectFrom('jobs').select('id')
-      const dueNow = (eb: ExpressionBuilder<Database, 'jobs'>) =>
-        eb.and([eb('run_at', '<=', now), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]), ...(kinds ? [eb('kind', 'in', kinds)] : [])])
+      const due = sql<boolean>`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`
+      let picked = db.selectFrom('jobs').select('id').where(due)
+      if (kinds) picked = picked.where('kind', 'in', kinds)
       if (spread) {
         // Walks the distinct destinations through the jobs_deliveries index (a loose index scan),
         // then takes each free destination's oldest due deliveries: the cost grows with the
         // number of destinations, not with the number of queued events.
-        const due = sql`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`
         const notBusy = spread.busy.length > 0 ? sql`and d.destination not in (${sql.join(spread.busy)})` : sql``
         const chosen = sql<number>`(
           with recursive destinations(destination) as (
@@ -84,7 +83,7 @@ export function jobsRepository(db: Kysely<Database>) {
       const claimed = await db
         .updateTable('jobs')
         .set({ locked_until: new Date(now.getTime() + leaseMs) })
-        .where('id', 'in', picked.where(dueNow).orderBy('run_at').limit(limit).forUpdate().skipLocked())
+        .where('id', 'in', picked.orderBy('run_at').limit(limit).forUpdate().skipLocked())
         .returning(['id', 'kind', 'payload', 'attempts'])
         .execute()
       return claimed
@@ -104,11 +103,16 @@ export function jobsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Jobs due by `now`, per kind, and when the oldest of them was due (metrics). */
-    async backlog(now: Date): Promise<{ dueByKind: Array<{ kind: JobKind; n: number }>; oldestDue: Date | null }> {
-      const dueByKind = await db.selectFrom('jobs').select(['kind', sql<number>`count(*)::int4`.as('n')]).where('run_at', '<=', now).groupBy('kind').execute()
-      const oldest = await db.selectFrom('jobs').select(sql<Date | null>`min(run_at)`.as('oldest')).where('run_at', '<=', now).executeTakeFirst()
-      return { dueByKind: dueByKind as Array<{ kind: JobKind; n: number }>, oldestDue: oldest?.oldest ?? null }
+    /** Jobs due by `now`, per kind (metrics). */
+    async dueByKind(now: Date): Promise<Array<{ kind: JobKind; n: number }>> {
+      const rows = await db.selectFrom('jobs').select(['kind', sql<number>`count(*)::int4`.as('n')]).where('run_at', '<=', now).groupBy('kind').execute()
+      return rows as Array<{ kind: JobKind; n: number }>
+    },
+
+    /** When the oldest job due by `now` was due; null when none is (metrics). */
+    async oldestDue(now: Date): Promise<Date | null> {
+      const row = await db.selectFrom('jobs').select(sql<Date | null>`min(run_at)`.as('oldest')).where('run_at', '<=', now).executeTakeFirst()
+      return row?.oldest ?? null
     },
   }
 }

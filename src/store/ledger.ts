@@ -1,12 +1,20 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { isBalanced, type Book, type Posting } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
+import { compiledOnce } from './database.ts'
 import type { Database } from './schema.ts'
 
 export type Balances = Record<Currency, number>
 
 export function ledgerRepository(db: Kysely<Database>) {
-  let compiledBalancesSql: string | undefined
+  // get-balance's read; the parameters are the book and the account.
+  const balanceRows = compiledOnce(db, () =>
+    db
+      .selectFrom('accounts')
+      .leftJoin('account_balances', (join) => join.onRef('account_balances.account_id', '=', 'accounts.id').on('account_balances.book', '=', 'available'))
+      .select(['accounts.email', 'account_balances.currency', 'account_balances.amount'])
+      .where('accounts.id', '=', 0),
+  )
   return {
     /**
      * Writes a balanced posting once: its key is unique, so a replayed event finds it taken and
@@ -46,14 +54,7 @@ export function ledgerRepository(db: Kysely<Database>) {
 
     /** An account's e-mail and its balances in one book (0 where there is none), in one indexed read. */
     async accountBalances(accountId: number, book: Book = 'available'): Promise<{ email: string; balances: Balances } | undefined> {
-      // get-balance's query, built and compiled once: the hot read pays only for the database.
-      compiledBalancesSql ??= db
-        .selectFrom('accounts')
-        .leftJoin('account_balances', (join) => join.onRef('account_balances.account_id', '=', 'accounts.id').on('account_balances.book', '=', 'available'))
-        .select(['accounts.email', 'account_balances.currency', 'account_balances.amount'])
-        .where('accounts.id', '=', 0)
-        .compile().sql
-      const { rows } = await db.executeQuery<{ email: string; currency: Currency | null; amount: number | null }>(CompiledQuery.raw(compiledBalancesSql, [book, accountId]))
+      const rows = await balanceRows([book, accountId])
       if (rows.length === 0) return undefined
       const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
       for (const row of rows) if (row.currency !== null && row.amount !== null) balances[row.currency] = row.amount

@@ -25,6 +25,7 @@ import {
   readErrors,
   PaymentIdParams,
   qrErrors,
+  RedeliveryAccepted,
   PaymentList,
   PaymentListQuery,
   QrFileParams,
@@ -188,7 +189,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
         description: 'The same body and webhook-id, sent now even while retries are pending. Takes no body.',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         response: {
-          200: Type.Object({ id: Type.String(), state: Type.Literal('pending') }, { examples: [{ id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', state: 'pending' }] }),
+          200: RedeliveryAccepted,
           ...deliveryErrors,
         },
       },
