@@ -233,3 +233,30 @@ test('sandbox mode: the same journey with the outbox and "Simular pagamento"', {
     await service.close()
   }
 })
+
+test('/docs in Chromium: the browser\'s language picks the page, the link switches it, and an error\'s docs_url lands on its code', { skip, timeout: 60_000 }, async () => {
+  const service = await startTestService()
+  const context = await browser.newContext({ locale: 'en-US' })
+  try {
+    const base = `http://127.0.0.1:${(service.app.server.address() as import('node:net').AddressInfo).port}`
+    const page = await context.newPage()
+    await page.goto(`${base}/docs`)
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en')
+    assert.equal(await page.locator('h1').textContent(), 'Pix charge service API')
+    await page.getByRole('link', { name: 'Português' }).click()
+    await page.waitForURL(/lang=pt-BR/)
+    assert.equal(await page.locator('html').getAttribute('lang'), 'pt-BR')
+    assert.equal(await page.locator('h1').textContent(), 'API do serviço de cobranças Pix')
+
+    const error = (await service.request({ method: 'GET', url: '/api/get-balance' })).body
+    await page.goto(`${base}${new URL(error.docs_url).pathname}?lang=en${new URL(error.docs_url).hash}`)
+    const row = page.locator('tr:target')
+    assert.equal(await row.getAttribute('id'), 'token_missing')
+    assert.ok(await row.isVisible())
+    assert.match((await row.textContent()) ?? '', /X-API-Token header is missing/)
+    await screenshot(page, 'docs-error-anchor')
+  } finally {
+    await context.close()
+    await service.close()
+  }
+})
