@@ -17,10 +17,10 @@ import { startService } from '../../src/service.ts'
 import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { migrateToLatest } from '../../src/store/migrate.ts'
 import { createStore } from '../../src/store/store.ts'
-import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { T0, openMigratedPglite, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
-  const providerDb = await openPglite(null)
+  const providerDb = await openMigratedPglite()
   // The provider keeps real time, as the service after the crash does.
   const provider = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
   const dataDir = mkdtempSync(join(tmpdir(), 'pix-crash-'))

@@ -7,10 +7,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestService, testDatabase, type TestService } from '../support/harness.ts'
+import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
 
-// The document does not depend on the database: checked once, in the PGlite run.
-const skip = testDatabase === 'postgres'
+const skip = skipOnSecondDatabase
 let service: TestService
 let document: Record<string, any>
 const folder = mkdtempSync(join(tmpdir(), 'openapi-'))

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { openPglite, type OpenedDatabase } from '../../src/store/database.ts'
-import { startTestService, type TestService } from '../support/harness.ts'
+import type { OpenedDatabase } from '../../src/store/database.ts'
+import { openMigratedPglite, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
 let token: string
@@ -104,7 +104,7 @@ test('the fake answers in the reference\'s shapes', async () => {
   let database: OpenedDatabase | undefined
   let fake: FakeEulen | undefined
   try {
-    database = await openPglite(null)
+    database = await openMigratedPglite()
     fake = await startFakeEulen({ db: database.db, clock: createAdjustableClock(new Date('2026-11-22T12:00:00Z')), token: 'jwt', partnerId: 'EU999999999999999', enforceRateLimits: true })
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${fake!.url}${path}`, { method, headers: { authorization: 'Bearer jwt', ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) })

@@ -16,13 +16,13 @@ import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../../src/service.ts'
-import { openPglite, type OpenedDatabase } from '../../src/store/database.ts'
-import { openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
+import type { OpenedDatabase } from '../../src/store/database.ts'
+import { openMigratedPglite, openTestDatabase, skipOnSecondDatabase, startTestService } from '../support/harness.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 // CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them.
-const skip = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false
-const shots = join('test-output', 'screenshots', `wallet-${testDatabase}`)
+const skip = skipOnSecondDatabase || (!existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false)
+const shots = join('test-output', 'screenshots', 'wallet')
 
 let browser: Browser
 before(async () => {
@@ -168,7 +168,7 @@ async function replaceTokenAndSignOut(page: Page, base: string, prefix: string, 
 
 test('production mode: join, prove the identity with a real Pix purchase, issue a token and charge with it', { skip, timeout: 120_000 }, async () => {
   const smtp = await startSmtp()
-  const providerDb = await openPglite(null)
+  const providerDb = await openMigratedPglite()
   const provider: FakeEulen = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
   const database: OpenedDatabase = await openTestDatabase()
   const port = await freePort()
