@@ -153,8 +153,8 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)
 
   const createdAt = deps.clock.now()
-  const insert = () => deps.store.transaction(async (store) => {
-    const inserted = await store.charges.insert({
+  const expiresAt = expiresAtFor(createdAt)
+  const insert = () => deps.store.charges.open({
       id,
       merchant_account_id: command.merchant.accountId,
       merchant_id: command.merchant.merchantId,
@@ -174,14 +174,15 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       status: 'waiting_payment',
       provider_status: 'pending',
       created_at: createdAt,
-      expires_at: expiresAtFor(createdAt),
+      expires_at: expiresAt,
       updated_at: createdAt,
-    })
+    },
     // Time-driven work is queued with the charge itself, so it survives restarts.
-    await store.jobs.enqueue('expire_charge', { chargeId: id }, inserted.expires_at, createdAt)
-    await store.jobs.enqueue('reconcile_charge', { chargeId: id }, new Date(createdAt.getTime() + reconcileDelayMs(0)), createdAt)
-    return inserted
-  })
+    [
+      { kind: 'expire_charge', payload: { chargeId: id }, runAt: expiresAt },
+      { kind: 'reconcile_charge', payload: { chargeId: id }, runAt: new Date(createdAt.getTime() + reconcileDelayMs(0)) },
+    ],
+  )
   try {
     return creationResult(deps, await insert())
   } catch (error) {
