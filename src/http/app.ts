@@ -1,5 +1,5 @@
 // The Fastify application: strict JSON, request ids, error mapping, and the routes by audience.
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Clock } from '../clock.ts'
@@ -120,13 +120,32 @@ function installStrictJsonParser(app: FastifyInstance): void {
   })
 }
 
+/**
+ * Request ids: 12 random bytes each, drawn from a pool the CSPRNG refills 128 ids at a time. One
+ * call to it per request was 6 % of a balance read's CPU, almost all of it the call itself.
+ */
+function randomRequestIds(): () => string {
+  const ID_BYTES = 12
+  const IDS_PER_FILL = 128
+  const pool = Buffer.alloc(ID_BYTES * IDS_PER_FILL)
+  let next = IDS_PER_FILL
+  return () => {
+    if (next === IDS_PER_FILL) {
+      randomFillSync(pool)
+      next = 0
+    }
+    const start = ID_BYTES * next++
+    return `req_${pool.toString('hex', start, start + ID_BYTES)}`
+  }
+}
+
 export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { config } = deps
   const errorContext = { docsUrl: config.docsUrl, supportEmail: config.supportEmail }
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: randomRequestIds(),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.

@@ -56,3 +56,16 @@ test('unknown routes answer the error body with not_found', async () => {
   assert.match(String(response.headers['x-request-id']), /^req_[0-9a-f]{24}$/)
   assert.equal(response.body.request_id, response.headers['x-request-id'])
 })
+
+test('request ids are random and never repeat, also past a refill of their random pool', async () => {
+  const ids = new Set<string>()
+  for (let i = 0; i < 300; i++) {
+    const response = await service.request({ method: 'GET', url: '/healthz' })
+    ids.add(String(response.headers['x-request-id']))
+  }
+  assert.equal(ids.size, 300)
+  // Random, not counted: consecutive ids share no long common prefix.
+  const sorted = [...ids]
+  const shared = sorted.slice(1).filter((id, i) => id.slice(0, 12) === sorted[i]!.slice(0, 12)).length
+  assert.ok(shared < 3, `${shared} consecutive ids share their first 8 hex digits`)
+})
