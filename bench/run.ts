@@ -157,9 +157,10 @@ beside the entries, not summed from them.
 ## What limits it
 
 - The machine's ${availableParallelism()} cores are shared by the load generator, the service and PostgreSQL. A CPU
-  profile of the service under get-payment load shows about 40 % of its time in socket write
-  system calls (HTTP responses and PostgreSQL messages) and about 10 % idle, waiting on
-  PostgreSQL; the service's own code is a few per cent. The bare route touches no database, so
+  profile of the service under get-balance load (2026-11-23) shows about half of its time in
+  socket write system calls (30 % PostgreSQL messages, 19 % HTTP responses) and about a fifth
+  idle, waiting on PostgreSQL; the service's own code is a few per cent (one call to the CSPRNG
+  per request id was 6 % until ids came from a pool). The bare route touches no database, so
   the ratios mostly measure one PostgreSQL round trip against none.
 - get-payment is one primary-key read: authentication is served from a 1-second in-process token
   cache (\`TOKEN_CACHE_MS\`, see docs/design.md) after the first request of a token.
