@@ -5,7 +5,7 @@ import type { Store } from '../store/store.ts'
 import { hashToken } from './issue-token.ts'
 import type { TokenCache } from './token-cache.ts'
 
-export type Merchant = { accountId: number; tokenId: string; merchantId: string | null }
+export type Merchant = { accountId: number; email: string; tokenId: string; merchantId: string | null }
 
 export async function authenticate(
   deps: { store: Store; clock: Clock; tokenCache?: TokenCache },
@@ -26,7 +26,7 @@ export async function authenticate(
   const expired = token.expires_at !== null && token.expires_at.getTime() <= deps.clock.now().getTime()
   if (token.status === 'revoked' || expired) throw new DomainError('token_inactive')
   if (token.status === 'pending') throw new DomainError('token_pending')
-  return { accountId: token.account_id, tokenId: token.id, merchantId: token.merchant_id }
+  return { accountId: token.account_id, email: token.email, tokenId: token.id, merchantId: token.merchant_id }
 }
 
 /** Charging needs a merchantId (spec 5.6): earlier-revision tokens without one are refused. */

@@ -1,5 +1,4 @@
 // GET /api/get-balance: the token's own account, every currency, as spec 2.3 formats it.
-import { DomainError } from '../domain/errors.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
 import type { Store } from '../store/store.ts'
 
@@ -12,12 +11,11 @@ export type BalanceRecord = {
   }
 }
 
-export async function getBalance(deps: { store: Store }, request: { accountId: number }): Promise<BalanceRecord> {
-  const account = await deps.store.ledger.accountBalances(request.accountId, 'available')
-  if (!account) throw new DomainError('account_not_found')
-  const { email, balances: available } = account
+/** The e-mail comes with the token (an account's e-mail never changes): the read is the balances alone. */
+export async function getBalance(deps: { store: Store }, account: { accountId: number; email: string }): Promise<BalanceRecord> {
+  const available = await deps.store.ledger.balances(account.accountId, 'available')
   return {
-    email,
+    email: account.email,
     balances: {
       DEPIX: { available_cents: available.DEPIX, available_brl: formatBrl(available.DEPIX) },
       BTC: { available_sats: available.BTC, available_btc: formatBtc(available.BTC) },

@@ -1,18 +1,18 @@
 // A short-lived, in-process memory of token rows by hash, so a busy merchant does not cost a
 // database round trip per request. Revocation is immediate on the instance that issued the new
 // token (it calls forgetAccount) and takes at most `ttlMs` on the others. ttlMs = 0 disables it.
-import type { ApiToken } from '../store/schema.ts'
+import type { TokenWithEmail } from '../store/tokens.ts'
 
 const MAX_ENTRIES = 10_000
 
 export type TokenCache = {
-  get(tokenHash: string): ApiToken | undefined
-  set(token: ApiToken): void
+  get(tokenHash: string): TokenWithEmail | undefined
+  set(token: TokenWithEmail): void
   forgetAccount(accountId: number): void
 }
 
 export function createTokenCache(ttlMs: number, monotonicNow: () => number = () => performance.now()): TokenCache {
-  const entries = new Map<string, { token: ApiToken; until: number }>()
+  const entries = new Map<string, { token: TokenWithEmail; until: number }>()
   return {
     get(tokenHash) {
       const entry = entries.get(tokenHash)

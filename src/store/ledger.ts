@@ -7,13 +7,9 @@ import type { Database } from './schema.ts'
 export type Balances = Record<Currency, number>
 
 export function ledgerRepository(db: Kysely<Database>) {
-  // get-balance's read; the parameters are the book and the account.
+  // get-balance's read; the parameters are the account and the book.
   const balanceRows = compiledOnce(db, () =>
-    db
-      .selectFrom('accounts')
-      .leftJoin('account_balances', (join) => join.onRef('account_balances.account_id', '=', 'accounts.id').on('account_balances.book', '=', 'available'))
-      .select(['accounts.email', 'account_balances.currency', 'account_balances.amount'])
-      .where('accounts.id', '=', 0),
+    db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', 0).where('book', '=', 'available'),
   )
   return {
     /**
@@ -52,18 +48,9 @@ export function ledgerRepository(db: Kysely<Database>) {
       return true
     },
 
-    /** An account's e-mail and its balances in one book (0 where there is none), in one indexed read. */
-    async accountBalances(accountId: number, book: Book = 'available'): Promise<{ email: string; balances: Balances } | undefined> {
-      const rows = await balanceRows([book, accountId])
-      if (rows.length === 0) return undefined
-      const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
-      for (const row of rows) if (row.currency !== null && row.amount !== null) balances[row.currency] = row.amount
-      return { email: rows[0]!.email, balances }
-    },
-
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */
     async balances(accountId: number, book: Book = 'available'): Promise<Balances> {
-      const rows = await db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', accountId).where('book', '=', book).execute()
+      const rows = await balanceRows([accountId, book])
       const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
       for (const row of rows) balances[row.currency] = row.amount
       return balances

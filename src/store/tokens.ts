@@ -1,12 +1,21 @@
 import type { Insertable, Kysely } from 'kysely'
 import type { ApiToken, ApiTokensTable, Database } from './schema.ts'
 
+export type TokenWithEmail = ApiToken & { email: string }
+
 const LAST_USE_RESOLUTION_MS = 60_000
 
 export function tokensRepository(db: Kysely<Database>) {
   return {
-    findByHash(tokenHash: string): Promise<ApiToken | undefined> {
-      return db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst()
+    /** The token and its account's e-mail, which never changes: what a request with it is answered as. */
+    findByHash(tokenHash: string): Promise<TokenWithEmail | undefined> {
+      return db
+        .selectFrom('api_tokens')
+        .innerJoin('accounts', 'accounts.id', 'api_tokens.account_id')
+        .selectAll('api_tokens')
+        .select('accounts.email')
+        .where('api_tokens.token_hash', '=', tokenHash)
+        .executeTakeFirst()
     },
 
     findById(id: string): Promise<ApiToken | undefined> {

@@ -1,10 +1,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTokenCache } from '../../src/app/token-cache.ts'
-import type { ApiToken } from '../../src/store/schema.ts'
+import type { TokenWithEmail } from '../../src/store/tokens.ts'
 
-const token = (hash: string, accountId: number): ApiToken => ({
-  id: `tok_${hash}`, account_id: accountId, token_hash: hash, status: 'active', merchant_id: 'EU000000000000001',
+const token = (hash: string, accountId: number): TokenWithEmail => ({
+  id: `tok_${hash}`, account_id: accountId, email: `account${accountId}@example.com`, token_hash: hash, status: 'active', merchant_id: 'EU000000000000001',
   expires_at: null, created_at: new Date(0), revoked_at: null, last4: null, last_used_at: null,
 })
 

@@ -162,7 +162,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       },
       onRequest: authenticated,
     },
-    async (request) => getBalance(deps, { accountId: request.merchant.accountId }),
+    async (request) => getBalance(deps, request.merchant),
   )
 
   app.get(
