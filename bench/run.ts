@@ -73,6 +73,12 @@ try {
   const auth = { 'x-api-token': token }
 
   readChargeId = charge.id
+  // The merchant holds all three currencies, so get-balance reads three balance rows, as a busy
+  // merchant's does (an account with none would read nothing and flatter the figure).
+  await pool.query(`
+    insert into account_balances (account_id, book, currency, amount)
+    select id, 'available', currency, amount from accounts, (values ('DEPIX', 1234567), ('BTC', 250000), ('USDt', 98765)) as held (currency, amount)
+    where email = 'bench@example.com'`)
 
   const results: Array<Awaited<ReturnType<typeof measure>>> = []
   for (const scenario of [
