@@ -30,7 +30,8 @@ export function accountsRepository(db: Kysely<Database>) {
       return created ?? (await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirstOrThrow())
     },
 
-    update(id: number, values: Updateable<AccountsTable>): Promise<Account> {
+    /** An account's e-mail is never changed: tokens carry it (get-balance reads it from there). */
+    update(id: number, values: Omit<Updateable<AccountsTable>, 'email' | 'id'>): Promise<Account> {
       return db.updateTable('accounts').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
   }

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Update
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { compiledOnce } from './database.ts'
-import type { JobKind } from './jobs.ts'
+import { jobRow, type JobKind } from './jobs.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
 export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'updated_at'>
@@ -36,13 +36,10 @@ export function chargesRepository(db: Kysely<Database>) {
      * transaction around it, and one round trip instead of begin, three inserts and commit.
      * The jobs are due later (expiry, first reconciliation), so no runner needs waking.
      */
-    async open(values: Insertable<ChargesTable>, scheduled: ReadonlyArray<{ kind: JobKind; payload: Record<string, unknown>; runAt: Date }>): Promise<Charge> {
-      const createdAt = values.created_at
+    open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: ReadonlyArray<{ kind: JobKind; payload: Record<string, unknown>; runAt: Date }>): Promise<Charge> {
       return db
         .with('charge', (query) => query.insertInto('charges').values(values).returningAll())
-        .with('queued', (query) =>
-          query.insertInto('jobs').values(scheduled.map((job) => ({ kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, created_at: createdAt }))).returning('id'),
-        )
+        .with('queued', (query) => query.insertInto('jobs').values(scheduled.map((job) => jobRow(job.kind, job.payload, job.runAt, values.created_at))).returning('id'))
         .selectFrom('charge')
         .selectAll()
         .executeTakeFirstOrThrow()

@@ -10,6 +10,11 @@ export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'd
 
 export type Job = { id: number; kind: JobKind; payload: Record<string, unknown>; attempts: number }
 
+/** A job as a row of the jobs table. */
+export function jobRow(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date) {
+  return { kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now }
+}
+
 export function jobsRepository(db: Kysely<Database>) {
   return {
     /**
@@ -17,7 +22,7 @@ export function jobsRepository(db: Kysely<Database>) {
      * notification goes out when it commits, so the runner never wakes to work it cannot see.
      */
     async enqueue(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
-      await db.insertInto('jobs').values({ kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now }).execute()
+      await db.insertInto('jobs').values(jobRow(kind, payload, runAt, now)).execute()
       if (runAt.getTime() <= now.getTime()) await sql`select pg_notify(${JOBS_CHANNEL}, ${kind})`.execute(db)
     },
 
@@ -42,7 +47,7 @@ export function jobsRepository(db: Kysely<Database>) {
     async ensureSingleton(kind: 'sweep_deposits', payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
       await db
         .insertInto('jobs')
-        .values({ kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now })
+        .values(jobRow(kind, payload, runAt, now))
         .onConflict((oc) => oc.column('kind').where('kind', '=', 'sweep_deposits').doNothing())
         .execute()
     },
