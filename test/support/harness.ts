@@ -26,6 +26,7 @@ export const skipOnSecondDatabase = testDatabase === 'postgres' ? 'checked once,
 export const T0 = new Date('2026-11-22T12:00:00.000Z')
 
 let snapshot: Promise<Blob> | undefined
+let postgresTemplate: Promise<string> | undefined
 
 /** Names the migrations (and the database engine) a migrated template was made from. */
 function migrationsHash(engine: string): string {
@@ -73,9 +74,10 @@ function databaseUrl(name: string): string {
 
 /**
  * A migrated database on the PostgreSQL server that test databases are copied from, made once
- * per set of migrations (by whichever test process gets there first) and kept: copying it is
- * quicker than migrating each new database. It is built under a name of its own and renamed
- * when done, so no process copies a half-migrated template; older templates are dropped.
+ * per set of migrations (by whichever test process gets there first) and kept; each process looks
+ * it up once. Copying it is quicker than migrating each new database. It is built under a name of
+ * its own and renamed when done, so no process copies a half-migrated template; older templates
+ * are dropped.
  */
 async function migratedPostgresTemplate(admin: pg.Client): Promise<string> {
   const template = `pixtest_template_${migrationsHash('postgres')}`
@@ -113,7 +115,7 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name} template ${await migratedPostgresTemplate(admin)}`)
+    await admin.query(`create database ${name} template ${await (postgresTemplate ??= migratedPostgresTemplate(admin))}`)
   } finally {
     await admin.end()
   }
