@@ -3,8 +3,10 @@
 // release, reconciliation, the deposit sweep), which therefore never waits behind a merchant's
 // slow receiver. Committed work wakes the runner at once (wake(), called on the database's job
 // notifications); a poll catches what is scheduled for later. A job is deleted when its handler
-// finishes, rescheduled when it asks to be, and retried with backoff when it throws; a worker that
-// dies mid-job loses its lease and another instance takes over.
+// finishes (by the runner's next claim, which follows at once), rescheduled when it asks to be,
+// and retried with backoff when it throws; a worker that dies mid-job, or before its finished
+// jobs are deleted, loses its lease and another instance takes over: every handler can run again
+// (a delivery, an expiry or a release already settled does nothing the second time).
 import type { Clock } from '../clock.ts'
 import type { Job, JobKind } from '../store/jobs.ts'
 import type { Store } from '../store/store.ts'
@@ -64,10 +66,13 @@ export function createJobRunner(deps: {
   /** Lanes to look at again once the fill under way ends. */
   const fillAgain = new Set<Lane>()
 
-  async function runOne(job: Job): Promise<void> {
+  /** Jobs whose handler finished, still leased, deleted by the next claim (or by stop()). */
+  const finished: number[] = []
+
+  async function runOne(job: Job, complete: (id: number) => Promise<void> | void): Promise<void> {
     try {
       const outcome = await deps.handlers[job.kind](job.payload, job)
-      if ('done' in outcome) await deps.store.jobs.complete(job.id)
+      if ('done' in outcome) await complete(job.id)
       else await deps.store.jobs.retry(job.id, outcome.again, '')
     } catch (error) {
       deps.log.error({ err: error, job: { id: job.id, kind: job.kind } }, 'job failed; will retry')
@@ -80,7 +85,7 @@ export function createJobRunner(deps: {
   function launch(lane: Lane, job: Job, destination: string | null): void {
     inFlight[lane]++
     if (destination !== null) perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1)
-    const work = runOne(job)
+    const work = runOne(job, (id) => void finished.push(id))
       .catch((error: unknown) => deps.log.error({ err: error, job: { id: job.id } }, 'job bookkeeping failed'))
       .finally(() => {
         inFlight[lane]--
@@ -105,7 +110,13 @@ export function createJobRunner(deps: {
       const now = deps.clock.now()
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
-      const jobs = await deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, laneKinds[lane], spread)
+      const completing = finished.splice(0)
+      const jobs = await deps.store.jobs
+        .claimDue(now, Math.min(room, BATCH), LEASE_MS, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: completing })
+        .catch((error: unknown) => {
+          finished.push(...completing)
+          throw error
+        })
       for (const job of jobs) {
         const destination = lane === 'deliveries' ? destinationOf(job) : null
         if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
@@ -115,6 +126,17 @@ export function createJobRunner(deps: {
         launch(lane, job, destination)
       }
     }
+    // Jobs that finished during this fill go with the claim of the fill that follows, if one does.
+    if (fillAgain.size === 0) await completeFinished()
+  }
+
+  /** Deletes the finished jobs no claim took with it; kept for the next try if that fails. */
+  async function completeFinished(): Promise<void> {
+    const completing = finished.splice(0)
+    await deps.store.jobs.complete(completing).catch((error: unknown) => {
+      finished.push(...completing)
+      throw error
+    })
   }
 
   /** Fills now, once at a time; a wake during a fill fills those lanes again right after it. */
@@ -144,7 +166,7 @@ export function createJobRunner(deps: {
       const jobs = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, LEASE_MS)
       if (jobs.length === 0) return ran
       for (const job of jobs) {
-        await runOne(job)
+        await runOne(job, (id) => deps.store.jobs.complete([id]))
         ran++
       }
     }
@@ -185,6 +207,7 @@ export function createJobRunner(deps: {
       if (timer) clearTimeout(timer)
       await filling
       await Promise.allSettled([...running, ...(draining ? [draining] : [])])
+      await completeFinished().catch((error: unknown) => deps.log.error({ err: error }, 'could not delete finished jobs; they run again when their lease ends'))
     },
   }
 }

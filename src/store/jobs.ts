@@ -56,11 +56,21 @@ export function jobsRepository(db: Kysely<Database>) {
      * Leases up to `limit` due jobs until `now + leaseMs`; a crashed worker's lease simply runs out.
      * With `spread`, at most `perDestination` jobs per destination, none for the busy ones: a
      * backlog of one merchant's webhooks never fills a claim with work that would have to wait.
+     * `finished` jobs (still leased by the caller) are deleted by the same statement, which saves
+     * the runner a statement and a commit per job.
      */
-    async claimDue(now: Date, limit: number, leaseMs: number, kinds?: JobKind[], spread?: { perDestination: number; busy: string[] }): Promise<Job[]> {
+    async claimDue(
+      now: Date,
+      limit: number,
+      leaseMs: number,
+      options: { kinds?: JobKind[]; spread?: { perDestination: number; busy: string[] }; finished?: number[] } = {},
+    ): Promise<Job[]> {
+      const { kinds, spread, finished = [] } = options
       const due = sql<boolean>`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`
       let picked = db.selectFrom('jobs').select('id').where(due)
       if (kinds) picked = picked.where('kind', 'in', kinds)
+      // A finished job whose lease ran out must not be leased again by the statement deleting it.
+      if (finished.length > 0) picked = picked.where('id', 'not in', finished)
       if (spread) {
         // Walks the distinct destinations through the jobs_deliveries index (a loose index scan),
         // then takes each free destination's oldest due deliveries: the cost grows with the
@@ -84,8 +94,8 @@ export function jobsRepository(db: Kysely<Database>) {
         )`
         picked = picked.where('id', 'in', chosen)
       }
-      // One statement: pick (skipping rows another instance is claiming) and lease.
-      const claimed = await db
+      // One statement: delete the finished, pick (skipping rows another instance is claiming) and lease.
+      const claimed = await (finished.length > 0 ? db.with('deleted', (qc) => qc.deleteFrom('jobs').where('id', 'in', finished)) : db)
         .updateTable('jobs')
         .set({ locked_until: new Date(now.getTime() + leaseMs) })
         .where('id', 'in', picked.orderBy('run_at').limit(limit).forUpdate().skipLocked())
@@ -96,8 +106,8 @@ export function jobsRepository(db: Kysely<Database>) {
         .map((job) => ({ id: job.id, kind: job.kind as JobKind, payload: job.payload as Record<string, unknown>, attempts: job.attempts }))
     },
 
-    async complete(id: number): Promise<void> {
-      await db.deleteFrom('jobs').where('id', '=', id).execute()
+    async complete(ids: number[]): Promise<void> {
+      if (ids.length > 0) await db.deleteFrom('jobs').where('id', 'in', ids).execute()
     },
 
     async retry(id: number, runAt: Date, error: string): Promise<void> {

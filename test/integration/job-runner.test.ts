@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { sql } from 'kysely'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -105,6 +106,55 @@ test('committed work wakes the runner at once, through the database\'s notificat
     while ((await woken.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
   } finally {
     await woken.close()
+    receiver.close()
+  }
+})
+
+test('a finished job is deleted, by stop() if the runner stopped claiming meanwhile, and one run again (its deletion lost in a crash) sends nothing twice', { timeout: 30_000 }, async () => {
+  const runner = await startTestService()
+  let requests = 0
+  let held!: (response: ServerResponse) => void
+  const firstHeld = new Promise<ServerResponse>((resolve) => (held = resolve))
+  const receiver = createServer((_request, response) => {
+    // The first delivery is held until the test lets it answer; any later one answers at once.
+    if (++requests === 1) held(response)
+    else response.end('ok')
+  })
+  const port = await listen(receiver, '127.0.0.1')
+  const deliveriesOf = async (eventId: string) =>
+    (await runner.database.db.selectFrom('jobs').select('id').where('kind', '=', 'deliver_webhook').where(sql`payload->>'eventId'`, '=', eventId).execute()).length
+  try {
+    const merchant = await runner.merchant('finished@example.com', '52998224725')
+    runner.jobs.start(3_600_000)
+    const payer = generateCpf()
+    const created = await runner.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'finished-customer@example.com', tax_number: payer, webhook_url: `http://127.0.0.1:${port}/hook` } })
+    const charge = (await runner.store.charges.findById(created.body.id))!
+    await runner.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+    const response = await firstHeld
+    // The runner stops claiming while the delivery is in flight: no claim follows it to delete its job.
+    const stopped = runner.jobs.stop()
+    response.end('ok')
+    await stopped
+    const event = await runner.database.db.selectFrom('webhook_events').select(['id', 'state']).where('charge_id', '=', charge.id).executeTakeFirstOrThrow()
+    assert.equal(event.state, 'delivered')
+    assert.equal(await deliveriesOf(event.id), 0, 'stop() deletes the jobs that finished after the last claim')
+
+    // The same delivery due again, as if its deletion had been lost and its lease had run out.
+    const now = runner.sandbox!.clock.now()
+    await runner.store.jobs.enqueue('deliver_webhook', { eventId: event.id, destination: `127.0.0.1:${port}` }, now, now)
+    runner.jobs.start(3_600_000)
+    while ((await deliveriesOf(event.id)) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await runner.jobs.stop()
+    assert.equal(requests, 1, 'a delivered webhook is not sent again')
+
+    // A finished job whose lease ran out is deleted by the claim that carries it, not leased again.
+    await runner.store.jobs.enqueue('deliver_webhook', { eventId: event.id, destination: `127.0.0.1:${port}` }, now, now)
+    const [claimed] = await runner.store.jobs.claimDue(now, 1, 1_000)
+    assert.ok(claimed)
+    assert.deepEqual(await runner.store.jobs.claimDue(new Date(now.getTime() + 5_000), 10, 1_000, { finished: [claimed.id] }), [])
+    assert.equal(await deliveriesOf(event.id), 0)
+  } finally {
+    await runner.close()
     receiver.close()
   }
 })
