@@ -138,6 +138,10 @@ try {
   }
   const medianRatio = (name: string) => [...ratioRounds[name]!].sort((a, b) => a - b)[Math.floor(rounds / 2)]!
   const ratioRange = (name: string) => `${(Math.min(...ratioRounds[name]!) * 100).toFixed(1)}–${(Math.max(...ratioRounds[name]!) * 100).toFixed(1)} %`
+  // The webhook figures before the million entries: inserting them sets autovacuum working on the
+  // ledger for a while, which on this machine takes CPU from whatever is measured next.
+  const hooks = await measureWebhooks(service, serviceUrl, token)
+  process.stdout.write(`webhooks: ${JSON.stringify(hooks)}\n`)
   // get-balance again with a million ledger entries on the account: the balance is kept beside
   // the entries, so its cost must not grow with them.
   await pool.query(`insert into ledger_postings (key, kind, created_at) values ('bench-history', 'credit', now())`)
@@ -147,8 +151,6 @@ try {
            'available', 'DEPIX', case when n % 2 = 0 then 1 else -1 end
     from generate_series(1, 1000000) as n`)
   results.push(await measure({ name: 'GET /api/get-balance, 1 000 000 entries', request: { url: `${serviceUrl}/api/get-balance`, headers: auth } }))
-  const hooks = await measureWebhooks(service, serviceUrl, token)
-  process.stdout.write(`webhooks: ${JSON.stringify(hooks)}\n`)
 
   const rps = (name: string) => results.find((result) => result.name === name)!.max.requestsPerSecond
   const bareRps = rps('bare Fastify route')
@@ -227,10 +229,9 @@ beside the entries, not summed from them.
   that asks the provider for the QR code and stores the charge before answering meets it here.` : ''}
   The adapter's \`fetch\` is part of that cost: in a scratch measurement (2026-11-23) the same
   bare create ran about 1.5× as fast through \`node:http\` with a keep-alive agent, at 8–11 % of
-  the bare route. The adapter keeps \`fetch\`: in production a create waits on the provider's network
-  round trip, hundreds of times what \`fetch\` costs, and the provider's rate limit binds first. With the real provider, its latency and its published
-  rate limit (15/min sustained, 50 burst on \`/deposit\`) bound create-payment long before the
-  service does.
+  the bare route. The adapter keeps \`fetch\`: with the real provider a create waits on its
+  network round trip, hundreds of times what \`fetch\` costs, and its published rate limit
+  (15/min sustained, 50 burst on \`/deposit\`) bounds create-payment long before the service does.
 - Figures move from run to run on this shared virtual machine: in earlier runs the bare route
   measured from 15k to 99k req/s; in this one ${bareRps.toFixed(0)}. Compare ratios within one run, not figures across runs.
 - The goals of issue 11 (get-payment and get-balance ≥ 80 % of the bare read, create-payment
