@@ -9,7 +9,10 @@ import { startTestService, type TestService } from '../support/harness.ts'
 let service: TestService
 let token: string
 before(async () => {
-  service = await startTestService({ PROVIDER_TIMEOUT_MS: '300' })
+  // Short enough for the lost reply below to be given up on quickly, long enough that no other
+  // provider call times out on a loaded machine (one did at 300 ms, and its late deposit was then
+  // kept as a second lost reply).
+  service = await startTestService({ PROVIDER_TIMEOUT_MS: '1500' })
   token = (await service.merchant('sweep-shop@example.com', '52998224725')).token
 })
 after(() => service.close())
