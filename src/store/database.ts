@@ -83,12 +83,17 @@ function lockDataDir(dir: string): () => void {
 /**
  * Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks), started
  * from `snapshot` when given: a data folder PGlite dumped, which skips initdb and migrations.
+ * `settings` are postgresql.conf lines for that in-memory server.
  */
-export async function openPglite(dataDir: string | null, options: { snapshot?: Blob } = {}): Promise<OpenedDatabase> {
+export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
   let unlock = () => {}
   let pglite: PGlite
   if (dataDir === null) {
-    pglite = new PGlite({ parsers: { [INT8_OID]: parseInt8 }, ...(options.snapshot ? { loadDataDir: options.snapshot } : {}) })
+    pglite = new PGlite({
+      parsers: { [INT8_OID]: parseInt8 },
+      ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
+      ...(options.settings ? { postgresqlconf: options.settings } : {}),
+    })
   } else {
     const dir = resolve(dataDir)
     mkdirSync(dir, { recursive: true })
