@@ -50,16 +50,18 @@ after(async () => {
   healthy.close()
 })
 
-async function paidCharge(webhookUrl: string): Promise<string> {
+/** A charge with this webhook_url, created on `on` and confirmed by the provider's webhook straight to the service: no sandbox control waits for the work. */
+async function confirmedCharge(on: TestService, merchantToken: string, webhookUrl: string) {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: payer, webhook_url: webhookUrl } })
+  const created = await on.request({ method: 'POST', url: '/api/create-payment', token: merchantToken, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: payer, webhook_url: webhookUrl } })
   assert.equal(created.status, 200, JSON.stringify(created.body))
-  const charge = (await service.store.charges.findById(created.body.id))!
-  // The provider's webhook, straight to the service: no sandbox control waits for the work.
-  const answer = await service.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+  const charge = (await on.store.charges.findById(created.body.id))!
+  const answer = await on.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
   assert.equal(answer.status, 200)
-  return charge.id
+  return charge
 }
+
+const paidCharge = async (webhookUrl: string) => (await confirmedCharge(service, token, webhookUrl)).id
 
 test('ten hanging receivers (three events each) hold at most two attempts apiece, and another merchant\'s webhook and an expiry go through meanwhile', { timeout: 30_000 }, async () => {
   const ports: number[] = []
@@ -98,10 +100,7 @@ test('committed work wakes the runner at once, through the database\'s notificat
     const merchant = await woken.merchant('woken@example.com', '52998224725')
     // One look now, the next in an hour: only a notification can bring the delivery sooner.
     woken.jobs.start(3_600_000)
-    const payer = generateCpf()
-    const created = await woken.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'woken-customer@example.com', tax_number: payer, webhook_url: `http://127.0.0.1:${port}/hook` } })
-    const charge = (await woken.store.charges.findById(created.body.id))!
-    await woken.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+    const charge = await confirmedCharge(woken, merchant.token, `http://127.0.0.1:${port}/hook`)
     await arrived
     while ((await woken.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
   } finally {
@@ -126,10 +125,7 @@ test('a finished job is deleted, by stop() if the runner stopped claiming meanwh
   try {
     const merchant = await runner.merchant('finished@example.com', '52998224725')
     runner.jobs.start(3_600_000)
-    const payer = generateCpf()
-    const created = await runner.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'finished-customer@example.com', tax_number: payer, webhook_url: `http://127.0.0.1:${port}/hook` } })
-    const charge = (await runner.store.charges.findById(created.body.id))!
-    await runner.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
+    const charge = await confirmedCharge(runner, merchant.token, `http://127.0.0.1:${port}/hook`)
     const response = await firstHeld
     // The runner stops claiming while the delivery is in flight: no claim follows it to delete its job.
     const stopped = runner.jobs.stop()
