@@ -110,13 +110,9 @@ export function createJobRunner(deps: {
       const now = deps.clock.now()
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
-      const completing = finished.splice(0)
-      const jobs = await deps.store.jobs
-        .claimDue(now, Math.min(room, BATCH), LEASE_MS, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: completing })
-        .catch((error: unknown) => {
-          finished.push(...completing)
-          throw error
-        })
+      const jobs = await deletingFinished((ids) =>
+        deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
+      )
       for (const job of jobs) {
         const destination = lane === 'deliveries' ? destinationOf(job) : null
         if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
@@ -127,16 +123,18 @@ export function createJobRunner(deps: {
       }
     }
     // Jobs that finished during this fill go with the claim of the fill that follows, if one does.
-    if (fillAgain.size === 0) await completeFinished()
+    if (fillAgain.size === 0) await deletingFinished((ids) => deps.store.jobs.complete(ids))
   }
 
-  /** Deletes the finished jobs no claim took with it; kept for the next try if that fails. */
-  async function completeFinished(): Promise<void> {
-    const completing = finished.splice(0)
-    await deps.store.jobs.complete(completing).catch((error: unknown) => {
-      finished.push(...completing)
+  /** Hands the finished jobs to a statement that deletes them; if it fails they wait for the next. */
+  async function deletingFinished<T>(statement: (ids: number[]) => Promise<T>): Promise<T> {
+    const ids = finished.splice(0)
+    try {
+      return await statement(ids)
+    } catch (error) {
+      finished.push(...ids)
       throw error
-    })
+    }
   }
 
   /** Fills now, once at a time; a wake during a fill fills those lanes again right after it. */
@@ -207,7 +205,7 @@ export function createJobRunner(deps: {
       if (timer) clearTimeout(timer)
       await filling
       await Promise.allSettled([...running, ...(draining ? [draining] : [])])
-      await completeFinished().catch((error: unknown) => deps.log.error({ err: error }, 'could not delete finished jobs; they run again when their lease ends'))
+      await deletingFinished((ids) => deps.store.jobs.complete(ids)).catch((error: unknown) => deps.log.error({ err: error }, 'could not delete finished jobs; they run again when their lease ends'))
     },
   }
 }
