@@ -2,11 +2,10 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'kysely'
-import { openTestDatabase, testDatabase } from '../support/harness.ts'
+import { childNodeFlags, migratedPgliteFolder, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('int8 money columns come back as plain numbers, and past 2^53 fail loudly', async () => {
   const database = await openTestDatabase()
@@ -32,20 +31,20 @@ const opener = (dir: string, hold: boolean) => `
 
 /** Opens the folder in a child process, as a second service would, and reports what happened. */
 function openInChild(dir: string): string {
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', opener(dir, false)], { encoding: 'utf8', timeout: 30_000 })
+  const child = spawnSync(process.execPath, [...childNodeFlags, '--input-type=module', '-e', opener(dir, false)], { encoding: 'utf8', timeout: 30_000 })
   return child.stdout + child.stderr
 }
 
 /** A child process that opens the folder and holds it until its stdin closes. */
 async function holdInChild(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', opener(dir, true)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...childNodeFlags, '--input-type=module', '-e', opener(dir, true)], { stdio: ['pipe', 'pipe', 'inherit'] })
   const [line] = (await once(child.stdout!, 'data')) as [Buffer]
   assert.equal(line.toString().trim(), 'opened')
   return child
 }
 
 test('a second process opening the same PGlite folder is refused with a clear message', { skip: testDatabase !== 'pglite' }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-lock-'))
+  const dir = await migratedPgliteFolder('pix-lock-')
   try {
     const holder = await holdInChild(dir)
     assert.match(openInChild(dir), /DataDirLockedError: the data folder .* is in use by another process \(pid \d+\)/)

@@ -15,16 +15,15 @@ import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService } from '../../src/service.ts'
 import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
-import { migrateToLatest } from '../../src/store/migrate.ts'
 import { createStore } from '../../src/store/store.ts'
-import { T0, openMigratedPglite, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { T0, childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
   const providerDb = await openMigratedPglite()
   // The provider keeps real time, as the service after the crash does.
   const provider = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
-  const dataDir = mkdtempSync(join(tmpdir(), 'pix-crash-'))
   const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
+  const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-crash-')) : await migratedPgliteFolder('pix-crash-')
   const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
   const env = {
     MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
@@ -34,7 +33,6 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
   try {
     // The merchant, written before the child owns the database (PGlite: one process per folder).
     const setup = await open()
-    await migrateToLatest(setup.db)
     const store = createStore(setup.db)
     const clock = createAdjustableClock(T0)
     const euid = (await provider.endUser('52998224725', 'Merchant')).euid
@@ -42,7 +40,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
     const token = (await issueToken({ store, clock }, { accountId: account.id })).token
     await setup.close()
 
-    const child = spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
     const exited = new Promise((resolve) => child.once('exit', resolve))
     const address = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {

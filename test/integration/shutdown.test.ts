@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openPglite, openPostgres } from '../../src/store/database.ts'
-import { openTestDatabase, testDatabase } from '../support/harness.ts'
+import { childNodeFlags, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('SIGTERM under load loses no acknowledged request', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pix-shutdown-'))
   const postgres = testDatabase === 'postgres' ? await openTestDatabase() : null
   try {
-    const child = spawn(process.execPath, ['src/main.ts'], {
+    const child = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], {
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', ...(postgres ? { DATABASE_URL: postgres.url! } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
