@@ -116,7 +116,9 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     return db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirstOrThrow()
   }
 
-  const app = Fastify({ logger: false })
+  // Closing drops the connections still open: a deposit reply held for a test (below) and then
+  // abandoned by its client kept a keep-alive socket counted as busy, and close() waited 70 s for it.
+  const app = Fastify({ logger: false, forceCloseConnections: true })
   let selfUrl = ''
 
   // Tests hold POST /deposit replies after the deposit is stored, to kill a client mid-call.
