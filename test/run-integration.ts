@@ -12,8 +12,9 @@ const halves = { pglite: 2, postgres: 4 } as const
 // A few test files share one process (--test-isolation=none), one after another: a process of
 // its own per file paid Node's start, the modules' loading and PGlite's WebAssembly set-up again
 // for each, a third of the PGlite half's CPU (measured: 194 → 142 s of CPU run one at a time).
-// In a shared process every file's top-level before() hooks run before its first test, so the
-// groups stay small: each file's service stays up until its group ends.
+// In a shared process the top-level before() hooks of all its files run before the first test
+// and their after() hooks after the last, so the groups stay small: each file's service stays up
+// until its group ends.
 const filesPerProcess = 4
 
 const files = readdirSync('test/integration').filter((name) => name.endsWith('.test.ts')).sort().map((name) => `test/integration/${name}`)

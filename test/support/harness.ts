@@ -75,10 +75,10 @@ function migratedPgliteSnapshotFile(): Promise<string> {
 }
 
 /**
- * A new data folder, as DATA_DIR names it, holding a migrated PGlite database: for the tests that
- * open a folder from several processes. Unpacking the dump spares the first of them PGlite's
- * initdb on a folder (4.5 s of CPU) and the migrations; a fresh folder's first start is what the
- * SIGTERM test runs.
+ * A new data folder, as DATA_DIR names it, holding a migrated PGlite database where openPglite
+ * keeps it (`<folder>/pglite`): for the tests that open a folder from several processes.
+ * Unpacking the dump spares the first of them PGlite's initdb on a folder (4.5 s of CPU) and the
+ * migrations; a fresh folder's first start is what the SIGTERM test runs.
  */
 export async function migratedPgliteFolder(prefix: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), prefix))
