@@ -14,13 +14,14 @@ export function chargesRepository(db: Kysely<Database>) {
     return charge
   }
 
-  // get-payment's read; the parameters are the id and the merchant's account.
+  // get-payment's read, by the primary key alone: with the merchant in the condition too, the
+  // planner may walk the merchant's index through all of its charges (it did on a new table), and
+  // a prepared statement keeps the plan it picked. The parameter is the id.
   const statusRows = compiledOnce(db, () =>
     db
       .selectFrom('charges')
-      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at'])
-      .where('id', '=', '')
-      .where('merchant_account_id', '=', 0),
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at', 'merchant_account_id'])
+      .where('id', '=', ''),
   )
 
   return {
@@ -81,9 +82,10 @@ export function chargesRepository(db: Kysely<Database>) {
       return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    /** What a status record shows of a charge, for its merchant only: get-payment's one narrow read. */
+    /** What a status record shows of a charge, for its merchant only (another's is not there): get-payment's one narrow read. */
     async statusForMerchant(id: string, merchantAccountId: number): Promise<ChargeStatusRow | undefined> {
-      return (await statusRows([id, merchantAccountId]))[0]
+      const row = (await statusRows([id]))[0]
+      return row?.merchant_account_id === merchantAccountId ? row : undefined
     },
 
     /** A charge as its merchant sees it: another account's charge is simply not there. */
