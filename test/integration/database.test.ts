@@ -80,3 +80,24 @@ test('an idle PostgreSQL connection killed by the server does not crash the proc
     await database.close()
   }
 })
+
+test('on PostgreSQL the hottest reads are prepared once per connection, and nothing else is', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  try {
+    const { openPostgres } = await import('../../src/store/database.ts')
+    const { createStore } = await import('../../src/store/store.ts')
+    // One connection, so the statements the store prepared are the ones this session sees.
+    const opened = await openPostgres(database.url!, 1)
+    const store = createStore(opened.db)
+    for (let i = 0; i < 2; i++) {
+      assert.equal(await store.charges.statusForMerchant('0'.repeat(32), 1), undefined)
+      assert.equal((await store.ledger.balances(1)).DEPIX, 0)
+    }
+    await store.accounts.ensure('someone@example.com', new Date())
+    const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements order by statement`.execute(opened.db)
+    assert.deepEqual(prepared.rows.map((row) => /from "(\w+)"/.exec(row.statement)?.[1]), ['account_balances', 'charges'])
+    await opened.close()
+  } finally {
+    await database.close()
+  }
+})
