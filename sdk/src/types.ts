@@ -77,8 +77,11 @@ export type ListPaymentsQuery = {
 export type BalanceRecord = {
   email: string
   balances: {
+    /** Centavos, and the same as `R$ 1.234,56`. */
     DEPIX: { available_cents: number; available_brl: string }
+    /** Satoshis, and the same in BTC with 8 decimals. */
     BTC: { available_sats: number; available_btc: string }
+    /** Millionths of a USDt (10^-6, whatever the name says), and the same with 6 decimals. */
     USDt: { available_cents_USDt: number; available_USDt: string }
   }
 }

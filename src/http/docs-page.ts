@@ -114,7 +114,7 @@ const text = {
     conceptsTitle: 'Conceitos',
     concepts: [
       '<b>Conta recebedora</b>: <code>email</code> na criação nomeia a conta que recebe o dinheiro. Ela é criada na primeira cobrança; o titular entra na Carteira (<code>/wallet</code>) com esse e-mail para ver o saldo. Pode ser a sua própria conta ou a de outra pessoa.',
-      '<b>Unidades</b>: <code>value</code> na requisição é em reais com ponto (<code>"10.50"</code>). <code>amount</code> e <code>value_in_cents</code> nas respostas e webhooks são centavos (<code>1050</code>). Saldos: DEPIX em centavos, BTC em satoshis, USDt em centavos de USDt.',
+      '<b>Unidades</b>: <code>value</code> na requisição é em reais com ponto (<code>"10.50"</code>). <code>amount</code> e <code>value_in_cents</code> nas respostas e webhooks são centavos (<code>1050</code>). Saldos: DEPIX em centavos, BTC em satoshis, USDt em milionésimos (10<sup>-6</sup>; o campo se chama <code>available_cents_USDt</code>), cada um ao lado do valor formatado.',
       '<b>Saldos</b>: <code>GET /api/get-balance</code> mostra o saldo disponível da conta dona do token. Cada depósito paga uma tarifa fixa de R$ 1,00; BTC e USDt são convertidos na cotação do momento (com 6 % e 2 % sobre a cotação). Pagamentos de terceiros ficam retidos 7 dias antes de entrar no saldo.',
       '<b>Limites</b>: sem <code>euid</code>, no máximo R$ 10,00 por cobrança; depois do primeiro pagamento, leia <code>payerEuid</code> e envie-o como <code>euid</code> (R$ 499,00 por cobrança, crescendo com o histórico).',
       '<b>Repetições seguras</b>: envie <code>Idempotency-Key</code> (o id do seu pedido). A mesma chave com o mesmo corpo devolve a mesma cobrança por 24 horas.',
@@ -146,7 +146,7 @@ const text = {
     conceptsTitle: 'Concepts',
     concepts: [
       '<b>Receiving account</b>: <code>email</code> at creation names the account that receives the money. It is opened on its first charge; its owner signs in to the Wallet (<code>/wallet</code>) with that e-mail to see the balance. It may be your own account or someone else\'s.',
-      '<b>Units</b>: <code>value</code> in requests is BRL with a dot (<code>"10.50"</code>). <code>amount</code> and <code>value_in_cents</code> in answers and webhooks are centavos (<code>1050</code>). Balances: DEPIX in centavos, BTC in satoshis, USDt in USDt cents.',
+      '<b>Units</b>: <code>value</code> in requests is BRL with a dot (<code>"10.50"</code>). <code>amount</code> and <code>value_in_cents</code> in answers and webhooks are centavos (<code>1050</code>). Balances: DEPIX in centavos, BTC in satoshis, USDt in millionths (10<sup>-6</sup>; the field is named <code>available_cents_USDt</code>), each beside the formatted amount.',
       '<b>Balances</b>: <code>GET /api/get-balance</code> shows what is available to the account that owns the token. Each deposit pays a fixed R$ 1,00 fee; BTC and USDt are converted at the quote of the moment (6 % and 2 % over it). Third-party payments are held 7 days before they count.',
       '<b>Limits</b>: without <code>euid</code>, at most R$ 10,00 per charge; after the first payment read <code>payerEuid</code> and send it as <code>euid</code> (R$ 499,00 per charge, growing with history).',
       '<b>Safe retries</b>: send <code>Idempotency-Key</code> (your order id). The same key with the same body answers the same charge for 24 hours.',

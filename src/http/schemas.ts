@@ -123,9 +123,18 @@ export const BalanceRecord = Type.Object(
   {
     email: Type.String({ description: "The token's own account: the balance credited to it." }),
     balances: Type.Object({
-      DEPIX: Type.Object({ available_cents: Type.Integer({ description: 'centavos' }), available_brl: Type.String({ description: 'BRL with a dot' }) }),
-      BTC: Type.Object({ available_sats: Type.Integer({ description: 'satoshis' }), available_btc: Type.String() }),
-      USDt: Type.Object({ available_cents_USDt: Type.Integer({ description: 'USDt cents' }), available_USDt: Type.String() }),
+      DEPIX: Type.Object({
+        available_cents: Type.Integer({ description: 'centavos' }),
+        available_brl: Type.String({ description: 'The same amount formatted as BRL: currency symbol, thousands dot, decimal comma (`R$ 1.234,56`; `-R$ 1,00` when negative).' }),
+      }),
+      BTC: Type.Object({
+        available_sats: Type.Integer({ description: 'satoshis' }),
+        available_btc: Type.String({ description: 'The same amount in BTC, 8 decimals with a dot (`0.00012345`).' }),
+      }),
+      USDt: Type.Object({
+        available_cents_USDt: Type.Integer({ description: 'Millionths of a USDt (10^-6), whatever the name says: 1 USDt is 1000000.' }),
+        available_USDt: Type.String({ description: 'The same amount in USDt, 6 decimals with a dot (`4.512345`).' }),
+      }),
     }),
   },
   {
@@ -133,7 +142,11 @@ export const BalanceRecord = Type.Object(
     description: 'Available balances only; credits held 7 days are not included until released.',
     examples: [{
       email: 'store@example.com',
-      balances: { DEPIX: { available_cents: 2500, available_brl: '25.00' }, BTC: { available_sats: 0, available_btc: '0.00000000' }, USDt: { available_cents_USDt: 0, available_USDt: '0.00' } },
+      balances: {
+        DEPIX: { available_cents: 123456, available_brl: 'R$ 1.234,56' },
+        BTC: { available_sats: 12345, available_btc: '0.00012345' },
+        USDt: { available_cents_USDt: 4512345, available_USDt: '4.512345' },
+      },
     }],
   },
 )

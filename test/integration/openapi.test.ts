@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { formatBrl, formatBtc, formatUsdt } from '../../src/domain/money.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 const skip = skipOnSecondDatabase
@@ -72,6 +73,14 @@ test('the document names its schemas, audiences, retries and webhooks', { skip }
   ])
   assert.match(document.components.schemas.ChargeRecord.properties.amount.description, /centavos/)
   assert.match(document.components.schemas.CreatePaymentRequest.properties.value.description, /BRL/)
+})
+
+test('the balance example reads as the service writes balances (decisions 5: USDt in 10^-6 units)', { skip }, () => {
+  const example = document.components.schemas.BalanceRecord.examples[0].balances
+  assert.equal(example.DEPIX.available_brl, formatBrl(example.DEPIX.available_cents))
+  assert.equal(example.BTC.available_btc, formatBtc(example.BTC.available_sats))
+  assert.equal(example.USDt.available_USDt, formatUsdt(example.USDt.available_cents_USDt))
+  assert.match(document.components.schemas.BalanceRecord.properties.balances.properties.USDt.properties.available_cents_USDt.description, /10\^-6/)
 })
 
 test('a program typed by openapi-typescript from the document compiles, and a wrong one does not', { skip }, () => {
