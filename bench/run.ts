@@ -133,6 +133,12 @@ try {
   }
   const createAgainstFloor = 'POST /api/create-payment against the bare create'
   const paymentAgainstPrepared = 'GET /api/get-payment against the prepared bare read'
+  // Every ratio the rounds measure, as [scenario, ceiling]: the targets' and two more for the text.
+  const ratios: Record<string, [string, string]> = {
+    ...Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, [name, target.ceiling]])),
+    [createAgainstFloor]: ['POST /api/create-payment', bareCreate],
+    [paymentAgainstPrepared]: ['GET /api/get-payment', bareReadPrepared],
+  }
   // The machine's speed drifts within a run (and between runs far more): each round measures the
   // ceilings and the scenarios back to back, and a goal's ratio is the median of its rounds.
   const ratioRounds: Record<string, number[]> = {}
@@ -144,9 +150,7 @@ try {
     for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
       roundRps[scenario.name] = (await load({ ...scenario.request, connections, duration: roundSeconds })).requestsPerSecond
     }
-    for (const [name, target] of Object.entries(targets)) (ratioRounds[name] ??= []).push(roundRps[name]! / roundRps[target.ceiling]!)
-    ;(ratioRounds[createAgainstFloor] ??= []).push(roundRps['POST /api/create-payment']! / roundRps[bareCreate]!)
-    ;(ratioRounds[paymentAgainstPrepared] ??= []).push(roundRps['GET /api/get-payment']! / roundRps[bareReadPrepared]!)
+    for (const [name, [scenario, ceiling]] of Object.entries(ratios)) (ratioRounds[name] ??= []).push(roundRps[scenario]! / roundRps[ceiling]!)
     process.stdout.write(`round ${round + 1}: ${Object.entries(ratioRounds).map(([name, ratios]) => `${name} ${(ratios.at(-1)! * 100).toFixed(1)} %`).join(', ')}\n`)
   }
   const medianRatio = (name: string) => [...ratioRounds[name]!].sort((a, b) => a - b)[Math.floor(rounds / 2)]!
