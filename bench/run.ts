@@ -54,7 +54,7 @@ bare.get('/bare', async () => bareBody)
 const pool = new pg.Pool({ connectionString: dbUrl.href, max: 10 })
 closeAfter.push(() => pool.end())
 let readChargeId = ''
-const readText = 'select id, status, payer_name, payer_tax_number, payer_euid, value_cents, updated_at from charges where id = $1'
+const readText = 'select id, status, payer_name, payer_tax_number, payer_euid, value_cents, paid_cents, updated_at from charges where id = $1'
 bare.get('/bare-read', async () => (await pool.query(readText, [readChargeId])).rows[0])
 // The same read prepared once per connection, as the service prepares its hottest reads: this
 // shows how much of the service's figure the database's parse and plan account for.
@@ -92,7 +92,7 @@ try {
   }
   await post('/sandbox/accounts', { email: 'bench@example.com', tax_number: '52998224725' })
   const { token } = await post('/sandbox/accounts/bench@example.com/tokens', {})
-  const createBody = { value: '10.00', email: 'customer@example.com', tax_number: '11144477735' }
+  const createBody = { value: '10.00', email: 'customer@example.com', tax_number: '11144477735', payer_name: 'Bench Payer' }
   const charge = await post('/api/create-payment', createBody, { 'x-api-token': token })
   const auth = { 'x-api-token': token }
 

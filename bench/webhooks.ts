@@ -36,7 +36,7 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
     const payer = generateCpf()
     const created = await fetch(`${serviceUrl}/api/create-payment`, {
       method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify({ value: '10.00', email, tax_number: payer, webhook_url: webhookUrl }),
+      body: JSON.stringify({ value: '10.00', email, tax_number: payer, payer_name: 'Bench Payer', webhook_url: webhookUrl }),
     }).then((response) => response.json() as Promise<{ id: string }>)
     return { id: created.id, payer, depositId: (await service.store.charges.findById(created.id))!.provider_deposit_id }
   }

@@ -1,5 +1,7 @@
 // Every environment variable the service reads, parsed and validated in one place.
 import { defaultPayerLadder, parseLadder, type LadderStep } from './domain/payer-limits.ts'
+import { DEFAULT_QUOTE_BAND_PERCENT } from './domain/quotes.ts'
+import { parsePriceSource, type PriceFormat } from './prices/ticker.ts'
 
 export type Mode = 'sandbox' | 'production'
 
@@ -25,8 +27,12 @@ export type Config = {
   providerDelayHours: number
   /** The sandbox fake's floor on that delay, as Eulen enforces one (0: none). */
   sandboxMinimumDelayHours: number
-  /** Public ticker for BRL prices of BTC and USDt (Binance's spot ticker format). */
-  priceSourceUrl: string
+  /** The sandbox fake refuses a tax number it does not know sent without the payer's name, as Eulen does. */
+  sandboxRequireName: boolean
+  /** Public tickers for BRL prices of BTC and USDt: the primary, then the one that checks it, if any. */
+  priceSources: Array<{ format: PriceFormat; url: string }>
+  /** How far (percent) a fetched price may stray from the last accepted one or the second source. */
+  quoteBandPercent: number
   /** The oldest price a conversion may use when the source stops answering. */
   quoteMaxAgeMs: number
   /** Requests per minute per API token (per instance); 0 switches the limit off. */
@@ -63,6 +69,19 @@ function positiveInteger(env: Env, name: string, fallback: number): number {
   if (raw === null) return fallback
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
   return Number(raw)
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env, name)
+  if (raw === null) return fallback
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be "on" or "off", got "${raw}"`)
+  return raw === 'on'
+}
+
+/** A price source: a URL in Binance's ticker format, or "mercadobitcoin:<url>". */
+function priceSource(name: string, value: string): { format: PriceFormat; url: string } {
+  const source = parsePriceSource(value)
+  return { format: source.format, url: absoluteUrl(name, source.url) }
 }
 
 function absoluteUrl(name: string, value: string): string {
@@ -133,10 +152,15 @@ export function loadConfig(env: Env = process.env): Config {
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
-    priceSourceUrl: absoluteUrl('PRICE_SOURCE_URL', nonEmpty(env, 'PRICE_SOURCE_URL') ?? 'https://api.binance.com/api/v3/ticker/price'),
+    priceSources: [
+      priceSource('PRICE_SOURCE_URL', nonEmpty(env, 'PRICE_SOURCE_URL') ?? 'https://api.binance.com/api/v3/ticker/price'),
+      ...(nonEmpty(env, 'PRICE_CHECK_SOURCE_URL') === null ? [] : [priceSource('PRICE_CHECK_SOURCE_URL', nonEmpty(env, 'PRICE_CHECK_SOURCE_URL')!)]),
+    ],
+    quoteBandPercent: positiveInteger(env, 'QUOTE_BAND_PERCENT', DEFAULT_QUOTE_BAND_PERCENT),
     quoteMaxAgeMs: positiveInteger(env, 'QUOTE_MAX_AGE_SECONDS', 120) * 1000,
     providerDelayHours: positiveInteger(env, 'PROVIDER_DELAY_HOURS', mode === 'production' ? 24 : 0),
     sandboxMinimumDelayHours: positiveInteger(env, 'SANDBOX_PROVIDER_MIN_DELAY_HOURS', 0),
+    sandboxRequireName: onOff(env, 'SANDBOX_PROVIDER_REQUIRE_NAME', true),
     authFailuresPerMinute: positiveInteger(env, 'AUTH_FAILURES_PER_MINUTE', 60),
     http: {
       requestTimeoutMs: positiveInteger(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000),

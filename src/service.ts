@@ -7,6 +7,7 @@ import { systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
+import { sweepPlans } from './domain/reconciliation.ts'
 import { createTokenCache } from './app/token-cache.ts'
 import { buildApp } from './http/app.ts'
 import { jobHandlers } from './jobs/handlers.ts'
@@ -51,15 +52,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
     let provider: PaymentProvider
     let sandbox: SandboxParts | undefined
     let mailer: Mailer
-    let priceSource: PriceSource
+    let priceSources: PriceSource[]
     if (config.mode === 'sandbox') {
       const parts = await startSandbox({ config, database, closers, takeProviderToken, ...(options.clock ? { clock: options.clock } : {}) })
-      ;({ provider, mailer, priceSource, sandbox } = parts)
+      ;({ provider, mailer, priceSources, sandbox } = parts)
       clock = parts.sandbox.clock
     } else {
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }), takeProviderToken)
       mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
-      priceSource = createTickerPriceSource({ url: config.priceSourceUrl, timeoutMs: config.providerTimeoutMs })
+      priceSources = config.priceSources.map((source) => createTickerPriceSource({ ...source, timeoutMs: config.providerTimeoutMs }))
     }
     closers.push(() => mailer.close())
 
@@ -68,7 +69,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
     const providerWebhookSecret = config.providerWebhookSecret ?? randomBytes(24).toString('base64url')
     const tokenCache = createTokenCache(config.tokenCacheMs)
-    const quotes = createQuoteBook({ store, clock, priceSource, maxAgeMs: config.quoteMaxAgeMs, log: { warn: (details, message) => app?.log.warn(details, message) } })
+    const quotes = createQuoteBook({ store, clock, sources: priceSources, maxAgeMs: config.quoteMaxAgeMs, bandPercent: config.quoteBandPercent, log: { warn: (details, message) => app?.log.warn(details, message) } })
     // The runner logs through the app's logger, which exists once the app is built below.
     let app: Awaited<ReturnType<typeof buildApp>> | undefined
     const jobs = createJobRunner({
@@ -77,7 +78,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
         store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
-        sweepLookbackMs: (config.providerDelayHours + 1) * 3_600_000, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+        sweepPlans: sweepPlans(config.providerDelayHours), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
     // Work committed by any instance wakes this one's runner at once.

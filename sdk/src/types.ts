@@ -56,6 +56,8 @@ export type ChargeRecord = {
   payerEuid: string | null
   /** centavos */
   amount: number
+  /** What the payer paid, in centavos, as the provider reported it; null before payment. */
+  paidAmount: number | null
   updatedAt: string
 }
 
@@ -105,6 +107,8 @@ export type WebhookEvent = {
   email: string
   /** centavos */
   value_in_cents: number
+  /** What the payer paid, in centavos; null before payment. */
+  paid_in_cents: number | null
   payer_euid: string | null
   event: WebhookEventName
   status: ChargeStatus

@@ -1,38 +1,55 @@
 // The one executor of the charge state machine's decisions (domain/charge.ts#decideCharge): inside
-// the caller's transaction, with the charge and its account locked, it writes the new status and
-// carries out the effects: ledger postings, the release job, identity bindings and blocks, the
-// merchant's webhook. It decides nothing.
+// the caller's transaction, with the charge, its account and its payer's identities locked
+// (app/move-charge.ts), it writes the new status and carries out the effects: ledger postings in
+// the amounts the decision carries, the release job, claw-back reports, refund obligations,
+// identity bindings and blocks, the merchant's webhook. It decides nothing.
 import { randomBytes } from 'node:crypto'
 import type { Updateable } from 'kysely'
-import { THIRD_PARTY_HOLD_SECONDS, type ChargeDecision, type ChargeView, type WebhookEventName } from '../domain/charge.ts'
-import { creditPosting, medDebitPosting, releasePosting } from '../domain/ledger.ts'
+import { THIRD_PARTY_HOLD_SECONDS, type ChargeDecision, type ChargeEffect, type ChargeView, type WebhookEventName } from '../domain/charge.ts'
+import { clawbackPosting, creditPosting, refundOwedPosting, refundSettledPosting, releasePosting } from '../domain/ledger.ts'
+import { decidePayerBinding } from '../domain/payer-binding.ts'
 import { isMaskedTaxNumber } from '../domain/tax-number.ts'
-import type { Charge, ChargesTable } from '../store/schema.ts'
+import type { Charge, ChargesTable, Refund } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
-import type { Quote } from './quote-book.ts'
 
-export function chargeView(charge: Charge): ChargeView {
-  return { status: charge.status, valueCents: charge.value_cents, informedEuid: charge.informed_euid, informedTaxNumber: charge.informed_tax_number, webhookEvents: charge.webhook_events }
+/** The charge as the state machine sees it; `refund` is its refund obligation, if any. */
+export function chargeView(charge: Charge, refund: Refund | undefined): ChargeView {
+  return {
+    status: charge.status,
+    valueCents: charge.value_cents,
+    currency: charge.currency,
+    informedEuid: charge.informed_euid,
+    informedTaxNumber: charge.informed_tax_number,
+    webhookEvents: charge.webhook_events,
+    paidCents: charge.paid_cents,
+    creditedUnits: charge.credited_units,
+    quoteMicros: charge.quote_micros,
+    takenBackCents: charge.taken_back_cents,
+    takenBackUnits: charge.taken_back_units,
+    clawback: charge.clawback,
+    refundOwedCents: refund?.owed_cents ?? null,
+  }
 }
+
+export type Dispute = { taxNumber: string | null; euid: string | null; reason: string; by: string }
 
 export type DecisionContext = {
   now: Date
-  /** The quote asked for before the transaction, for a conversion. */
-  quote: Quote | null
   /** The provider status that caused the move, kept on the charge. */
   providerStatus?: string
-  /** Who a MED names, and why, for the blocks. */
-  dispute?: { taxNumber: string | null; euid: string | null; reason: string; by: string }
+  /** Why a claw-back blocks, and whom it names beyond the charge's own payer (a MED's report). */
+  dispute?: { reason: string; taxNumber?: string | null; euid?: string | null }
+  /** The provider's report behind a claw-back: what makes it the same report again, and its body. */
+  clawbackReport?: { key: string; principalCents: number | null; body: unknown }
+  /** Who acted (an operator), for refund obligations and their settlement. */
+  actor?: string
+  /** The reference of a refund paid outside (a bank receipt). */
+  refundReference?: string
 }
 
 /** Blocks the charge's e-mail and the payer's identities; each is recorded once. */
-export async function blockIdentities(
-  store: Store,
-  charge: Charge | null,
-  dispute: { taxNumber: string | null; euid: string | null; reason: string; by: string },
-  now: Date,
-): Promise<void> {
+export async function blockIdentities(store: Store, charge: Charge | null, dispute: Dispute, now: Date): Promise<void> {
   const account = charge ? await store.accounts.findById(charge.account_id) : undefined
   const identities = [
     ['email', account?.email ?? null],
@@ -59,6 +76,7 @@ async function queueWebhook(store: Store, charge: Charge, event: WebhookEventNam
     payment_id: charge.id,
     email: account?.email ?? '',
     value_in_cents: charge.value_cents,
+    paid_in_cents: charge.paid_cents,
     payer_euid: charge.payer_euid,
     event,
     status: charge.status,
@@ -67,83 +85,114 @@ async function queueWebhook(store: Store, charge: Charge, event: WebhookEventNam
   await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: new URL(charge.webhook_url).host }, now, now)
 }
 
-/**
- * The payer's identities bind to the receiving account (an identity already bound keeps its
- * account). The owner's own purchase, paid with the owner's tax number, gives the account its
- * EUID and so the right to issue a token; without an EUID from the provider the account is left
- * "unidentified" for support.
- */
+/** The payer's identities bind to the receiving account, and the account's own identity follows (domain/payer-binding.ts). */
 async function bindPayer(store: Store, charge: Charge, now: Date): Promise<void> {
-  if (charge.payer_euid !== null) await store.identities.bind('euid', charge.payer_euid, charge.account_id, now)
-  if (charge.payer_tax_number !== null && !isMaskedTaxNumber(charge.payer_tax_number)) {
-    await store.identities.bind('tax_number', charge.payer_tax_number, charge.account_id, now)
-  }
   const account = await store.accounts.findById(charge.account_id)
-  if (!account || account.kyc === 'verified' || account.owner_tax_number === null || charge.payer_tax_number !== account.owner_tax_number) return
-  if (charge.payer_euid !== null) {
-    const owner = await store.identities.boundAccount('euid', charge.payer_euid)
-    if (owner === undefined || owner === account.id) {
-      await store.accounts.update(account.id, { euid: charge.payer_euid, kyc: 'verified' })
-      return
+  if (!account) return
+  const binding = decidePayerBinding({
+    accountId: account.id,
+    account: { kyc: account.kyc, ownerTaxNumber: account.owner_tax_number },
+    payer: { euid: charge.payer_euid, taxNumber: charge.payer_tax_number },
+    euidBoundTo: charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
+  })
+  for (const identity of binding.bind) await store.identities.bind(identity.kind, identity.value, account.id, now)
+  if (binding.account) await store.accounts.update(account.id, binding.account)
+}
+
+/** What arrived, when the charge did not know it yet: support entered it for this decision. */
+const paidFromSupport = (charge: Charge, arrivedCents: number): Updateable<ChargesTable> =>
+  charge.paid_cents === null ? { paid_cents: arrivedCents, paid_source: 'support' } : {}
+
+/** Carries out one effect that writes money or records; returns what it changes on the charge row. */
+async function carryOut(store: Store, charge: Charge, effect: ChargeEffect, context: DecisionContext): Promise<Updateable<ChargesTable>> {
+  const { now } = context
+  switch (effect.kind) {
+    case 'credit': {
+      await store.ledger.post(creditPosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, arrivedCents: effect.arrivedCents, units: effect.units, held: effect.held }), charge.id, now)
+      const releaseAt = effect.held ? new Date(now.getTime() + THIRD_PARTY_HOLD_SECONDS * 1000) : null
+      if (releaseAt) await store.jobs.enqueue('release_hold', { chargeId: charge.id }, releaseAt, now)
+      return {
+        ...paidFromSupport(charge, effect.arrivedCents),
+        credited_units: effect.units,
+        confirmed_at: now,
+        release_at: releaseAt,
+        ...(effect.quote ? { quote_micros: effect.quote.micros, quote_source: effect.quote.source, quote_at: effect.quote.at } : {}),
+      }
     }
+    case 'release_credit':
+      await store.ledger.post(releasePosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, units: effect.units }), charge.id, now)
+      return {}
+    case 'take_back':
+      await store.ledger.post(clawbackPosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, from: effect.from, step: effect.step }), charge.id, now)
+      return { taken_back_cents: effect.step.takenBackCents, taken_back_units: effect.step.takenBackUnits }
+    case 'record_clawback': {
+      const report = context.clawbackReport ?? { key: `status:${effect.clawback}`, principalCents: null, body: { status: effect.clawback } }
+      await store.clawbacks.record({
+        charge_id: charge.id,
+        report_key: report.key,
+        kind: effect.clawback,
+        principal_cents: report.principalCents,
+        taken_back_cents: effect.takenBackCents,
+        charge_status: charge.status,
+        report: report.body,
+        reported_at: now,
+      })
+      return { clawback: effect.clawback, taken_back_cents: effect.takenBackCents }
+    }
+    case 'owe_refund':
+      await store.ledger.post(refundOwedPosting({ id: charge.id, amountCents: effect.amountCents }), charge.id, now)
+      await store.refunds.open({
+        id: `ref_${randomBytes(12).toString('hex')}`,
+        charge_id: charge.id,
+        amount_cents: effect.amountCents,
+        owed_cents: effect.amountCents,
+        payer_name: charge.payer_name,
+        payer_tax_number: charge.payer_tax_number,
+        status: 'owed',
+        created_by: context.actor ?? 'operator',
+        created_at: now,
+      })
+      return paidFromSupport(charge, effect.arrivedCents)
+    case 'settle_refund': {
+      const refund = await store.refunds.findByCharge(charge.id)
+      if (!refund) throw new Error(`charge ${charge.id} owes no refund to settle`)
+      await store.ledger.post(refundSettledPosting({ id: charge.id, amountCents: effect.amountCents, by: effect.by, owedAfter: effect.owedAfter }), charge.id, now)
+      await store.refunds.update(refund.id, {
+        owed_cents: effect.owedAfter,
+        paid_by_us_cents: refund.paid_by_us_cents + (effect.by === 'us' ? effect.amountCents : 0),
+        ...(effect.owedAfter === 0
+          ? { status: effect.by === 'us' ? 'paid' : 'taken_back', settled_at: now, settled_by: effect.by === 'us' ? (context.actor ?? 'operator') : 'provider', reference: context.refundReference ?? null }
+          : {}),
+      })
+      return {}
+    }
+    case 'block_identities':
+      await blockIdentities(store, charge, {
+        taxNumber: context.dispute?.taxNumber ?? charge.payer_tax_number,
+        euid: context.dispute?.euid ?? charge.payer_euid,
+        reason: context.dispute?.reason ?? `claw-back on payment ${charge.id}`,
+        by: 'provider',
+      }, now)
+      return {}
+    case 'bind_payer':
+    case 'queue_webhook':
+      return {}
   }
-  await store.accounts.update(account.id, { kyc: 'unidentified' })
 }
 
 export async function applyChargeDecision(store: Store, charge: Charge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext): Promise<Charge> {
-  const { now } = context
   const values: Updateable<ChargesTable> = {
     status: decision.to,
-    updated_at: now,
+    updated_at: context.now,
     ...(decision.holdReason === undefined ? {} : { hold_reason: decision.holdReason }),
     ...(context.providerStatus === undefined ? {} : { provider_status: context.providerStatus }),
   }
-  for (const effect of decision.effects) {
-    switch (effect.kind) {
-      case 'credit': {
-        if (charge.currency !== 'DEPIX' && context.quote === null) throw new Error(`a ${charge.currency} credit needs a quote`)
-        const quoteCents = charge.currency === 'DEPIX' ? null : context.quote!.cents
-        const { posting, credited } = creditPosting({
-          id: charge.id,
-          accountId: charge.account_id,
-          // What arrived (decisions 13); the charge value when the provider never said.
-          valueCents: charge.paid_cents ?? charge.value_cents,
-          currency: charge.currency,
-          quoteCents,
-          held: effect.held,
-        })
-        await store.ledger.post(posting, charge.id, now)
-        const releaseAt = effect.held ? new Date(now.getTime() + THIRD_PARTY_HOLD_SECONDS * 1000) : null
-        Object.assign(values, { credited_units: credited, confirmed_at: now, release_at: releaseAt })
-        if (quoteCents !== null) Object.assign(values, { quote_cents: quoteCents, quote_source: context.quote!.source, quote_at: context.quote!.at })
-        if (releaseAt) await store.jobs.enqueue('release_hold', { chargeId: charge.id }, releaseAt, now)
-        break
-      }
-      case 'release_credit':
-        await store.ledger.post(releasePosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, credited: charge.credited_units ?? 0 }), charge.id, now)
-        break
-      case 'take_back_credit':
-        if (charge.credited_units !== null) {
-          await store.ledger.post(
-            medDebitPosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, credited: charge.credited_units, held: effect.held }),
-            charge.id,
-            now,
-          )
-        }
-        break
-      case 'block_identities':
-        await blockIdentities(store, charge, context.dispute ?? { taxNumber: charge.payer_tax_number, euid: charge.payer_euid, reason: `MED on payment ${charge.id}`, by: 'provider' }, now)
-        break
-      case 'bind_payer':
-      case 'queue_webhook':
-        break
-    }
-  }
+  for (const effect of decision.effects) Object.assign(values, await carryOut(store, charge, effect, context))
   const updated = await store.charges.update(charge.id, values)
   // These read the charge as it now is: its status is in the webhook body, its payer is bound.
   for (const effect of decision.effects) {
-    if (effect.kind === 'bind_payer') await bindPayer(store, updated, now)
-    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, effect.event, now)
+    if (effect.kind === 'bind_payer') await bindPayer(store, updated, context.now)
+    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, effect.event, context.now)
   }
   return updated
 }

@@ -1,17 +1,16 @@
-// The provider says something about a deposit (webhook, reconciliation or sweep). In one
-// transaction, with the charge locked: keep what it says about the payer, gather the facts, ask
-// the state machine (domain/charge.ts#decideCharge) what follows, and let the executor write it.
-// Duplicates and stale reports change nothing.
+// The provider says something about a deposit (webhook, reconciliation or sweep): keep what it
+// says about the payer and the amount, gather the facts of the checks under the identity's lock,
+// and let the state machine decide (app/move-charge.ts). Duplicates and stale reports change
+// nothing; a deposit that matches no charge is kept for support.
 import type { Clock } from '../clock.ts'
-import { decideCharge, taxNumberMatches, type ChargeStatus } from '../domain/charge.ts'
+import { awaitsArrival, taxNumberMatches, type ChargeEvent } from '../domain/charge.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { applyChargeDecision, chargeView } from './apply-charge-decision.ts'
-import type { Quote, QuoteBook } from './quote-book.ts'
-
-export type ProviderEventOutcome = { chargeId: string | null; status: ChargeStatus | null; changed: boolean }
+import { moveCharge, type MoveResult } from './move-charge.ts'
+import type { QuoteBook } from './quote-book.ts'
+import type { Quote } from '../domain/quotes.ts'
 
 /** The payer's full tax number: as reported, or the informed one when a masked report matches it. */
 function payerTaxNumber(charge: Charge, reported: string | null): string | null {
@@ -21,57 +20,60 @@ function payerTaxNumber(charge: Charge, reported: string | null): string | null 
   return charge.payer_tax_number ?? reported
 }
 
-/** The quote for a report that may credit a conversion, asked before the transaction (an HTTP call). */
-async function quoteForReport(deps: { store: Store; quotes: QuoteBook }, report: ProviderDeposit): Promise<Quote | null> {
+/** The quote for a delivery that may credit a conversion, asked before the transaction (an HTTP call). */
+async function quoteForDelivery(deps: { store: Store; quotes: QuoteBook }, report: ProviderDeposit): Promise<Quote | null> {
   if (report.status !== 'depix_sent') return null
   const [charge] = await deps.store.charges.findByDepositIds([report.qrId])
-  return charge ? deps.quotes.at(charge.currency) : null
+  return charge && charge.currency !== 'DEPIX' && awaitsArrival(charge.status) ? deps.quotes.at(charge.currency) : null
 }
 
-export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit): Promise<ProviderEventOutcome> {
-  const quote = await quoteForReport(deps, report)
-  return deps.store.transaction(async (store) => {
-    const locked = await store.charges.lockByDepositId(report.qrId)
-    const now = deps.clock.now()
-    if (!locked) {
-      // Not ours, or ours but lost: kept for support, never only logged.
-      await store.unknownDeposits.record(report, 'webhook', now)
-      return { chargeId: null, status: null, changed: false }
-    }
+/** What the provider tells us about the payer, and what arrived, kept as soon as it is known. */
+async function keepReported(store: Store, charge: Charge, report: ProviderDeposit, now: Date): Promise<Charge> {
+  const arrivedNow = report.status === 'depix_sent' && report.valueInCents !== null && charge.paid_cents === null
+  const reported = {
+    payer_name: report.payerName ?? charge.payer_name,
+    payer_tax_number: payerTaxNumber(charge, report.payerTaxNumber),
+    payer_euid: report.payerEuid ?? charge.payer_euid,
+    bank_tx_id: report.bankTxId ?? charge.bank_tx_id,
+    blockchain_tx_id: report.blockchainTxId ?? charge.blockchain_tx_id,
+    // What arrived, as the report that delivers the money states it: the credit is computed from it.
+    paid_cents: arrivedNow ? report.valueInCents : charge.paid_cents,
+    paid_source: arrivedNow ? 'provider' as const : charge.paid_source,
+  }
+  if ((Object.keys(reported) as Array<keyof typeof reported>).every((key) => reported[key] === charge[key])) return charge
+  return store.charges.update(charge.id, { ...reported, updated_at: now })
+}
 
-    // What the provider tells us about the payer is kept as soon as it is known.
-    let charge = locked
-    const reported = {
-      payer_name: report.payerName ?? charge.payer_name,
-      payer_tax_number: payerTaxNumber(charge, report.payerTaxNumber),
-      payer_euid: report.payerEuid ?? charge.payer_euid,
-      bank_tx_id: report.bankTxId ?? charge.bank_tx_id,
-      blockchain_tx_id: report.blockchainTxId ?? charge.blockchain_tx_id,
-      // What arrived, as the report that delivers the money states it: the credit is computed from it.
-      paid_cents: report.status === 'depix_sent' && report.valueInCents !== null && charge.paid_cents === null ? report.valueInCents : charge.paid_cents,
-    }
-    if ((Object.keys(reported) as Array<keyof typeof reported>).some((key) => reported[key] !== charge[key])) {
-      charge = await store.charges.update(charge.id, { ...reported, updated_at: now })
-    }
+/** The event a report is, with the checks' facts when it delivers the money. */
+async function eventOf(store: Store, charge: Charge, report: ProviderDeposit, quote: Quote | null): Promise<ChargeEvent | null> {
+  if (report.status === null) return null
+  if (report.status !== 'depix_sent') return { kind: 'provider_status', status: report.status }
+  const account = await store.accounts.findById(charge.account_id)
+  const blocked = await store.identities.blockedKinds({ email: account?.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
+  const boundTo = [
+    charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
+    charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
+  ]
+  return {
+    kind: 'money_arrived',
+    // What arrived as kept on the charge: the first delivery's word.
+    report: { valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
+    facts: { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quote },
+  }
+}
 
-    const account = await store.accounts.findById(charge.account_id)
-    const blocked = await store.identities.blockedKinds({ email: account?.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
-    const boundTo = [
-      charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
-      charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
-    ]
-    const decision = decideCharge(
-      chargeView(charge),
-      { kind: 'provider_report', report: { status: report.status, valueInCents: report.valueInCents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number } },
-      { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quoteAvailable: charge.currency === 'DEPIX' || quote !== null },
-    )
-    if (decision.kind !== 'move') return { chargeId: charge.id, status: charge.status, changed: charge !== locked }
-    const updated = await applyChargeDecision(store, charge, decision, {
-      now,
-      quote,
-      providerStatus: report.status,
-      dispute: { taxNumber: charge.payer_tax_number, euid: charge.payer_euid, reason: 'refunded by the provider after credit', by: 'provider' },
-    })
-    return { chargeId: charge.id, status: updated.status, changed: true }
+export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit, seenBy: 'webhook' | 'sweep' = 'webhook'): Promise<MoveResult> {
+  const quote = await quoteForDelivery(deps, report)
+  const result = await moveCharge(deps, { depositId: report.qrId }, {
+    record: (store, charge, now) => keepReported(store, charge, report, now),
+    event: (store, charge) => eventOf(store, charge, report, quote),
+    context: {
+      providerStatus: report.statusText,
+      dispute: { reason: `${report.statusText} reported by the provider` },
+      clawbackReport: { key: `status:${report.statusText}`, principalCents: null, body: report },
+    },
   })
+  // Not ours, or ours but lost: kept for support, never only logged.
+  if (result.kind === 'not_found') await deps.store.unknownDeposits.record(report, seenBy, deps.clock.now())
+  return result
 }

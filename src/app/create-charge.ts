@@ -8,17 +8,17 @@ import { DomainError } from '../domain/errors.ts'
 import { payerLimitCents, type LadderStep } from '../domain/payer-limits.ts'
 import { formatBrl } from '../domain/money.ts'
 import {
+  ProviderBusyError,
   ProviderRejectedError,
   ProviderReplyLostError,
   ProviderUnavailableError,
   type PaymentProvider,
 } from '../provider/provider.ts'
-import { ProviderLimitReachedError } from '../provider/rate-limits.ts'
 import type { Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
-import { reconcileDelayMs } from './reconcile-charge.ts'
+import { nextAsk } from './reconcile-charge.ts'
 
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
 export const RETRY_AFTER_PROVIDER_FAILURE_SECONDS = 5
@@ -120,7 +120,8 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
       }
       throw new DomainError('provider_rejected', { message: `The payment provider refused the charge: ${error.message}` })
     }
-    if (error instanceof ProviderLimitReachedError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
+    // "Not now", from the provider (429) or from our share of its limits: nothing was made.
+    if (error instanceof ProviderBusyError) throw new DomainError('provider_unavailable', { retryAfterSeconds: error.retryAfterSeconds })
     if (error instanceof ProviderUnavailableError) {
       // Only a reply that never came can hide a deposit; a provider that answered "unavailable" made none.
       if (error instanceof ProviderReplyLostError) await lookForLostDeposit(deps, request.valueCents, askedAt)
@@ -180,7 +181,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
     // Time-driven work is queued with the charge itself, so it survives restarts.
     [
       { kind: 'expire_charge', payload: { chargeId: id }, runAt: expiresAt },
-      { kind: 'reconcile_charge', payload: { chargeId: id }, runAt: new Date(createdAt.getTime() + reconcileDelayMs(0)) },
+      { kind: 'reconcile_charge', payload: { chargeId: id }, runAt: nextAsk({ status: 'waiting_payment', created_at: createdAt, confirmed_at: null }, createdAt)! },
     ],
   )
   try {

@@ -12,6 +12,8 @@ export type ChargeRecord = {
   payerTaxNumber: string | null
   payerEuid: string | null
   amount: number
+  /** What the payer paid, in centavos, as the provider reported it (decisions 14); null before payment. */
+  paidAmount: number | null
   updatedAt: string
 }
 
@@ -23,6 +25,7 @@ export function toChargeRecord(charge: ChargeStatusRow): ChargeRecord {
     payerTaxNumber: charge.payer_tax_number === null ? null : maskTaxNumber(charge.payer_tax_number),
     payerEuid: charge.payer_euid,
     amount: charge.value_cents,
+    paidAmount: charge.paid_cents,
     updatedAt: charge.updated_at.toISOString(),
   }
 }

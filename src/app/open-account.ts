@@ -2,7 +2,8 @@
 // tax number the provider returned their EUID: the account is identified and may issue tokens.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
-import type { Account, AccountKyc } from '../store/schema.ts'
+import type { AccountKyc } from '../domain/payer-binding.ts'
+import type { Account } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 
 export type OpenAccountRequest = {

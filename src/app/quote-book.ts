@@ -1,40 +1,64 @@
 // The BRL price a BTC or USDt credit is converted at: "the quote at the moment" of confirmation
-// (spec section 1). The operator's override (PUT /ops/quotes) wins while it is set; otherwise the
-// price source is asked now, and when it cannot answer, its last answer serves while younger than
-// the maximum age. No fresh quote: the payment is held (quote_unavailable), never converted at a
-// stale price. Asked before the confirming transaction, so no HTTP call holds database locks.
+// (spec section 1), kept sane (decisions 14). The operator's override wins until it expires;
+// otherwise the price source is asked now (its last answer serves while younger than the maximum
+// age), and a price more than the band away from the last accepted one, or from the second
+// source when one answers, is not used. No usable price: the payment is held (quote_unavailable),
+// never converted at a stale or wild price. Asked before the confirming transaction, so no HTTP
+// call holds database locks.
 import type { Clock } from '../clock.ts'
-import type { PriceSource, Prices } from '../prices/ticker.ts'
+import { priceRejection, type Quote, type QuotedCurrency } from '../domain/quotes.ts'
 import type { Currency } from '../domain/money.ts'
+import type { PriceSource, Prices } from '../prices/ticker.ts'
 import type { Store } from '../store/store.ts'
 
-export type Quote = { cents: number; source: 'override' | 'ticker'; at: Date }
-
-/** The quote a credit in `currency` converts at; null for DEPIX, which needs none, or when none is fresh. */
+/** The quote a credit in `currency` converts at; null for DEPIX, which needs none, or when none may be used. */
 export type QuoteBook = { at(currency: Currency): Promise<Quote | null> }
+
+type Log = { warn: (details: object, message: string) => void }
+
+/** A source's prices, with its last answer standing in while younger than `maxAgeMs`. */
+function remembered(source: PriceSource, clock: Clock, maxAgeMs: number, log: Log | undefined) {
+  let last: { prices: Prices; at: Date } | null = null
+  return async (currency: QuotedCurrency): Promise<{ micros: number; at: Date } | null> => {
+    const now = clock.now()
+    try {
+      last = { prices: await source.prices(), at: now }
+    } catch (error) {
+      log?.warn({ err: error, source: source.name }, 'a price source did not answer')
+    }
+    const micros = last?.prices[currency]
+    if (last === null || micros === undefined || now.getTime() - last.at.getTime() > maxAgeMs) return null
+    return { micros, at: last.at }
+  }
+}
 
 export function createQuoteBook(deps: {
   store: Store
   clock: Clock
-  priceSource: PriceSource
+  /** The primary source first; a second one, when configured, checks it. */
+  sources: readonly PriceSource[]
   maxAgeMs: number
-  log?: { warn: (details: object, message: string) => void }
+  bandPercent: number
+  log?: Log
 }): QuoteBook {
-  let last: { prices: Prices; at: Date } | null = null
+  const [primary, second] = deps.sources.map((source) => remembered(source, deps.clock, deps.maxAgeMs, deps.log))
   return {
     async at(currency) {
       if (currency === 'DEPIX') return null
-      const override = await deps.store.quotes.find(currency)
-      if (override) return { cents: override.brl_cents, source: 'override', at: override.updated_at }
       const now = deps.clock.now()
-      try {
-        last = { prices: await deps.priceSource.prices(), at: now }
-      } catch (error) {
-        deps.log?.warn({ err: error }, 'the price source did not answer')
+      const override = await deps.store.quotes.findOverride(currency, now)
+      if (override) return { micros: override.brl_micros, source: 'override', at: override.updated_at }
+      const fetched = primary ? await primary(currency) : null
+      if (fetched === null) return null
+      const reference = await deps.store.quotes.reference(currency)
+      const checked = second ? await second(currency) : null
+      const rejection = priceRejection(fetched.micros, { reference: reference?.brl_micros ?? null, second: checked?.micros ?? null, bandPercent: deps.bandPercent })
+      if (rejection !== null) {
+        deps.log?.warn({ currency, price: fetched.micros, reference: reference?.brl_micros, second: checked?.micros, rejection }, 'a fetched price was not used')
+        return null
       }
-      const cents = last?.prices[currency]
-      if (last === null || cents === undefined || now.getTime() - last.at.getTime() > deps.maxAgeMs) return null
-      return { cents, source: 'ticker', at: last.at }
+      if (reference?.brl_micros !== fetched.micros) await deps.store.quotes.accept(currency, fetched.micros, 'ticker', now)
+      return { micros: fetched.micros, source: 'ticker', at: fetched.at }
     },
   }
 }

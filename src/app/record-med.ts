@@ -1,30 +1,38 @@
 // A MED (refund dispute) on a payment: the receiving e-mail and the payer's tax number and EUID
-// are blocked from then on; value already credited is taken back in its own currency. The state
-// machine decides (domain/charge.ts, event `med`); a MED for a deposit we do not know still
-// blocks the payer it names.
+// are blocked from then on; the part the provider took back (`principalValueInCents`, all of it
+// when unstated) is debited from what the payment credited, or recorded on a held charge, or
+// settles a refund owed. Each report counts once, however often it is delivered. A MED for a
+// deposit we do not know still blocks the payer it names.
 import type { Clock } from '../clock.ts'
-import { decideCharge } from '../domain/charge.ts'
 import type { Store } from '../store/store.ts'
-import { applyChargeDecision, blockIdentities, chargeView } from './apply-charge-decision.ts'
+import { blockIdentities } from './apply-charge-decision.ts'
+import { moveCharge, type MoveResult } from './move-charge.ts'
 
-export type MedReport = { qrId: string; euid: string | null; taxNumber: string | null }
+export type MedReport = {
+  qrId: string
+  euid: string | null
+  taxNumber: string | null
+  /** What the provider took back (centavos); null when the report does not say. */
+  principalCents: number | null
+  /** When the provider opened it and on which bank transaction: with the amount, what makes a report the same report. */
+  reportedAt: string | null
+  bankTxId: string | null
+  /** The report as it came, kept for support. */
+  body: unknown
+}
 
-export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<{ chargeId: string | null }> {
-  return deps.store.transaction(async (store) => {
-    const now = deps.clock.now()
-    const charge = (await store.charges.lockByDepositId(med.qrId)) ?? null
-    const dispute = {
-      taxNumber: med.taxNumber ?? charge?.payer_tax_number ?? null,
-      euid: med.euid ?? charge?.payer_euid ?? null,
-      reason: `MED on payment ${charge?.id ?? med.qrId}`,
-      by: 'provider',
-    }
-    if (!charge) {
-      await blockIdentities(store, null, dispute, now)
-      return { chargeId: null }
-    }
-    const decision = decideCharge(chargeView(charge), { kind: 'med' }, { blocked: true, boundElsewhere: false, quoteAvailable: true })
-    if (decision.kind === 'move') await applyChargeDecision(store, charge, decision, { now, quote: null, dispute })
-    return { chargeId: charge.id }
+/** The same MED delivered again has the same key; a second MED on the payment has another. */
+export function medReportKey(med: MedReport): string {
+  return `med:${med.reportedAt ?? ''}:${med.bankTxId ?? ''}:${med.principalCents ?? 'whole'}`
+}
+
+export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<MoveResult> {
+  const key = medReportKey(med)
+  const dispute = { taxNumber: med.taxNumber, euid: med.euid, reason: `MED on deposit ${med.qrId}` }
+  const result = await moveCharge(deps, { depositId: med.qrId }, {
+    event: async (store, charge) => ((await store.clawbacks.has(charge.id, key)) ? null : { kind: 'med', principalCents: med.principalCents }),
+    context: { dispute, clawbackReport: { key, principalCents: med.principalCents, body: med.body } },
   })
+  if (result.kind === 'not_found') await blockIdentities(deps.store, null, { ...dispute, by: 'provider' }, deps.clock.now())
+  return result
 }

@@ -1,15 +1,8 @@
-// Seven calendar days after a third-party payment, its held balance is released.
+// Seven calendar days after a third-party payment, what is still held is released.
 import type { Clock } from '../clock.ts'
-import { decideCharge } from '../domain/charge.ts'
 import type { Store } from '../store/store.ts'
-import { applyChargeDecision, chargeView } from './apply-charge-decision.ts'
+import { moveCharge, type MoveResult } from './move-charge.ts'
 
-export async function releaseHold(deps: { store: Store; clock: Clock }, chargeId: string): Promise<void> {
-  await deps.store.transaction(async (store) => {
-    const charge = await store.charges.lockById(chargeId)
-    if (!charge) return
-    const now = deps.clock.now()
-    const decision = decideCharge(chargeView(charge), { kind: 'release_due', now, releaseAt: charge.release_at }, { blocked: false, boundElsewhere: false, quoteAvailable: true })
-    if (decision.kind === 'move') await applyChargeDecision(store, charge, decision, { now, quote: null })
-  })
+export function releaseHold(deps: { store: Store; clock: Clock }, chargeId: string): Promise<MoveResult> {
+  return moveCharge(deps, { id: chargeId }, { event: async (_store, charge, now) => ({ kind: 'release_due', now, releaseAt: charge.release_at }) })
 }

@@ -1,5 +1,9 @@
-// A charge's statuses (spec section 3) and the one transition function: given the charge, what
-// the provider said and the facts about the payer, the next status and what must happen with it.
+// A charge's statuses (spec section 3) and the one transition function: every event, carrying the
+// facts it needs, to the next status and what must happen with it: what to credit, release or
+// take back, in which amounts. Nothing outside decideCharge decides a status or an amount.
+import { takeBack, type ClawbackKind, type TakeBack } from './clawback.ts'
+import { creditedAmount, type Currency } from './money.ts'
+import { creditCapUnits, type Quote } from './quotes.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from './tax-number.ts'
 
 export const chargeStatuses = [
@@ -17,6 +21,15 @@ export const chargeStatuses = [
 ] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
 
+/** The provider's deposit statuses (reference/eulen-api.md); the adapter reads its strings into these once. */
+export const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error'] as const
+export type ProviderStatus = (typeof providerStatuses)[number]
+
+/** A provider status string as ours; null for one we do not know (reported, kept, never acted on). */
+export function parseProviderStatus(text: string): ProviderStatus | null {
+  return (providerStatuses as readonly string[]).includes(text) ? (text as ProviderStatus) : null
+}
+
 /** A payment id: 128 random bits as 32 lower-case hex characters. */
 export function isChargeId(value: string): boolean {
   return /^[0-9a-f]{32}$/.test(value)
@@ -33,74 +46,111 @@ export function expiresAtFor(createdAt: Date): Date {
 
 export type HoldReason = 'prior_med' | 'identity_bound_elsewhere' | 'amount_mismatch' | 'payer_mismatch' | 'quote_unavailable'
 
-/** What the provider reported about a deposit, in our words. */
-export type ProviderReport = {
-  status: string
-  /** What the payer paid, as the provider reports it (decisions 13); null when it did not say. */
+/** What the provider reported about a payment that delivered its DePix (depix_sent). */
+export type PaymentReport = {
+  /** What the payer paid (decisions 13); null when the provider did not say. */
   valueInCents: number | null
   payerEuid: string | null
   payerTaxNumber: string | null
 }
 
-export type ChargeFacts = {
+/** What the checks of decisions 4 need when money arrives. */
+export type ArrivalFacts = {
   /** The charge's e-mail, or the payer's tax number or EUID, has a prior MED. */
   blocked: boolean
-  /** The payer's EUID or tax number is already bound to another account. */
+  /** The payer's EUID or tax number is already bound to another account (read under the identity's lock). */
   boundElsewhere: boolean
-  /** A BRL price is known for the credited currency (always true for DEPIX). */
-  quoteAvailable: boolean
-  /** For a support review: the payer who paid is the payer the merchant informed. */
-  payerMatchesInformed?: boolean
+  /** The price a BTC/USDt credit converts at, once it passed the checks; null when none may be used. */
+  quote: Quote | null
+}
+
+/** What support's release of a hold needs. */
+export type ReleaseFacts = {
+  quote: Quote | null
+  /** The payer who paid is the payer the merchant informed. */
+  payerMatchesInformed: boolean
 }
 
 export type ChargeView = {
   status: ChargeStatus
   valueCents: number
+  currency: Currency
   informedEuid: string | null
   informedTaxNumber: string | null
   /** The extra webhook events the merchant opted into at creation (decisions 12). */
   webhookEvents: readonly WebhookEventName[]
+  /** What arrived, as the provider reported it (or support entered it); null until known. */
+  paidCents: number | null
+  /** What the credit put on the account (minor units of `currency`); null before any credit. */
+  creditedUnits: number | null
+  /** The price the credit converted at (micro-reais); null for DEPIX or before a credit. */
+  quoteMicros: number | null
+  /** DEPIX centavos the provider took back so far, and what that took from the account. */
+  takenBackCents: number
+  takenBackUnits: number
+  /** The latest claw-back the provider reported (a held charge with one can no longer be released). */
+  clawback: ClawbackKind | null
+  /** What a refund obligation still owes the payer; null when there is none. */
+  refundOwedCents: number | null
 }
 
-export type Transition =
+/** Everything that can happen to a charge, each with the facts it needs. */
+export type ChargeEvent =
+  /** The provider reports a status other than delivery. */
+  | { kind: 'provider_status'; status: Exclude<ProviderStatus, 'depix_sent'> }
+  /** The provider delivered the DePix (depix_sent): the checks of decisions 4 decide. */
+  | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts }
+  /** The QR's 10 minutes are over. */
+  | { kind: 'expiry_due'; now: Date; expiresAt: Date }
+  /** The 7 days of a third-party hold are over. */
+  | { kind: 'release_due'; now: Date; releaseAt: Date | null }
+  /** Support releases a hold; `enteredPaidCents` is what support says arrived when the provider never said. */
+  | { kind: 'review'; decision: 'release'; facts: ReleaseFacts; enteredPaidCents: number | null }
+  /** Support refunds a hold to the payer, from the money that is still with us. */
+  | { kind: 'review'; decision: 'refund'; enteredPaidCents: number | null }
+  /** Support closes a hold the provider already took back. */
+  | { kind: 'review'; decision: 'close' }
+  /** A refund dispute (MED) for `principalCents` (null: the provider did not say, so all of it). */
+  | { kind: 'med'; principalCents: number | null }
+  /** Support paid the payer what a refund obligation owed. */
+  | { kind: 'refund_paid' }
+
+/** The spec's two events, sent to every charge with a webhook_url. */
+export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
+/** Sent only to a charge that lists them in `webhook_events` (decisions 12). */
+export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
+export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
+export type WebhookEventName = (typeof webhookEventNames)[number]
+
+/** What must happen with a move, in order, besides the new status. Amounts are decided here. */
+export type ChargeEffect =
+  /** Post the credit of what arrived: `units` to the account, available or held (after7d: release scheduled). */
+  | { kind: 'credit'; held: boolean; arrivedCents: number; units: number; quote: Quote | null }
+  /** `units` still held become available. */
+  | { kind: 'release_credit'; units: number }
+  /** Post a claw-back step of a credited payment, from where its credit sits. */
+  | { kind: 'take_back'; from: 'available' | 'held'; step: TakeBack }
+  /** Keep what the provider reported taking back, with the running total taken. */
+  | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number }
+  /** Owe the payer `amountCents` (a liability), to be paid by us or taken back by the provider. */
+  | { kind: 'owe_refund'; amountCents: number; arrivedCents: number }
+  /** `amountCents` of what is owed is settled, by us or by the provider taking it back. */
+  | { kind: 'settle_refund'; amountCents: number; by: 'us' | 'provider'; owedAfter: number }
+  /** The receiving e-mail and the payer's tax number and EUID are blocked (prior MED). */
+  | { kind: 'block_identities' }
+  /** The payer's identities bind to the receiving account (domain/payer-binding.ts decides how). */
+  | { kind: 'bind_payer' }
+  | { kind: 'queue_webhook'; event: WebhookEventName }
+
+export type RefusalCode = 'payment_not_held' | 'quote_unavailable' | 'paid_amount_required' | 'payment_taken_back' | 'payment_not_taken_back' | 'refund_not_owed'
+
+export type ChargeDecision =
+  /** Nothing changes (a duplicate, a stale report, a time not yet come). */
   | { kind: 'ignore' }
-  | { kind: 'move'; to: ChargeStatus }
-  | { kind: 'hold'; reason: HoldReason }
-  | { kind: 'credit'; to: 'depix_sent' | 'after7d' }
-
-/** Provider statuses (reference/eulen-api.md) as ours; depix_sent is decided by our checks. */
-const providerStatusMap: Record<string, ChargeStatus | 'checks'> = {
-  pending: 'waiting_payment',
-  delayed: 'pending',
-  approved: 'pending',
-  under_review: 'under_review',
-  depix_sent: 'checks',
-  will_refund: 'will_refund',
-  refunded: 'refunded',
-  canceled: 'canceled',
-  expired: 'expired',
-  error: 'error',
-}
-
-/**
- * Where each of our statuses may go on the provider's word. A status never moves backwards;
- * money that arrived (delayed, approved, under_review, depix_sent) is processed even after our
- * own expiry or a provider cancel/error, because money that arrived is never dropped.
- */
-const forwardMoves: Record<ChargeStatus, readonly (ChargeStatus | 'checks')[]> = {
-  waiting_payment: ['pending', 'under_review', 'checks', 'will_refund', 'refunded', 'canceled', 'expired', 'error'],
-  expired: ['pending', 'under_review', 'checks', 'will_refund', 'refunded'],
-  canceled: ['pending', 'under_review', 'checks'],
-  error: ['pending', 'under_review', 'checks', 'will_refund', 'refunded'],
-  pending: ['under_review', 'checks', 'will_refund', 'refunded', 'canceled', 'error'],
-  under_review: ['checks', 'will_refund', 'refunded', 'canceled', 'error'],
-  will_refund: ['refunded'],
-  // Decided by us: only support review (security_hold), the release job (after7d) or a MED move them.
-  security_hold: [],
-  depix_sent: [],
-  after7d: [],
-  refunded: [],
-}
+  /** The event is not allowed now; the caller is told why. */
+  | { kind: 'refuse'; code: RefusalCode }
+  /** `holdReason` undefined leaves the charge's own as it is. */
+  | { kind: 'move'; to: ChargeStatus; holdReason?: HoldReason | null; effects: ChargeEffect[] }
 
 /** A provider tax number may come masked ("***.444.777-**"): compare the characters shown. */
 export function taxNumberMatches(reported: string, informed: string): boolean {
@@ -113,10 +163,10 @@ export function taxNumberMatches(reported: string, informed: string): boolean {
 }
 
 /** Is the payer who paid the payer the merchant informed? EUID when the charge had one. */
-export function payerMatches(charge: ChargeView, report: ProviderReport): boolean {
-  if (charge.informedEuid !== null) return report.payerEuid === charge.informedEuid
-  if (charge.informedTaxNumber !== null && report.payerTaxNumber !== null) {
-    return taxNumberMatches(report.payerTaxNumber, charge.informedTaxNumber)
+export function payerMatches(charge: Pick<ChargeView, 'informedEuid' | 'informedTaxNumber'>, payer: { payerEuid: string | null; payerTaxNumber: string | null }): boolean {
+  if (charge.informedEuid !== null) return payer.payerEuid === charge.informedEuid
+  if (charge.informedTaxNumber !== null && payer.payerTaxNumber !== null) {
+    return taxNumberMatches(payer.payerTaxNumber, charge.informedTaxNumber)
   }
   return false
 }
@@ -129,92 +179,249 @@ export function paidAmountFits(valueCents: number, paidCents: number | null): bo
   return paidCents !== null && paidCents > 0 && Math.abs(paidCents - valueCents) * 100 <= PAID_AMOUNT_TOLERANCE_PERCENT * valueCents
 }
 
-/** The checks of decisions section 4 (amended by 13), in order, once the provider says the money arrived. */
-export function decideArrival(charge: ChargeView, report: ProviderReport, facts: ChargeFacts): Transition {
-  if (facts.blocked) return { kind: 'hold', reason: 'prior_med' }
-  if (facts.boundElsewhere) return { kind: 'hold', reason: 'identity_bound_elsewhere' }
-  if (!paidAmountFits(charge.valueCents, report.valueInCents)) return { kind: 'hold', reason: 'amount_mismatch' }
+/**
+ * What crediting `arrivedCents` puts on the account, or null when no sane quote allows it: BTC and
+ * USDt need a quote, and no charge credits beyond what arrived at that quote, plus 1 %.
+ */
+export function creditUnits(currency: Currency, arrivedCents: number, quote: Quote | null): number | null {
+  if (currency === 'DEPIX') return creditedAmount(arrivedCents, 'DEPIX', null)
+  if (quote === null) return null
+  const units = creditedAmount(arrivedCents, currency, quote.micros)
+  return units <= creditCapUnits(arrivedCents, currency, quote.micros) ? units : null
+}
+
+const creditEffects = (to: 'depix_sent' | 'after7d', arrivedCents: number, units: number, quote: Quote | null): ChargeEffect[] => {
+  const credit: ChargeEffect = { kind: 'credit', held: to === 'after7d', arrivedCents, units, quote }
+  return to === 'after7d'
+    ? [credit, { kind: 'queue_webhook', event: 'payment.confirmed' }]
+    : [credit, { kind: 'bind_payer' }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
+}
+
+const hold = (reason: HoldReason): ChargeDecision => ({ kind: 'move', to: 'security_hold', holdReason: reason, effects: [] })
+
+/** The checks of decisions section 4 (amended by 13 and 14), in order, once the provider says the money arrived. */
+export function decideArrival(charge: ChargeView, report: PaymentReport, facts: ArrivalFacts): ChargeDecision {
+  if (facts.blocked) return hold('prior_med')
+  if (facts.boundElsewhere) return hold('identity_bound_elsewhere')
+  if (!paidAmountFits(charge.valueCents, report.valueInCents)) return hold('amount_mismatch')
+  const arrived = report.valueInCents!
   const matches = payerMatches(charge, report)
-  if (!matches && charge.informedEuid === null) return { kind: 'hold', reason: 'payer_mismatch' }
-  if (!facts.quoteAvailable) return { kind: 'hold', reason: 'quote_unavailable' }
-  return { kind: 'credit', to: matches ? 'depix_sent' : 'after7d' }
+  if (!matches && charge.informedEuid === null) return hold('payer_mismatch')
+  const units = creditUnits(charge.currency, arrived, facts.quote)
+  if (units === null) return hold('quote_unavailable')
+  const to = matches ? 'depix_sent' : 'after7d'
+  return { kind: 'move', to, holdReason: null, effects: creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : facts.quote) }
 }
 
-export function transition(charge: ChargeView, report: ProviderReport, facts: ChargeFacts): Transition {
-  const target = providerStatusMap[report.status]
-  if (target === undefined || !forwardMoves[charge.status].includes(target)) return { kind: 'ignore' }
-  if (target === 'checks') return decideArrival(charge, report, facts)
-  return { kind: 'move', to: target }
+/**
+ * Where each of our statuses may go on the provider's word, delivery included ('arrival'). A
+ * status never moves backwards; money that arrived (delayed, approved, under_review, depix_sent)
+ * is processed even after our own expiry or a provider cancel/error, because money that arrived
+ * is never dropped. Credited, held and refunded charges are handled apart (claw-backs).
+ */
+const forwardMoves: Record<ChargeStatus, readonly (ChargeStatus | 'arrival')[]> = {
+  waiting_payment: ['pending', 'under_review', 'arrival', 'will_refund', 'refunded', 'canceled', 'expired', 'error'],
+  expired: ['pending', 'under_review', 'arrival', 'will_refund', 'refunded'],
+  canceled: ['pending', 'under_review', 'arrival'],
+  error: ['pending', 'under_review', 'arrival', 'will_refund', 'refunded'],
+  pending: ['under_review', 'arrival', 'will_refund', 'refunded', 'canceled', 'error'],
+  under_review: ['arrival', 'will_refund', 'refunded', 'canceled', 'error'],
+  will_refund: ['refunded'],
+  security_hold: [],
+  depix_sent: [],
+  after7d: [],
+  refunded: [],
 }
 
-/** Everything that can happen to a charge. */
-export type ChargeEvent =
-  | { kind: 'provider_report'; report: ProviderReport }
-  /** The QR's 10 minutes are over. */
-  | { kind: 'expiry_due'; now: Date; expiresAt: Date }
-  /** The 7 days of a third-party hold are over. */
-  | { kind: 'release_due'; now: Date; releaseAt: Date | null }
-  | { kind: 'review'; decision: 'release' | 'refund' }
-  /** A refund dispute (MED), from the provider's MED webhook or its "refunded" after credit. */
-  | { kind: 'med' }
+/** Provider statuses (other than delivery) as ours. */
+const providerStatusMap: Record<Exclude<ProviderStatus, 'depix_sent'>, ChargeStatus> = {
+  pending: 'waiting_payment',
+  delayed: 'pending',
+  approved: 'pending',
+  under_review: 'under_review',
+  will_refund: 'will_refund',
+  refunded: 'refunded',
+  canceled: 'canceled',
+  expired: 'expired',
+  error: 'error',
+}
 
-/** The spec's two events, sent to every charge with a webhook_url. */
-export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
-/** Sent only to a charge that lists them in `webhook_events` (decisions 12). */
-export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
-export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
-export type WebhookEventName = (typeof webhookEventNames)[number]
+/** Statuses in which the provider's delivery is still news: the checks of decisions 4 run on it. */
+export function awaitsArrival(status: ChargeStatus): boolean {
+  return forwardMoves[status].includes('arrival')
+}
 
-/** What must happen with a move, in order, besides the new status. */
-export type ChargeEffect =
-  /** Convert and post the credit, held (after7d: release scheduled) or available. */
-  | { kind: 'credit'; held: boolean }
-  /** The held credit becomes available. */
-  | { kind: 'release_credit' }
-  /** A MED takes back what the payment credited, from where it sits. */
-  | { kind: 'take_back_credit'; held: boolean }
-  /** The receiving e-mail and the payer's tax number and EUID are blocked (prior MED). */
-  | { kind: 'block_identities' }
-  /** The payer's identities bind to the receiving account; the owner's own purchase gives it its EUID. */
-  | { kind: 'bind_payer' }
-  | { kind: 'queue_webhook'; event: WebhookEventName }
+/** Statuses that hold credited value, which a claw-back takes back. */
+export function isCredited(status: ChargeStatus): boolean {
+  return status === 'depix_sent' || status === 'after7d'
+}
 
-export type ChargeDecision =
-  /** Nothing changes (a duplicate, a stale report, a time not yet come). */
-  | { kind: 'ignore' }
-  /** The event is not allowed now; the caller is told why. */
-  | { kind: 'refuse'; code: 'payment_not_held' | 'quote_unavailable' }
-  /** `holdReason` undefined leaves the charge's own as it is. */
-  | { kind: 'move'; to: ChargeStatus; holdReason?: HoldReason | null; effects: ChargeEffect[] }
+/** What the provider took back from a credited payment: the account's part, blocks, and `refunded` once it is all gone. */
+function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
+  const arrivedCents = charge.paidCents ?? charge.valueCents
+  const step = takeBack({ currency: charge.currency, arrivedCents, creditedUnits: charge.creditedUnits ?? 0, quoteMicros: charge.quoteMicros, takenBackCents: charge.takenBackCents, takenBackUnits: charge.takenBackUnits }, principalCents)
+  // Nothing left to take: the blocks a MED brings still count.
+  if (step === null) return kind === 'med' ? { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] } : { kind: 'ignore' }
+  return {
+    kind: 'move',
+    to: step.whole ? 'refunded' : charge.status,
+    ...(step.whole ? { holdReason: null } : {}),
+    effects: [
+      { kind: 'block_identities' },
+      { kind: 'take_back', from: charge.status === 'after7d' ? 'held' : 'available', step },
+      { kind: 'record_clawback', clawback: kind, takenBackCents: step.takenBackCents },
+    ],
+  }
+}
 
-const creditEffects = (to: 'depix_sent' | 'after7d'): ChargeEffect[] =>
-  to === 'after7d'
-    ? [{ kind: 'credit', held: true }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
-    : [{ kind: 'credit', held: false }, { kind: 'bind_payer' }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
+/**
+ * A claw-back reported on a held charge (decisions 14): recorded, never posted (a hold posted
+ * nothing), and the charge can no longer be released to the account.
+ */
+function clawBackHold(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
+  const arrived = charge.paidCents
+  const taken = kind === 'will_refund' ? charge.takenBackCents
+    : arrived === null ? charge.takenBackCents + (principalCents ?? 0)
+    : Math.min(arrived, charge.takenBackCents + (principalCents === null || kind === 'refunded' ? arrived : principalCents))
+  if (kind !== 'med' && charge.clawback === kind && taken === charge.takenBackCents) return { kind: 'ignore' }
+  return {
+    kind: 'move',
+    to: 'security_hold',
+    effects: [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), { kind: 'record_clawback', clawback: kind, takenBackCents: taken }],
+  }
+}
 
-function fromTransition(next: Transition): ChargeDecision {
-  if (next.kind === 'ignore') return next
-  if (next.kind === 'hold') return { kind: 'move', to: 'security_hold', holdReason: next.reason, effects: [] }
-  if (next.kind === 'credit') return { kind: 'move', to: next.to, holdReason: null, effects: creditEffects(next.to) }
-  return { kind: 'move', to: next.to, holdReason: null, effects: [] }
+/** The provider took back (part of) what a refund obligation owes the payer: it settles that part. */
+function providerSettlesRefund(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
+  const owed = charge.refundOwedCents ?? 0
+  if (owed === 0) return { kind: 'ignore' }
+  const amount = principalCents === null || principalCents <= 0 ? owed : Math.min(principalCents, owed)
+  return {
+    kind: 'move',
+    to: amount === owed ? 'refunded' : charge.status,
+    effects: [
+      { kind: 'settle_refund', amountCents: amount, by: 'provider', owedAfter: owed - amount },
+      { kind: 'record_clawback', clawback: kind, takenBackCents: charge.takenBackCents + amount },
+    ],
+  }
+}
+
+function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus, 'depix_sent'>): ChargeDecision {
+  if (isCredited(charge.status)) {
+    // A provider "refunded" after we credited is a claw-back of everything arriving through the deposit webhook.
+    if (status === 'refunded') return clawBackCredit(charge, 'refunded', null)
+    if (status === 'will_refund' && charge.clawback === null) {
+      // Recorded, which lists it for support (the provider will refund money we credited; decisions 14).
+      return { kind: 'move', to: charge.status, effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: charge.takenBackCents }] }
+    }
+    return { kind: 'ignore' }
+  }
+  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? clawBackHold(charge, status, null) : { kind: 'ignore' }
+  if (charge.refundOwedCents !== null) return status === 'refunded' ? providerSettlesRefund(charge, 'refunded', null) : { kind: 'ignore' }
+  const to = providerStatusMap[status]
+  if (!forwardMoves[charge.status].includes(to)) return { kind: 'ignore' }
+  return { kind: 'move', to, holdReason: null, effects: [] }
+}
+
+export const reviewDecisions = ['release', 'refund', 'close'] as const
+export type ReviewDecision = (typeof reviewDecisions)[number]
+
+/**
+ * Why support may not take this decision on this charge, whatever amount it enters; null when it
+ * may (decisions 14: nothing is released after a claw-back; a payment the provider returns is
+ * not refunded by us too; only a claw-back is closed as taken back).
+ */
+export function reviewRefusal(charge: ChargeView, decision: ReviewDecision): RefusalCode | null {
+  if (charge.status !== 'security_hold') return 'payment_not_held'
+  switch (decision) {
+    case 'close':
+      return charge.clawback === null ? 'payment_not_taken_back' : null
+    case 'refund':
+      if (charge.clawback === 'will_refund' || charge.clawback === 'refunded') return 'payment_taken_back'
+      return charge.paidCents !== null && charge.paidCents - charge.takenBackCents <= 0 ? 'payment_taken_back' : null
+    case 'release':
+      return charge.clawback === null ? null : 'payment_taken_back'
+  }
+}
+
+/** The decisions support is offered on a held charge. */
+export function reviewDecisionsFor(charge: ChargeView): ReviewDecision[] {
+  return reviewDecisions.filter((decision) => reviewRefusal(charge, decision) === null)
+}
+
+function decideReview(charge: ChargeView, event: Extract<ChargeEvent, { kind: 'review' }>): ChargeDecision {
+  const refusal = reviewRefusal(charge, event.decision)
+  if (refusal !== null) return { kind: 'refuse', code: refusal }
+  if (event.decision === 'close') return { kind: 'move', to: 'refunded', holdReason: null, effects: [] }
+  const arrived = charge.paidCents ?? event.enteredPaidCents
+  if (arrived === null) return { kind: 'refuse', code: 'paid_amount_required' }
+  if (event.decision === 'refund') {
+    const remaining = arrived - charge.takenBackCents
+    if (remaining <= 0) return { kind: 'refuse', code: 'payment_taken_back' }
+    return { kind: 'move', to: 'will_refund', holdReason: null, effects: [{ kind: 'owe_refund', amountCents: remaining, arrivedCents: arrived }] }
+  }
+  const units = creditUnits(charge.currency, arrived, event.facts.quote)
+  if (units === null) return { kind: 'refuse', code: 'quote_unavailable' }
+  // Released by support: continues at the payer checks (decisions 4, step 3 or 4).
+  const to = event.facts.payerMatchesInformed ? 'depix_sent' : 'after7d'
+  return { kind: 'move', to, holdReason: null, effects: creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : event.facts.quote) }
+}
+
+function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
+  switch (event.kind) {
+    case 'provider_status':
+      return decideProviderStatus(charge, event.status)
+    case 'money_arrived':
+      if (!awaitsArrival(charge.status)) return { kind: 'ignore' }
+      return decideArrival(charge, event.report, event.facts)
+    case 'expiry_due':
+      if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
+      return { kind: 'move', to: 'expired', holdReason: null, effects: [] }
+    case 'release_due':
+      if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
+      return {
+        kind: 'move',
+        to: 'depix_sent',
+        holdReason: null,
+        effects: [{ kind: 'release_credit', units: (charge.creditedUnits ?? 0) - charge.takenBackUnits }, { kind: 'queue_webhook', event: 'balance.released' }],
+      }
+    case 'review':
+      return decideReview(charge, event)
+    case 'med':
+      if (isCredited(charge.status)) return clawBackCredit(charge, 'med', event.principalCents)
+      if (charge.status === 'security_hold') return clawBackHold(charge, 'med', event.principalCents)
+      if (charge.refundOwedCents !== null) {
+        const settled = providerSettlesRefund(charge, 'med', event.principalCents)
+        return settled.kind === 'move' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+      }
+      // Never credited: the blocks are recorded, the charge stays open to a real payment (decisions 13).
+      return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+    case 'refund_paid': {
+      const owed = charge.refundOwedCents ?? 0
+      if (charge.status !== 'will_refund' || owed === 0) return { kind: 'refuse', code: 'refund_not_owed' }
+      return { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: owed, by: 'us', owedAfter: 0 }] }
+    }
+  }
 }
 
 /**
  * The charge's one state machine: every event, with the facts gathered for it, to the next
- * status and what must happen with it. Nothing outside this function decides a status.
+ * status, the amounts and what must happen with them. Nothing outside this function decides.
  */
-export function decideCharge(charge: ChargeView, event: ChargeEvent, facts: ChargeFacts): ChargeDecision {
-  const decision = decideMove(charge, event, facts)
+export function decideCharge(charge: ChargeView, event: ChargeEvent): ChargeDecision {
+  const decision = decideMove(charge, event)
   if (decision.kind !== 'move') return decision
-  const optIn = optInEventFor(charge.status, decision.to)
+  const optIn = optInEventFor(charge.status, decision)
   if (optIn === null || !charge.webhookEvents.includes(optIn)) return decision
   return { ...decision, effects: [...decision.effects, { kind: 'queue_webhook', event: optIn }] }
 }
 
-/** The opt-in event a move announces, if any: only a change of status is news. */
-function optInEventFor(from: ChargeStatus, to: ChargeStatus): WebhookEventName | null {
-  if (from === to) return null
-  switch (to) {
+/** The opt-in event a move announces, if any: a change of status, or money taken back. */
+function optInEventFor(from: ChargeStatus, decision: Extract<ChargeDecision, { kind: 'move' }>): WebhookEventName | null {
+  // Money we had credited and the provider took back, in part or in whole, is a dispute.
+  if (decision.effects.some((effect) => effect.kind === 'take_back')) return 'payment.disputed'
+  if (from === decision.to) return null
+  switch (decision.to) {
     case 'expired':
       return 'payment.expired'
     case 'security_hold':
@@ -223,48 +430,9 @@ function optInEventFor(from: ChargeStatus, to: ChargeStatus): WebhookEventName |
       return 'payment.under_review'
     // Both steps of a refund are news: it is coming (will_refund), it is done (refunded).
     case 'will_refund':
-      return 'payment.refunded'
     case 'refunded':
-      // Money we had credited and a MED took back is a dispute, not a refund of an unpaid charge.
-      return isCredited(from) ? 'payment.disputed' : 'payment.refunded'
+      return 'payment.refunded'
     default:
       return null
   }
-}
-
-function decideMove(charge: ChargeView, event: ChargeEvent, facts: ChargeFacts): ChargeDecision {
-  switch (event.kind) {
-    case 'provider_report':
-      // A provider "refunded" after we credited is a MED arriving through the deposit webhook.
-      if (event.report.status === 'refunded' && isCredited(charge.status)) return decideMove(charge, { kind: 'med' }, facts)
-      return fromTransition(transition(charge, event.report, facts))
-    case 'expiry_due':
-      if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
-      return { kind: 'move', to: 'expired', holdReason: null, effects: [] }
-    case 'release_due':
-      if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
-      return { kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit' }, { kind: 'queue_webhook', event: 'balance.released' }] }
-    case 'review': {
-      if (charge.status !== 'security_hold') return { kind: 'refuse', code: 'payment_not_held' }
-      if (event.decision === 'refund') return { kind: 'move', to: 'will_refund', holdReason: null, effects: [] }
-      if (!facts.quoteAvailable) return { kind: 'refuse', code: 'quote_unavailable' }
-      // Released by support: continues at the payer checks (decisions 4, step 3 or 4).
-      const to = facts.payerMatchesInformed ? 'depix_sent' : 'after7d'
-      return { kind: 'move', to, holdReason: null, effects: creditEffects(to) }
-    }
-    case 'med':
-      // Never credited: the blocks are recorded, the charge stays open to a real payment (decisions 13).
-      if (!isCredited(charge.status)) return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
-      return { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: charge.status === 'after7d' }] }
-  }
-}
-
-/** Statuses whose provider state we keep asking about when webhooks go quiet. */
-export function awaitsProvider(status: ChargeStatus): boolean {
-  return status === 'waiting_payment' || status === 'pending' || status === 'under_review' || status === 'expired' || status === 'will_refund'
-}
-
-/** Statuses that hold credited value, which a MED takes back. */
-export function isCredited(status: ChargeStatus): boolean {
-  return status === 'depix_sent' || status === 'after7d'
 }

@@ -52,7 +52,13 @@ export const errorCatalogue = {
   provider_webhook_unauthorized: { status: 401, message: 'The provider webhook credentials are not valid.' },
   token_not_pending: { status: 409, message: 'This token is not waiting for activation.' },
   payment_not_held: { status: 409, message: 'This payment is not in security_hold.' },
-  quote_unavailable: { status: 409, message: 'No quote is set for this currency; set one before releasing.' },
+  quote_unavailable: { status: 409, message: 'No sane quote is available for this currency (the price source is silent or far from the last accepted price); set an override before releasing.' },
+  quote_out_of_band: { status: 409, message: 'This price is far from the last accepted one; send force: true if the market really moved.' },
+  paid_amount_required: { status: 409, message: 'The provider never stated what arrived for this payment; send paid_cents, the amount that arrived.' },
+  payment_taken_back: { status: 409, message: 'The provider took this payment back (or announced it will): it cannot be released, nor refunded by us.' },
+  payment_not_taken_back: { status: 409, message: 'The provider has not taken this payment back; release or refund it instead.' },
+  refund_not_found: { status: 404, message: 'No refund with this id.' },
+  refund_not_owed: { status: 409, message: 'This refund is not owed any more.' },
   // operators
   ops_token_missing: { status: 401, message: 'Send Authorization: Bearer <operator token>.' },
   ops_token_invalid: { status: 401, message: 'The operator token is not valid.' },
@@ -68,6 +74,7 @@ export type ErrorCode = keyof typeof errorCatalogue
 const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
+  'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed',
 ]
 
 /** Who meets a code: a merchant on the API, an account owner in the Wallet, or an operator or the provider. */

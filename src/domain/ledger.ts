@@ -1,12 +1,23 @@
 // Double-entry postings: every balance change is a posting whose entries sum to zero in each
-// currency. Customer books carry an account; the service's own books do not.
-import { creditedAmount, fixedFeeOf, type Currency } from './money.ts'
+// currency. Customer books carry an account; the service's own books do not. The service's books
+// say what the provider and the service did: DePix the provider delivered and took back
+// (provider_clearing), the fixed fees, conversions, what claw-backs cost the service, and what is
+// owed to payers and paid to them.
+import { fixedFeeOf, type Currency } from './money.ts'
+import type { TakeBack } from './clawback.ts'
 
-export type Book = 'available' | 'held' | 'provider_clearing' | 'fees' | 'conversion'
+export const customerBooks = ['available', 'held'] as const
+export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid'] as const
+export type Book = (typeof customerBooks)[number] | (typeof serviceBooks)[number]
+
+/** The service books that only ever hold DEPIX: the provider moves DePix, never BTC or USDt. */
+export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'med_losses', 'refunds_owed', 'refunds_paid']
 
 export type Entry = { book: Book; accountId: number | null; currency: Currency; amount: number }
 
-export type Posting = { key: string; kind: 'credit' | 'release' | 'med_debit'; entries: Entry[] }
+export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled'
+
+export type Posting = { key: string; kind: PostingKind; entries: Entry[] }
 
 export function isBalanced(entries: readonly Entry[]): boolean {
   const sums = new Map<Currency, number>()
@@ -17,64 +28,134 @@ export function isBalanced(entries: readonly Entry[]): boolean {
   return [...sums.values()].every((sum) => sum === 0)
 }
 
-function balanced(posting: Posting): Posting {
-  if (!isBalanced(posting.entries)) throw new Error(`posting ${posting.key} does not balance`)
-  return posting
+/** A posting of the entries that move something (zero entries are left out), checked to balance. */
+function posting(key: string, kind: PostingKind, entries: Entry[]): Posting {
+  const moving = entries.filter((entry) => entry.amount !== 0)
+  if (!isBalanced(moving)) throw new Error(`posting ${key} does not balance`)
+  return { key, kind, entries: moving }
 }
 
 /**
- * A confirmed payment: the provider owes us what arrived in DEPIX (clearing), the fixed fee
- * goes to fees, the rest to the account (available, or held for a third-party payment), converted
- * through the conversion book when credited as BTC or USDt.
+ * A confirmed payment: the provider delivered what arrived in DEPIX (clearing), the fixed fee goes
+ * to fees, the rest to the account (available, or held for a third-party payment), converted
+ * through the conversion book when credited as BTC or USDt. `units` is what the state machine
+ * decided the account gets.
  */
-export function creditPosting(charge: {
-  id: string
-  accountId: number
-  valueCents: number
-  currency: Currency
-  quoteCents: number | null
-  held: boolean
-}): { posting: Posting; credited: number } {
+export function creditPosting(charge: { id: string; accountId: number; currency: Currency; arrivedCents: number; units: number; held: boolean }): Posting {
   const book: Book = charge.held ? 'held' : 'available'
-  const fee = fixedFeeOf(charge.valueCents)
-  const net = charge.valueCents - fee
-  const credited = creditedAmount(charge.valueCents, charge.currency, charge.quoteCents)
+  const fee = fixedFeeOf(charge.arrivedCents)
+  const net = charge.arrivedCents - fee
   const entries: Entry[] = [
-    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: -charge.valueCents },
+    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: -charge.arrivedCents },
     { book: 'fees', accountId: null, currency: 'DEPIX', amount: fee },
   ]
   if (charge.currency === 'DEPIX') {
+    if (charge.units !== net) throw new Error(`a DEPIX credit of ${charge.arrivedCents} is ${net}, not ${charge.units}`)
     entries.push({ book, accountId: charge.accountId, currency: 'DEPIX', amount: net })
   } else {
     entries.push(
       { book: 'conversion', accountId: null, currency: 'DEPIX', amount: net },
-      { book: 'conversion', accountId: null, currency: charge.currency, amount: -credited },
-      { book, accountId: charge.accountId, currency: charge.currency, amount: credited },
+      { book: 'conversion', accountId: null, currency: charge.currency, amount: -charge.units },
+      { book, accountId: charge.accountId, currency: charge.currency, amount: charge.units },
     )
   }
-  return { posting: balanced({ key: `credit:${charge.id}`, kind: 'credit', entries }), credited }
+  return posting(`credit:${charge.id}`, 'credit', entries)
 }
 
-/** The end of a third-party hold: held becomes available. */
-export function releasePosting(charge: { id: string; accountId: number; currency: Currency; credited: number }): Posting {
-  return balanced({
-    key: `release:${charge.id}`,
-    kind: 'release',
-    entries: [
-      { book: 'held', accountId: charge.accountId, currency: charge.currency, amount: -charge.credited },
-      { book: 'available', accountId: charge.accountId, currency: charge.currency, amount: charge.credited },
-    ],
-  })
+/** The end of a third-party hold: what is still held becomes available. */
+export function releasePosting(charge: { id: string; accountId: number; currency: Currency; units: number }): Posting {
+  return posting(`release:${charge.id}`, 'release', [
+    { book: 'held', accountId: charge.accountId, currency: charge.currency, amount: -charge.units },
+    { book: 'available', accountId: charge.accountId, currency: charge.currency, amount: charge.units },
+  ])
 }
 
-/** A MED after credit takes back what the payment credited, from where it sits; may go negative. */
-export function medDebitPosting(charge: { id: string; accountId: number; currency: Currency; credited: number; held: boolean }): Posting {
-  return balanced({
-    key: `med:${charge.id}`,
-    kind: 'med_debit',
-    entries: [
-      { book: charge.held ? 'held' : 'available', accountId: charge.accountId, currency: charge.currency, amount: -charge.credited },
-      { book: 'provider_clearing', accountId: null, currency: charge.currency, amount: charge.credited },
-    ],
-  })
+/**
+ * The provider took DePix back from a credited payment: clearing gets it back in DEPIX; the account
+ * pays its part in its own currency (through the conversion book for BTC and USDt), from where the
+ * credit sits, and may go negative; the rest is the service's MED loss. Keyed by the cumulative
+ * amount taken, so each step posts once.
+ */
+export function clawbackPosting(charge: { id: string; accountId: number; currency: Currency; from: 'available' | 'held'; step: TakeBack }): Posting {
+  const { step } = charge
+  const entries: Entry[] = [
+    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: step.principalCents },
+    { book: 'med_losses', accountId: null, currency: 'DEPIX', amount: -step.lossCents },
+    { book: charge.from, accountId: charge.accountId, currency: charge.currency, amount: -step.units },
+  ]
+  if (charge.currency !== 'DEPIX') {
+    entries.push(
+      { book: 'conversion', accountId: null, currency: 'DEPIX', amount: -step.conversionCents },
+      { book: 'conversion', accountId: null, currency: charge.currency, amount: step.units },
+    )
+  }
+  return posting(`clawback:${charge.id}:${step.takenBackCents}`, 'clawback', entries)
+}
+
+/** Support decided to refund a held payment: the DePix that arrived is owed to the payer. */
+export function refundOwedPosting(charge: { id: string; amountCents: number }): Posting {
+  return posting(`refund_owed:${charge.id}`, 'refund_owed', [
+    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: -charge.amountCents },
+    { book: 'refunds_owed', accountId: null, currency: 'DEPIX', amount: charge.amountCents },
+  ])
+}
+
+/**
+ * A refund owed is settled: paid to the payer by us (`refunds_paid`), or taken back by the provider
+ * (clearing). `owedAfter` keys the step, so a partial settlement posts once.
+ */
+export function refundSettledPosting(charge: { id: string; amountCents: number; by: 'us' | 'provider'; owedAfter: number }): Posting {
+  return posting(`refund_settled:${charge.id}:${charge.owedAfter}`, 'refund_settled', [
+    { book: 'refunds_owed', accountId: null, currency: 'DEPIX', amount: -charge.amountCents },
+    { book: charge.by === 'us' ? 'refunds_paid' : 'provider_clearing', accountId: null, currency: 'DEPIX', amount: charge.amountCents },
+  ])
+}
+
+/** What one charge's postings must add up to, per book and currency, from what the charge records. */
+export type ChargeBooks = {
+  currency: Currency
+  /** Null: never credited. */
+  creditedUnits: number | null
+  arrivedCents: number | null
+  takenBackCents: number
+  takenBackUnits: number
+  /** Whether the credit still sits in `held` (after7d not yet released). */
+  held: boolean
+  /** A refund obligation: what was owed, what is still owed, what the provider took back of it. */
+  refund: { amountCents: number; owedCents: number; paidByUsCents: number } | null
+}
+
+type BookKey = `${Book}:${Currency}`
+export const bookKey = (book: Book, currency: Currency): BookKey => `${book}:${currency}`
+
+/**
+ * The balances a charge's postings must leave in each book (customer books summed over the
+ * charge's account): what `/ops/ledger-check` holds the ledger to, charge by charge.
+ */
+export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
+  const books = new Map<BookKey, number>()
+  const add = (book: Book, currency: Currency, amount: number) => {
+    if (amount !== 0) books.set(bookKey(book, currency), (books.get(bookKey(book, currency)) ?? 0) + amount)
+  }
+  if (charge.creditedUnits !== null && charge.arrivedCents !== null) {
+    const arrived = charge.arrivedCents
+    const net = arrived - fixedFeeOf(arrived)
+    const taken = charge.takenBackCents
+    add('provider_clearing', 'DEPIX', -arrived + taken)
+    add('fees', 'DEPIX', fixedFeeOf(arrived))
+    const conversionBack = Math.min(taken, net)
+    add('med_losses', 'DEPIX', -(taken - conversionBack))
+    add(charge.held ? 'held' : 'available', charge.currency, charge.creditedUnits - charge.takenBackUnits)
+    if (charge.currency !== 'DEPIX') {
+      add('conversion', 'DEPIX', net - conversionBack)
+      add('conversion', charge.currency, -(charge.creditedUnits - charge.takenBackUnits))
+    }
+  }
+  if (charge.refund !== null) {
+    const { amountCents, owedCents, paidByUsCents } = charge.refund
+    add('provider_clearing', 'DEPIX', -amountCents + (amountCents - owedCents - paidByUsCents))
+    add('refunds_owed', 'DEPIX', owedCents)
+    add('refunds_paid', 'DEPIX', paidByUsCents)
+  }
+  return books
 }

@@ -72,20 +72,35 @@ export function netOfFixedFee(valueCents: number): number {
   return valueCents - fixedFeeOf(valueCents)
 }
 
-/** floor(net_cents × 10^8 × 100 / (quote_cents × 106)) satoshis. */
-export function centsToSats(netCents: number, btcQuoteCents: number): number {
-  return Number((BigInt(netCents) * 10n ** 8n * 100n) / (BigInt(btcQuoteCents) * BigInt(100 + BTC_FEE_PERCENT)))
+/**
+ * A BRL price of one BTC or one USDt is kept in millionths of a real (micro-reais): a USDt price
+ * of R$ 5,4321 loses nothing, where centavos would round it by up to 0.1 % (decisions 14 asks for
+ * at least 4 decimals). The conversions below are decisions 5's formulas with
+ * quote_cents = quote_micros / 10^4, so they agree with them exactly.
+ */
+const MICROS_PER_CENT = 10_000n
+
+/** floor(net_cents × 10^8 × 100 / (quote_cents × 106)) satoshis, the quote in micro-reais. */
+export function centsToSats(netCents: number, btcQuoteMicros: number): number {
+  return Number((BigInt(netCents) * 10n ** 8n * 100n * MICROS_PER_CENT) / (BigInt(btcQuoteMicros) * BigInt(100 + BTC_FEE_PERCENT)))
 }
 
-/** floor(net_cents × 10^6 × 100 / (quote_cents × 102)) USDt units. */
-export function centsToUsdtUnits(netCents: number, usdtQuoteCents: number): number {
-  return Number((BigInt(netCents) * 10n ** 6n * 100n) / (BigInt(usdtQuoteCents) * BigInt(100 + USDT_FEE_PERCENT)))
+/** floor(net_cents × 10^6 × 100 / (quote_cents × 102)) USDt units, the quote in micro-reais. */
+export function centsToUsdtUnits(netCents: number, usdtQuoteMicros: number): number {
+  return Number((BigInt(netCents) * 10n ** 6n * 100n * MICROS_PER_CENT) / (BigInt(usdtQuoteMicros) * BigInt(100 + USDT_FEE_PERCENT)))
 }
 
-/** What one confirmed charge credits, in the credited currency's minor units. */
-export function creditedAmount(valueCents: number, currency: Currency, quoteCents: number | null): number {
-  const net = netOfFixedFee(valueCents)
-  if (currency === 'DEPIX') return net
-  if (quoteCents === null || quoteCents <= 0) throw new Error(`a ${currency} credit needs a positive quote`)
-  return currency === 'BTC' ? centsToSats(net, quoteCents) : centsToUsdtUnits(net, quoteCents)
+/** What `netCents` buys in the credited currency's minor units, fees of the conversion taken; DEPIX needs no quote. */
+export function convertNet(netCents: number, currency: Currency, quoteMicros: number | null): number {
+  if (currency === 'DEPIX') return netCents
+  if (quoteMicros === null || quoteMicros <= 0) throw new Error(`a ${currency} credit needs a positive quote`)
+  return currency === 'BTC' ? centsToSats(netCents, quoteMicros) : centsToUsdtUnits(netCents, quoteMicros)
 }
+
+/** What one confirmed payment of `arrivedCents` credits, in the credited currency's minor units. */
+export function creditedAmount(arrivedCents: number, currency: Currency, quoteMicros: number | null): number {
+  return convertNet(netOfFixedFee(arrivedCents), currency, quoteMicros)
+}
+
+/** Minor units of each currency in one whole unit (a real, a bitcoin, a USDt). */
+export const unitsPerWhole: Record<Currency, bigint> = { DEPIX: 100n, BTC: 10n ** 8n, USDt: 10n ** 6n }

@@ -94,7 +94,13 @@ const errorHelpPt: Record<ErrorCode, string> = {
   provider_webhook_unauthorized: 'As credenciais do webhook do provedor não conferem.',
   token_not_pending: 'Este token não aguarda ativação.',
   payment_not_held: 'Esta cobrança não está em security_hold.',
-  quote_unavailable: 'Não há cotação para esta moeda; defina uma antes de liberar.',
+  quote_unavailable: 'Não há cotação sã para esta moeda (a fonte não responde ou está longe do último preço aceito); defina uma antes de liberar.',
+  quote_out_of_band: 'Este preço está longe do último aceito; envie force: true se o mercado de fato mudou.',
+  paid_amount_required: 'O provedor nunca informou quanto chegou neste pagamento; envie paid_cents, o valor que chegou.',
+  payment_taken_back: 'O provedor tomou este pagamento de volta (ou avisou que vai): não pode ser liberado, nem devolvido por nós.',
+  payment_not_taken_back: 'O provedor não tomou este pagamento de volta; libere ou devolva.',
+  refund_not_found: 'Nenhuma devolução com este id.',
+  refund_not_owed: 'Esta devolução não está mais pendente.',
   ops_token_missing: 'Envie Authorization: Bearer <token de operador>.',
   ops_token_invalid: 'O token de operador não é válido.',
   rate_limited: 'Requisições demais; espere o tempo de Retry-After.',
@@ -114,7 +120,7 @@ const text = {
     conceptsTitle: 'Conceitos',
     concepts: [
       '<b>Conta recebedora</b>: <code>email</code> na criação nomeia a conta que recebe o dinheiro. Ela é criada na primeira cobrança; o titular entra na Carteira (<code>/wallet</code>) com esse e-mail para ver o saldo. Pode ser a sua própria conta ou a de outra pessoa.',
-      '<b>Unidades</b>: <code>value</code> na requisição é em reais com ponto (<code>"10.50"</code>). <code>amount</code> e <code>value_in_cents</code> nas respostas e webhooks são centavos (<code>1050</code>). Saldos: DEPIX em centavos, BTC em satoshis, USDt em milionésimos (10<sup>-6</sup>; o campo se chama <code>available_cents_USDt</code>), cada um ao lado do valor formatado.',
+      '<b>Unidades</b>: <code>value</code> na requisição é em reais com ponto (<code>"10.50"</code>). <code>amount</code> e <code>value_in_cents</code> nas respostas e webhooks são centavos (<code>1050</code>), o valor da cobrança; <code>paidAmount</code> e <code>paid_in_cents</code> são o que o pagador de fato pagou, segundo o provedor (<code>null</code> antes do pagamento). Saldos: DEPIX em centavos, BTC em satoshis, USDt em milionésimos (10<sup>-6</sup>; o campo se chama <code>available_cents_USDt</code>), cada um ao lado do valor formatado.',
       '<b>Saldos</b>: <code>GET /api/get-balance</code> mostra o saldo disponível da conta dona do token. Cada depósito paga uma tarifa fixa de R$ 1,00; BTC e USDt são convertidos na cotação do momento (com 6 % e 2 % sobre a cotação). Pagamentos de terceiros ficam retidos 7 dias antes de entrar no saldo.',
       '<b>Limites</b>: sem <code>euid</code>, no máximo R$ 10,00 por cobrança; depois do primeiro pagamento, leia <code>payerEuid</code> e envie-o como <code>euid</code> (R$ 499,00 por cobrança, crescendo com o histórico).',
       '<b>Repetições seguras</b>: envie <code>Idempotency-Key</code> (o id do seu pedido). A mesma chave com o mesmo corpo devolve a mesma cobrança por 24 horas.',
@@ -146,7 +152,7 @@ const text = {
     conceptsTitle: 'Concepts',
     concepts: [
       '<b>Receiving account</b>: <code>email</code> at creation names the account that receives the money. It is opened on its first charge; its owner signs in to the Wallet (<code>/wallet</code>) with that e-mail to see the balance. It may be your own account or someone else\'s.',
-      '<b>Units</b>: <code>value</code> in requests is BRL with a dot (<code>"10.50"</code>). <code>amount</code> and <code>value_in_cents</code> in answers and webhooks are centavos (<code>1050</code>). Balances: DEPIX in centavos, BTC in satoshis, USDt in millionths (10<sup>-6</sup>; the field is named <code>available_cents_USDt</code>), each beside the formatted amount.',
+      '<b>Units</b>: <code>value</code> in requests is BRL with a dot (<code>"10.50"</code>). <code>amount</code> and <code>value_in_cents</code> in answers and webhooks are centavos (<code>1050</code>), the charge value; <code>paidAmount</code> and <code>paid_in_cents</code> are what the payer actually paid, as the provider reported it (<code>null</code> before payment). Balances: DEPIX in centavos, BTC in satoshis, USDt in millionths (10<sup>-6</sup>; the field is named <code>available_cents_USDt</code>), each beside the formatted amount.',
       '<b>Balances</b>: <code>GET /api/get-balance</code> shows what is available to the account that owns the token. Each deposit pays a fixed R$ 1,00 fee; BTC and USDt are converted at the quote of the moment (6 % and 2 % over it). Third-party payments are held 7 days before they count.',
       '<b>Limits</b>: without <code>euid</code>, at most R$ 10,00 per charge; after the first payment read <code>payerEuid</code> and send it as <code>euid</code> (R$ 499,00 per charge, growing with history).',
       '<b>Safe retries</b>: send <code>Idempotency-Key</code> (your order id). The same key with the same body answers the same charge for 24 hours.',
@@ -220,10 +226,29 @@ const endpoints: Endpoint[] = [
 const sandboxControls: Array<{ call: string; what: Text }> = [
   { call: 'POST /sandbox/accounts {email, tax_number, name?, purchase?}', what: { 'pt-BR': 'Abre uma conta; <code>purchase: "own"</code> (padrão) dá a ela um EUID.', en: 'Opens an account; <code>purchase: "own"</code> (default) gives it an EUID.' } },
   { call: 'POST /sandbox/accounts/{email}/tokens {kind?}', what: { 'pt-BR': 'Emite um token de API (revoga o anterior).', en: 'Issues an API token (revokes the previous one).' } },
-  { call: 'POST /sandbox/payments/{id}/pay {payer_name, payer_tax_number, outcome?, paid_cents?}', what: { 'pt-BR': 'O pagador paga; <code>outcome</code> escolhe o que o provedor relata (<code>under_review</code>, <code>will_refund</code>…); <code>paid_cents</code> paga outro valor.', en: 'The payer pays; <code>outcome</code> picks what the provider reports (<code>under_review</code>, <code>will_refund</code>…); <code>paid_cents</code> pays another amount.' } },
-  { call: 'POST /sandbox/payments/{id}/med', what: { 'pt-BR': 'Uma MED (disputa de devolução) sobre o pagamento.', en: 'A MED (refund dispute) on the payment.' } },
+  {
+    call: 'POST /sandbox/payments/{id}/pay {payer_name, payer_tax_number, outcome?, paid_cents?, lost?}',
+    what: {
+      'pt-BR': 'O pagador paga; <code>outcome</code> escolhe o que o provedor relata (<code>under_review</code>, <code>will_refund</code>, <code>refunded</code>…); <code>paid_cents</code> paga outro valor, e <code>null</code> faz o provedor não informar o valor; <code>lost: true</code> muda o status no provedor sem enviar o webhook (a reconciliação o encontra).',
+      en: 'The payer pays; <code>outcome</code> picks what the provider reports (<code>under_review</code>, <code>will_refund</code>, <code>refunded</code>…); <code>paid_cents</code> pays another amount, and <code>null</code> makes the provider leave the amount out; <code>lost: true</code> changes the provider\'s status without sending its webhook (reconciliation finds it).',
+    },
+  },
+  { call: 'POST /sandbox/payments/{id}/med {principal_cents?}', what: { 'pt-BR': 'Uma MED (disputa de devolução) sobre o pagamento; <code>principal_cents</code> toma de volta só essa parte.', en: 'A MED (refund dispute) on the payment; <code>principal_cents</code> takes back only that part.' } },
   { call: 'POST /sandbox/clock {advance_seconds}', what: { 'pt-BR': 'Avança o relógio: 601 expira um QR; 604800 libera uma retenção de 7 dias.', en: 'Moves the clock: 601 expires a QR; 604800 releases a 7-day hold.' } },
-  { call: 'PUT /sandbox/quotes {BTC, USDt}', what: { 'pt-BR': 'As cotações em reais que o ticker do sandbox responde.', en: 'The BRL prices the sandbox ticker answers.' } },
+  {
+    call: 'PUT /sandbox/quotes {BTC, USDt, jump?, source?}',
+    what: {
+      'pt-BR': 'As cotações em reais que os tickers do sandbox respondem (até 6 casas). <code>jump: true</code> é um salto: um preço a mais de 10 % do último aceito não é usado, e o pagamento aguarda em <code>security_hold</code>. <code>source: "primary"</code> ou <code>"check"</code> move só um dos dois tickers.',
+      en: 'The BRL prices the sandbox tickers answer (up to 6 decimals). <code>jump: true</code> is a jump: a price more than 10 % from the last accepted one is not used, and the payment waits in <code>security_hold</code>. <code>source: "primary"</code> or <code>"check"</code> moves one of the two tickers alone.',
+    },
+  },
+  {
+    call: 'PUT /sandbox/provider {deposit_rate_limited?, async_replies?}',
+    what: {
+      'pt-BR': 'O provedor falso responde 429 em <code>/deposit</code> (você recebe 503 <code>provider_unavailable</code> com Retry-After), ou responde de forma assíncrona, com o resultado no envelope (<code>enveloped</code>) ou sem (<code>bare</code>).',
+      en: 'The fake provider answers 429 on <code>/deposit</code> (you get 503 <code>provider_unavailable</code> with Retry-After), or answers asynchronously, its result in the envelope (<code>enveloped</code>) or bare (<code>bare</code>).',
+    },
+  },
   { call: 'GET /sandbox/outbox?email=', what: { 'pt-BR': 'Os e-mails da Carteira quando não há SMTP.', en: "The Wallet's mail when no SMTP server is set." } },
 ]
 

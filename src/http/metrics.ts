@@ -36,6 +36,15 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
     for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
   })
+  // Worth an alert (decisions 14): the provider will take back money we credited; refunds owed to payers wait on support.
+  fromDatabase('pix_refunds_announced_after_credit', 'Credited payments the provider announced it will refund (will_refund after credit).', [], async (gauge) => {
+    gauge.set(await deps.store.charges.countRefundsAnnouncedAfterCredit())
+  })
+  fromDatabase('pix_refunds_owed', 'Refunds owed to payers: how many, and how many centavos.', ['unit'], async (gauge) => {
+    const owed = await deps.store.refunds.owedTotals()
+    gauge.set({ unit: 'count' }, owed.count)
+    gauge.set({ unit: 'centavos' }, owed.cents)
+  })
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
     for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)
   })

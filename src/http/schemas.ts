@@ -111,11 +111,12 @@ export const ChargeRecord = Type.Object(
     payerTaxNumber: Nullable(Type.String({ description: 'Masked, as ***.456.789-**.' })),
     payerEuid: Nullable(Type.String()),
     amount: Type.Integer({ description: 'The charge value in centavos (1050 is R$ 10,50).' }),
+    paidAmount: Nullable(Type.Integer({ description: 'What the payer paid, in centavos, as the provider reported it; null before payment. Within 5 % of amount the credit is computed from it; further off, the payment waits for review.' })),
     updatedAt: Type.String({ format: 'date-time' }),
   },
   {
     title: 'ChargeRecord',
-    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, updatedAt: '2026-11-23T12:03:12.000Z' }],
+    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, paidAmount: 2500, updatedAt: '2026-11-23T12:03:12.000Z' }],
   },
 )
 
@@ -173,7 +174,7 @@ export const PaymentList = Type.Object(
     title: 'PaymentList',
     examples: [{
       payments: [{
-        qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'waiting_payment', payerName: null, payerTaxNumber: null, payerEuid: 'EU123456789012345', amount: 2500,
+        qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'waiting_payment', payerName: null, payerTaxNumber: null, payerEuid: 'EU123456789012345', amount: 2500, paidAmount: null,
         updatedAt: '2026-11-23T12:00:00.000Z', createdAt: '2026-11-23T12:00:00.000Z', expiresAt: '2026-11-23T12:10:00.000Z', swap_to: 'DEPIX',
       }],
       next_cursor: null,
@@ -225,13 +226,14 @@ export const WebhookBody = Type.Object(
     payment_id: Type.String(),
     email: Type.String({ description: 'The receiving account.' }),
     value_in_cents: Type.Integer({ description: 'The charge value in centavos.' }),
+    paid_in_cents: Nullable(Type.Integer({ description: 'What the payer paid, in centavos, as the provider reported it; null before payment.' })),
     payer_euid: Nullable(Type.String()),
     event: Type.Enum(webhookEventNames),
     status: Type.Enum(chargeStatuses, { description: 'The charge status when the event happened.' }),
   },
   {
     title: 'WebhookBody',
-    examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', email: 'store@example.com', value_in_cents: 2500, payer_euid: 'EU123456789012345', event: 'payment.confirmed', status: 'depix_sent' }],
+    examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', email: 'store@example.com', value_in_cents: 2500, paid_in_cents: 2500, payer_euid: 'EU123456789012345', event: 'payment.confirmed', status: 'depix_sent' }],
   },
 )
 

@@ -1,9 +1,10 @@
 // What each kind of job does: the matching use case or the webhook sender.
 import { expireCharge } from '../app/expire-charge.ts'
-import { reconcileCharge, reconcileDelayMs } from '../app/reconcile-charge.ts'
+import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { releaseHold } from '../app/release-hold.ts'
 import { SWEEP_EVERY_MS, sweepProviderDeposits } from '../app/sweep-provider-deposits.ts'
 import type { Clock } from '../clock.ts'
+import type { SweepPlan } from '../domain/reconciliation.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
 import type { QuoteBook } from '../app/quote-book.ts'
 import type { Store } from '../store/store.ts'
@@ -19,8 +20,8 @@ export function jobHandlers(deps: {
   quotes: QuoteBook
   publicWebhooksOnly: boolean
   webhookTimeoutMs: number
-  /** How far back the deposit sweep looks: QR life and the provider delay, with margin. */
-  sweepLookbackMs: number
+  /** What the deposit sweep lists, per provider status. */
+  sweepPlans: readonly SweepPlan[]
   resolveHost?: ResolveHost
 }): JobHandlers {
   const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
@@ -33,12 +34,12 @@ export function jobHandlers(deps: {
       await releaseHold(deps, chargeIdOf(payload))
       return { done: true }
     },
-    async reconcile_charge(payload, job) {
-      const again = await reconcileCharge(deps, chargeIdOf(payload))
-      return again ? { again: new Date(deps.clock.now().getTime() + reconcileDelayMs(job.attempts + 1)) } : { done: true }
+    async reconcile_charge(payload) {
+      const next = await reconcileCharge(deps, chargeIdOf(payload))
+      return next === null ? { done: true } : { again: next }
     },
     async sweep_deposits() {
-      await sweepProviderDeposits(deps, { lookbackMs: deps.sweepLookbackMs })
+      await sweepProviderDeposits(deps, deps.sweepPlans)
       return { again: new Date(deps.clock.now().getTime() + SWEEP_EVERY_MS) }
     },
     async deliver_webhook(payload) {

@@ -2,7 +2,9 @@
 // the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
 // urlResponse they name).
 import { randomUUID } from 'node:crypto'
+import { parseProviderStatus, type ProviderStatus } from '../domain/charge.ts'
 import {
+  ProviderBusyError,
   ProviderRejectedError,
   ProviderReplyLostError,
   ProviderUnavailableError,
@@ -19,7 +21,10 @@ export type EulenClientOptions = {
   timeoutMs: number
 }
 
-type Reply = { status: number; body: Record<string, unknown> | null }
+type Reply = { status: number; body: Record<string, unknown> | null; retryAfterSeconds: number | null }
+
+/** When the provider says "too many requests" without saying how long to wait. */
+const DEFAULT_RETRY_AFTER_SECONDS = 60
 
 /** First wait before polling an asynchronous reply's urlResponse; it doubles up to 2 s. */
 const ASYNC_POLL_MS = 100
@@ -53,7 +58,8 @@ export function parseProviderDeposit(raw: unknown): ProviderDeposit {
   if (!object || !qrId || !status) throw new ProviderUnavailableError('provider deposit object lacks qrId or status')
   return {
     qrId,
-    status,
+    status: parseProviderStatus(status),
+    statusText: status,
     valueInCents: integer(object.valueInCents),
     payerName: text(object.payerName),
     payerTaxNumber: text(object.payerTaxNumber),
@@ -93,11 +99,13 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     } catch {
       parsed = null
     }
-    return { status: response.status, body: parsed }
+    const retryAfter = response.headers.get('retry-after')
+    return { status: response.status, body: parsed, retryAfterSeconds: retryAfter !== null && /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : null }
   }
 
   /**
-   * A failed reply: 401/403 mean our own credentials are wrong (the operator's problem, not the
+   * A failed reply: 429 is "not now" (nothing was done; the merchant retries after the wait, never
+   * a refusal); 401/403 mean our own credentials are wrong (the operator's problem, not the
    * merchant's); other 5xx are the provider being unavailable, except that Eulen refuses a
    * deposit with 520, and in practice 500, carrying its sentence: that is a refusal the merchant
    * can act on. Everything else the provider refused.
@@ -105,6 +113,7 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
   function fail(reply: Reply, call: 'deposit' | 'read'): never {
     const sentence = providerSentence(reply.body)
     const message = sentence ?? `provider answered HTTP ${reply.status}`
+    if (reply.status === 429) throw new ProviderBusyError(message, reply.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS)
     const ours = reply.status === 401 || reply.status === 403
     const depositRefused = call === 'deposit' && sentence !== null && (reply.status === 500 || reply.status === 520)
     if (ours || (reply.status >= 500 && reply.status !== 520 && !depositRefused)) throw new ProviderUnavailableError(message)
@@ -120,9 +129,27 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     return response
   }
 
+  /**
+   * The deposit a 2xx reply describes: in the envelope's `response`, or, as some asynchronous
+   * results come, bare. A reply that describes none may still stand for a deposit the provider
+   * made: it is a lost reply (looked up before the merchant is answered), never "unavailable",
+   * after which a merchant's retry would make a second deposit.
+   */
+  function createdDeposit(reply: Reply): CreatedDeposit {
+    const response = asRecord(reply.body?.response)
+    const refusal = text(response?.errorMessage) ?? text(reply.body?.errorMessage)
+    if (refusal !== null) throw new ProviderRejectedError(refusal, reply.status)
+    for (const candidate of [response, reply.body]) {
+      const id = text(candidate?.id)
+      const qrCopyPaste = text(candidate?.qrCopyPaste)
+      if (id && qrCopyPaste) return { id, qrCopyPaste, payerEuid: text(candidate?.payerEUID) ?? text(candidate?.payerEuid) }
+    }
+    throw new ProviderReplyLostError('the provider\'s deposit reply names no deposit we can read')
+  }
+
   async function awaitAsyncReply(first: Record<string, unknown>): Promise<Reply> {
     const url = text(first.urlResponse)
-    if (!url || !/^https?:\/\//.test(url)) throw new ProviderUnavailableError('provider answered asynchronously without a urlResponse to follow')
+    if (!url || !/^https?:\/\//.test(url)) throw new ProviderReplyLostError('provider answered asynchronously without a urlResponse to follow')
     const stated = Date.parse(text(first.expiration) ?? '')
     const deadline = Number.isNaN(stated) ? Date.now() + ASYNC_WAIT_MS : Math.min(stated, Date.now() + ASYNC_WAIT_MS)
     for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -145,11 +172,7 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       let reply = await call('POST', '/deposit', request, randomUUID())
       if (reply.status >= 200 && reply.status < 300 && reply.body?.async === true) reply = await awaitAsyncReply(reply.body)
       if (reply.status < 200 || reply.status >= 300) fail(reply, 'deposit')
-      const response = payload(reply)
-      const id = text(response.id)
-      const qrCopyPaste = text(response.qrCopyPaste)
-      if (!id || !qrCopyPaste) throw new ProviderUnavailableError('provider deposit reply lacks id or qrCopyPaste')
-      return { id, qrCopyPaste, payerEuid: text(response.payerEUID) ?? text(response.payerEuid) }
+      return createdDeposit(reply)
     },
 
     async depositStatus(id: string): Promise<ProviderDeposit> {
@@ -158,8 +181,9 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
       return parseProviderDeposit(payload(reply))
     },
 
-    async listDeposits(start: Date, end: Date): Promise<ProviderDeposit[]> {
-      const reply = await call('GET', `/deposits?start=${encodeURIComponent(start.toISOString())}&end=${encodeURIComponent(end.toISOString())}`)
+    async listDeposits(start: Date, end: Date, status?: ProviderStatus): Promise<ProviderDeposit[]> {
+      const query = `start=${encodeURIComponent(start.toISOString())}&end=${encodeURIComponent(end.toISOString())}${status ? `&status=${status}` : ''}`
+      const reply = await call('GET', `/deposits?${query}`)
       if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
       // The list comes as `response` itself, or inside it as `deposits`, depending on the version.
       const response = reply.body?.response

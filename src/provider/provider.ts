@@ -1,5 +1,6 @@
 // What the service needs from the payment provider. The production adapter speaks Eulen's DePix
 // API over HTTP; the sandbox points the same adapter at a fake of that API.
+import type { ProviderStatus } from '../domain/charge.ts'
 
 export type CreateDepositRequest = {
   amountInCents: number
@@ -23,7 +24,10 @@ export type CreatedDeposit = {
 /** The provider's deposit status object, as far as we read it. */
 export type ProviderDeposit = {
   qrId: string
-  status: string
+  /** The status in the domain's words; null for a status string we do not know. */
+  status: ProviderStatus | null
+  /** The status as the provider wrote it, kept for support. */
+  statusText: string
   valueInCents: number | null
   payerName: string | null
   payerTaxNumber: string | null
@@ -41,8 +45,8 @@ export type ProviderUserInfo = {
 export interface PaymentProvider {
   createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit>
   depositStatus(id: string): Promise<ProviderDeposit>
-  /** Deposits created between `start` and `end` (the provider answers at most 200). */
-  listDeposits(start: Date, end: Date): Promise<ProviderDeposit[]>
+  /** Deposits created between `start` and `end`, in one status when given (the provider answers at most 200). */
+  listDeposits(start: Date, end: Date, status?: ProviderStatus): Promise<ProviderDeposit[]>
   /** Null when the provider does not know the EUID. */
   userInfo(euid: string): Promise<ProviderUserInfo | null>
   /** Resolves when the provider answers GET /ping with our credentials. */
@@ -52,6 +56,16 @@ export interface PaymentProvider {
 /** The provider could not be reached or failed on its side; the outcome is unknown or retryable. */
 export class ProviderUnavailableError extends Error {
   override name = 'ProviderUnavailableError'
+}
+
+/** The provider (or our own share of its limits) says "not now": nothing was done; retry after the time given. */
+export class ProviderBusyError extends ProviderUnavailableError {
+  override name = 'ProviderBusyError'
+  readonly retryAfterSeconds: number
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
 }
 
 /** We asked, but no answer came (network failure, time-out): what the provider did is unknown. */

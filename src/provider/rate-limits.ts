@@ -2,7 +2,7 @@
 // minute / burst), so a burst of merchants becomes our own clear 503 with Retry-After rather than
 // a ban by the provider. The buckets are the deployment's (in the database, see
 // store/rate-buckets.ts), so N instances together stay within the limits.
-import { ProviderUnavailableError, type PaymentProvider } from './provider.ts'
+import { ProviderBusyError, type PaymentProvider } from './provider.ts'
 
 export type Limit = { perMinute: number; burst: number }
 
@@ -15,12 +15,11 @@ export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'deposit
   ping: { perMinute: 1, burst: 1 },
 }
 
-export class ProviderLimitReachedError extends ProviderUnavailableError {
+/** Our share of the provider's published limit for a call is used up. */
+export class ProviderLimitReachedError extends ProviderBusyError {
   override name = 'ProviderLimitReachedError'
-  readonly retryAfterSeconds: number
   constructor(call: string, retryAfterSeconds: number) {
-    super(`the provider's ${call} limit is reached; retry in ${retryAfterSeconds} s`)
-    this.retryAfterSeconds = retryAfterSeconds
+    super(`the provider's ${call} limit is reached; retry in ${retryAfterSeconds} s`, retryAfterSeconds)
   }
 }
 
@@ -61,9 +60,9 @@ export function withProviderRateLimits(provider: PaymentProvider, takeToken: Tak
       await guard('depositStatus')
       return provider.depositStatus(id)
     },
-    async listDeposits(start, end) {
+    async listDeposits(start, end, status) {
       await guard('deposits')
-      return provider.listDeposits(start, end)
+      return provider.listDeposits(start, end, status)
     },
     async userInfo(euid) {
       await guard('userInfo')

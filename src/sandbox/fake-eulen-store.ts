@@ -19,6 +19,8 @@ export type FakeDepositsTable = {
   bank_tx_id: string | null
   /** What the payer actually paid, when a sandbox payment pays another amount than the QR's. */
   paid_cents: number | null
+  /** False: the provider's reports leave valueInCents out, as some do (decisions 13). */
+  amount_reported: boolean
   delay_hours: number
   delay_until: Date | null
   blockchain_tx_id: string | null
@@ -85,6 +87,11 @@ const migrations: Record<string, Migration> = {
   '003_paid_amount': {
     async up(db) {
       await sql`alter table fake_eulen_deposits add column paid_cents int8`.execute(db)
+    },
+  },
+  '005_amount_reported': {
+    async up(db) {
+      await sql`alter table fake_eulen_deposits add column amount_reported boolean not null default true`.execute(db)
     },
   },
 }

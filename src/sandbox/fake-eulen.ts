@@ -21,7 +21,7 @@ export type FakeEulenOptions = {
   clock: Clock
   token: string
   host?: string
-  /** Refuse a tax number sent without the payer's full name, as Eulen does in production. */
+  /** Refuse a tax number it does not know sent without the payer's full name, as Eulen does. */
   requireEndUserName?: boolean
   /** Eulen's floor on delayDepixInHours for merchant charges (since June 2026); 0 = none. */
   minimumDelayHours?: number
@@ -31,12 +31,14 @@ export type FakeEulenOptions = {
   partnerId?: string
 }
 
+export type AsyncReplies = 'off' | 'enveloped' | 'bare'
+
 export type FakeDeposit = {
   qrId: string
   status: string
   customerMessage: string | null
   delayUntil: string | null
-  valueInCents: number
+  valueInCents?: number
   expiration: string
   payerName: string | null
   payerTaxNumber: string | null
@@ -82,7 +84,7 @@ function toStatusObject(row: FakeDepositsTable): FakeDeposit {
     status: row.status,
     customerMessage: customerMessages[row.status] ?? null,
     delayUntil: row.delay_until === null ? null : row.delay_until.toISOString().replace('Z', '+00:00'),
-    valueInCents: row.paid_cents ?? row.amount_cents,
+    ...(row.amount_reported ? { valueInCents: row.paid_cents ?? row.amount_cents } : {}),
     expiration: row.expiration.toISOString().replace('Z', '+00:00'),
     payerName: row.payer_name,
     payerTaxNumber: row.payer_tax_number,
@@ -148,14 +150,18 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     })
   }
 
-  // Replies the way older API versions did, on request: {async: true, urlResponse, expiration}.
-  let asyncReplies = false
+  // Replies the way older API versions did, on request: {async: true, urlResponse, expiration},
+  // the result served in the envelope or, as some deployments serve it, bare.
+  let asyncReplies: AsyncReplies = 'off'
   const asyncResults = new Map<string, unknown>()
   app.get<{ Params: { key: string } }>('/async/:key', async (request, reply) => {
     const result = asyncResults.get(request.params.key)
     if (result === undefined) return refuse(reply, 404, 'Resultado não encontrado.')
-    return ok(reply, result)
+    return asyncReplies === 'bare' ? reply.code(200).send(result) : ok(reply, result)
   })
+
+  // Eulen's 429 on /deposit, on request, whatever the published limits say.
+  let depositsRateLimited = false
 
   // The QR image the deposit reply points to, so qrImageUrl is reachable as the reference says.
   app.get<{ Params: { file: string } }>('/qr/:file', async (request, reply) => {
@@ -165,6 +171,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   })
 
   app.post('/deposit', async (request, reply) => {
+    if (depositsRateLimited) return refuse(reply.header('retry-after', '30'), 429, 'Limite de requisições excedido. Tente novamente mais tarde.')
     const body = (request.body ?? {}) as Record<string, unknown>
     const amount = body.amountInCents
     if (typeof amount !== 'number' || !Number.isInteger(amount) || amount < 1 || amount > 10_000_000) {
@@ -192,7 +199,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (!user) return refuse(reply, 422, 'Usuário final (euid) não encontrado.')
       knownEuid = user.euid
     } else if (taxNumber) {
-      if (options.requireEndUserName && !name) {
+      const known = await db.selectFrom('fake_eulen_end_users').select('tax_number').where('tax_number', '=', taxNumber).executeTakeFirst()
+      if (options.requireEndUserName && !name && !known) {
         return refuse(reply, 400, 'endUserFullName é obrigatório quando endUserTaxNumber é informado.')
       }
       const user = await endUser(taxNumber, name)
@@ -229,6 +237,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         payer_euid: null,
         bank_tx_id: null,
         paid_cents: null,
+        amount_reported: true,
         delay_hours: delayHours,
         delay_until: null,
         blockchain_tx_id: null,
@@ -246,7 +255,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       id, qrCopyPaste, qrImageUrl: `${selfUrl}/qr/${id}.png`, expiration, delayInHours: delayHours,
       ...(taxNumber && knownEuid ? { payerEUID: knownEuid } : {}),
     }
-    if (!asyncReplies) return ok(reply, result)
+    if (asyncReplies === 'off') return ok(reply, result)
     const key = randomHex(8)
     asyncResults.set(key, result)
     return reply.code(200).send({ async: true, urlResponse: `${selfUrl}/async/${key}`, expiration: new Date(Date.now() + 60_000).toISOString() })
@@ -328,7 +337,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
      * more times on request, or not at all when `lost`. Answers with the HTTP status our service
      * gave the last webhook.
      */
-    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number; lost?: boolean; paidCents?: number }) {
+    async settle(id: string, payment: { payerName: string; payerTaxNumber: string; outcome: string; duplicates?: number; lost?: boolean; paidCents?: number | null }) {
       const row = await deposit(id)
       if (!row) throw new Error(`no deposit ${id}`)
       const user = await endUser(payment.payerTaxNumber, payment.payerName)
@@ -345,6 +354,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
           payer_tax_number: payment.payerTaxNumber,
           payer_euid: user.euid,
           paid_cents: payment.paidCents ?? row.paid_cents,
+          // paidCents null: the provider's reports leave the amount out.
+          amount_reported: payment.paidCents === null ? false : row.amount_reported,
           bank_tx_id: row.bank_tx_id ?? `PIX_E${randomHex(16)}`,
           blockchain_tx_id: credited ? (row.blockchain_tx_id ?? randomHex(32)) : row.blockchain_tx_id,
           updated_at: now,
@@ -361,15 +372,18 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       for (let i = 0; i <= (payment.duplicates ?? 0); i++) status = await sendWebhook('deposit', body)
       return status
     },
-    /** A MED reported on a paid deposit, as the provider's med webhook carries it. */
-    async med(id: string) {
+    /**
+     * A MED reported on a paid deposit, as the provider's med webhook carries it: for what was
+     * paid, or for `principalCents` of it (a partial MED).
+     */
+    async med(id: string, principalCents?: number) {
       const row = await deposit(id)
       if (!row) throw new Error(`no deposit ${id}`)
       return sendWebhook('med', {
         webhookType: 'med',
         qrId: row.id,
         bankTxId: row.bank_tx_id,
-        principalValueInCents: row.amount_cents,
+        principalValueInCents: principalCents ?? row.paid_cents ?? row.amount_cents,
         euid: row.payer_euid,
         taxNumber: row.payer_tax_number,
         name: row.payer_name,
@@ -388,9 +402,17 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       }
       return due.length
     },
-    /** Answer POST /deposit asynchronously from now on (or stop), as older API versions did. */
-    setAsyncReplies(on: boolean) {
-      asyncReplies = on
+    /** Answer POST /deposit asynchronously from now on, its result in the envelope or bare (or stop), as older API versions did. */
+    setAsyncReplies(mode: AsyncReplies) {
+      asyncReplies = mode
+    },
+    /** Answer every POST /deposit with Eulen's 429 from now on (or stop). */
+    setDepositsRateLimited(on: boolean) {
+      depositsRateLimited = on
+    },
+    /** How the fake answers now (for the sandbox's provider controls). */
+    behaviour() {
+      return { asyncReplies, depositsRateLimited }
     },
     /** Deposits are stored but not answered until `release`; `depositStored` says one arrived. */
     holdDepositReplies() {

@@ -16,8 +16,8 @@ import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
 import { startFakeTicker, type FakeTicker } from './fake-ticker.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
 
-/** Sandbox conversions work out of the box (BRL cents); PUT /sandbox/quotes changes the fake ticker. */
-const SANDBOX_DEFAULT_PRICES = { BTC: 35_000_000, USDt: 540 }
+/** Sandbox conversions work out of the box (BRL micro-reais); PUT /sandbox/quotes changes the fake tickers. */
+const SANDBOX_DEFAULT_PRICES = { BTC: 350_000_000_000, USDt: 5_400_000 }
 
 export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
 
@@ -31,12 +31,19 @@ export async function startSandbox(options: {
   sandbox: SandboxParts
   provider: PaymentProvider
   mailer: Mailer
-  priceSource: PriceSource
+  priceSources: PriceSource[]
 }> {
   const { config, database, closers } = options
   const clock = options.clock ?? createAdjustableClock()
   const token = randomBytes(24).toString('hex')
-  const fake = await startFakeEulen({ db: database.db, clock, token, minimumDelayHours: config.sandboxMinimumDelayHours, enforceRateLimits: config.providerLimits })
+  const fake = await startFakeEulen({
+    db: database.db,
+    clock,
+    token,
+    minimumDelayHours: config.sandboxMinimumDelayHours,
+    enforceRateLimits: config.providerLimits,
+    requireEndUserName: config.sandboxRequireName,
+  })
   closers.push(() => fake.close())
   const client = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
   const ticker = await startFakeTicker(SANDBOX_DEFAULT_PRICES)
@@ -47,7 +54,11 @@ export async function startSandbox(options: {
     sandbox: { fake, clock, outbox, ticker },
     provider: config.providerLimits ? withProviderRateLimits(client, options.takeProviderToken) : client,
     mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom }),
-    priceSource: createTickerPriceSource({ url: ticker.url, timeoutMs: config.providerTimeoutMs }),
+    // A second source checks the first, as decisions 14 recommends: both fakes agree until told otherwise.
+    priceSources: [
+      createTickerPriceSource({ url: ticker.url, format: 'binance', timeoutMs: config.providerTimeoutMs }),
+      createTickerPriceSource({ url: ticker.checkUrl, format: 'mercadobitcoin', timeoutMs: config.providerTimeoutMs }),
+    ],
   }
 }
 

@@ -5,7 +5,7 @@ import { compiledOnce } from './database.ts'
 import { jobRow, type JobKind } from './jobs.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
-export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'updated_at'>
+export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at'>
 
 export function chargesRepository(db: Kysely<Database>) {
   const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<Charge | undefined> => {
@@ -20,7 +20,7 @@ export function chargesRepository(db: Kysely<Database>) {
   const statusRows = compiledOnce(db, () =>
     db
       .selectFrom('charges')
-      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'updated_at', 'merchant_account_id'])
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'merchant_account_id'])
       .where('id', '=', ''),
   )
 
@@ -76,6 +76,21 @@ export function chargesRepository(db: Kysely<Database>) {
     /** Charges in security_hold, oldest first: the support queue. */
     listHeld(): Promise<Charge[]> {
       return db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id').execute()
+    },
+
+    /** Credited charges the provider announced it will refund: support must look (decisions 14). */
+    listRefundsAnnouncedAfterCredit(): Promise<Charge[]> {
+      return db.selectFrom('charges').selectAll().where('status', 'in', ['depix_sent', 'after7d']).where('clawback', '=', 'will_refund').orderBy('updated_at').orderBy('id').execute()
+    },
+
+    async countRefundsAnnouncedAfterCredit(): Promise<number> {
+      const row = await db.selectFrom('charges').select(sql<number>`count(*)::int4`.as('n')).where('status', 'in', ['depix_sent', 'after7d']).where('clawback', '=', 'will_refund').executeTakeFirstOrThrow()
+      return row.n
+    },
+
+    findByIds(ids: readonly string[]): Promise<Charge[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('charges').selectAll().where('id', 'in', ids).execute()
     },
 
     findById(id: string): Promise<Charge | undefined> {

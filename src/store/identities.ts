@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from 'kysely'
+import { sql, type Insertable, type Kysely } from 'kysely'
 import type { BlockKind, BlocksTable, Database, IdentityKind } from './schema.ts'
 
 export type IdentityProbe = { email?: string | null; taxNumber?: string | null; euid?: string | null }
@@ -39,6 +39,18 @@ export function identitiesRepository(db: Kysely<Database>) {
         .where('value', '=', value)
         .executeTakeFirst()
       return row?.account_id
+    },
+
+    /**
+     * Inside a transaction: serializes everything that checks or binds these identities, whichever
+     * charge or account it is for (decisions 14: two accounts are never credited for one new
+     * identity at once). Transaction-scoped advisory locks, taken in one order so two payers
+     * sharing identities cannot deadlock; released at commit.
+     */
+    async lock(identities: ReadonlyArray<{ kind: IdentityKind; value: string }>): Promise<void> {
+      for (const key of [...new Set(identities.map((identity) => `identity:${identity.kind}:${identity.value}`))].sort()) {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db)
+      }
     },
 
     /** Binds when unbound; an identity already bound keeps its first account. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { isBalanced, type Book, type Posting } from '../domain/ledger.ts'
+import { depixOnlyBooks, isBalanced, type Book, type Posting } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
 import { compiledOnce } from './database.ts'
 import type { Database } from './schema.ts'
@@ -68,6 +68,45 @@ export function ledgerRepository(db: Kysely<Database>) {
         full join account_balances b on b.account_id = e.account_id and b.book = e.book and b.currency = e.currency
         where coalesce(e.total, 0) <> coalesce(b.amount, 0)`.execute(db)
       return rows.rows.map((row) => ({ ...row, account_id: Number(row.account_id), entries: Number(row.entries), balance: Number(row.balance) }))
+    },
+
+    /** Postings whose entries do not sum to zero in some currency (never, if every write went through post()). */
+    async unbalancedPostings(): Promise<Array<{ key: string; currency: string; sum: number }>> {
+      const rows = await sql<{ key: string; currency: string; sum: string }>`
+        select p.key, e.currency, sum(e.amount)::text as sum from ledger_entries e join ledger_postings p on p.id = e.posting_id
+        group by p.key, e.currency having sum(e.amount) <> 0`.execute(db)
+      return rows.rows.map((row) => ({ ...row, sum: Number(row.sum) }))
+    },
+
+    /**
+     * Every book's balance per currency: the service's own books, and the customers' summed over
+     * all accounts.
+     */
+    async bookTotals(): Promise<Array<{ book: Book; currency: Currency; total: number }>> {
+      const rows = await sql<{ book: Book; currency: Currency; total: string }>`
+        select book, currency, sum(amount)::text as total from ledger_entries group by book, currency order by book, currency`.execute(db)
+      return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
+    },
+
+    /** Entries of the service's DEPIX-only books in another currency: the provider never moves BTC or USDt. */
+    async foreignCurrencyInDepixBooks(): Promise<Array<{ key: string; book: Book; currency: Currency; amount: number }>> {
+      const rows = await db
+        .selectFrom('ledger_entries as e')
+        .innerJoin('ledger_postings as p', 'p.id', 'e.posting_id')
+        .select(['p.key', 'e.book', 'e.currency', 'e.amount'])
+        .where('e.book', 'in', [...depixOnlyBooks])
+        .where('e.currency', '<>', 'DEPIX')
+        .execute()
+      return rows
+    },
+
+    /** Each charge's postings summed per book and currency (customer books over the charge's account). */
+    async chargeBookSums(): Promise<Array<{ charge_id: string | null; book: Book; currency: Currency; total: number }>> {
+      const rows = await sql<{ charge_id: string | null; book: Book; currency: Currency; total: string }>`
+        select p.charge_id, e.book, e.currency, sum(e.amount)::text as total
+        from ledger_entries e join ledger_postings p on p.id = e.posting_id
+        group by p.charge_id, e.book, e.currency`.execute(db)
+      return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
     },
   }
 }

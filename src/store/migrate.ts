@@ -14,6 +14,7 @@ import * as accountBalances from './migrations/009_account_balances.ts'
 import * as rateBuckets from './migrations/010_rate_buckets.ts'
 import * as webhookOptIn from './migrations/011_webhook_opt_in.ts'
 import * as deliveryDestinations from './migrations/012_delivery_destinations.ts'
+import * as clawbacks from './migrations/013_clawbacks.ts'
 
 const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '010_rate_buckets': rateBuckets,
   '011_webhook_opt_in': webhookOptIn,
   '012_delivery_destinations': deliveryDestinations,
+  '013_clawbacks': clawbacks,
 }
 
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {

@@ -1,12 +1,13 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
 import type { ChargeStatus, HoldReason, WebhookEventName } from '../domain/charge.ts'
+import type { ClawbackKind } from '../domain/clawback.ts'
+import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
 
 type Json = ColumnType<unknown, string, string>
 
-export type AccountKyc = 'none' | 'unidentified' | 'verified'
 
 export type AccountsTable = {
   id: Generated<number>
@@ -79,11 +80,18 @@ export type ChargesTable = {
   expires_at: Date
   updated_at: Date
   hold_reason: ColumnType<HoldReason | null, HoldReason | null | undefined, HoldReason | null>
-  quote_cents: ColumnType<number | null, number | null | undefined, number | null>
+  /** The price the credit converted at, in micro-reais (10^-6 BRL). */
+  quote_micros: ColumnType<number | null, number | null | undefined, number | null>
   credited_units: ColumnType<number | null, number | null | undefined, number | null>
   release_at: ColumnType<Date | null, Date | null | undefined, Date | null>
-  /** What the provider said arrived, from its depix_sent report; the credit is computed from it. */
+  /** What arrived, from the provider's depix_sent report (or support, when it never said); the credit is computed from it. */
   paid_cents: ColumnType<number | null, number | null | undefined, number | null>
+  paid_source: ColumnType<'provider' | 'support' | 'charge_value' | null, 'provider' | 'support' | 'charge_value' | null | undefined, 'provider' | 'support' | 'charge_value' | null>
+  /** DEPIX centavos the provider took back (MEDs, refunded), and what that took from the account. */
+  taken_back_cents: ColumnType<number, number | undefined, number>
+  taken_back_units: ColumnType<number, number | undefined, number>
+  /** The latest claw-back the provider reported on this charge. */
+  clawback: ColumnType<ClawbackKind | null, ClawbackKind | null | undefined, ClawbackKind | null>
   bank_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   quote_source: ColumnType<'override' | 'ticker' | null, 'override' | 'ticker' | null | undefined, 'override' | 'ticker' | null>
@@ -144,10 +152,59 @@ export type LedgerEntriesTable = {
   amount: number
 }
 
+/** The operator's price overrides, each until it expires. */
 export type QuotesTable = {
   currency: 'BTC' | 'USDt'
-  brl_cents: number
+  brl_micros: number
   updated_at: Date
+  expires_at: Date
+}
+
+/** The last price accepted per currency: fetched prices are checked against it. */
+export type QuoteReferencesTable = {
+  currency: 'BTC' | 'USDt'
+  brl_micros: number
+  source: string
+  accepted_at: Date
+}
+
+export type ChargeClawbacksTable = {
+  id: Generated<number>
+  charge_id: string
+  /** What makes a report the same report when it comes again. */
+  report_key: string
+  kind: ClawbackKind
+  principal_cents: number | null
+  /** The charge's running total taken back after this report. */
+  taken_back_cents: number
+  /** The charge's status when the report arrived. */
+  charge_status: ChargeStatus
+  report: Json
+  reported_at: Date
+}
+
+export type RefundStatus = 'owed' | 'paid' | 'taken_back'
+
+export type RefundsTable = {
+  id: string
+  charge_id: string
+  amount_cents: number
+  owed_cents: number
+  paid_by_us_cents: ColumnType<number, number | undefined, number>
+  payer_name: string | null
+  payer_tax_number: string | null
+  status: RefundStatus
+  created_by: string
+  created_at: Date
+  settled_by: ColumnType<string | null, string | null | undefined, string | null>
+  settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  reference: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+export type ProviderSweepsTable = {
+  status: string
+  cursor_at: Date | null
+  span_ms: number
 }
 
 export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'gone'
@@ -239,8 +296,14 @@ export type Database = {
   unknown_deposits: UnknownDepositsTable
   account_balances: AccountBalancesTable
   rate_buckets: RateBucketsTable
+  quote_references: QuoteReferencesTable
+  charge_clawbacks: ChargeClawbacksTable
+  refunds: RefundsTable
+  provider_sweeps: ProviderSweepsTable
 }
 
 export type Account = Selectable<AccountsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
+export type Refund = Selectable<RefundsTable>
+export type ChargeClawback = Selectable<ChargeClawbacksTable>

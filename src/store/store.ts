@@ -5,6 +5,7 @@ import { accountsRepository } from './accounts.ts'
 import { auditRepository } from './audit.ts'
 import { jobsRepository } from './jobs.ts'
 import { chargesRepository } from './charges.ts'
+import { clawbacksRepository } from './clawbacks.ts'
 import { idempotencyRepository } from './idempotency.ts'
 import { identitiesRepository } from './identities.ts'
 import { ledgerRepository } from './ledger.ts'
@@ -12,6 +13,8 @@ import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
+import { refundsRepository } from './refunds.ts'
+import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
@@ -30,6 +33,9 @@ export type Store = {
   wallet: ReturnType<typeof walletRepository>
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   rateBuckets: ReturnType<typeof rateBucketsRepository>
+  clawbacks: ReturnType<typeof clawbacksRepository>
+  refunds: ReturnType<typeof refundsRepository>
+  sweeps: ReturnType<typeof sweepsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -50,6 +56,9 @@ export function createStore(db: Kysely<Database>): Store {
     wallet: walletRepository(db),
     unknownDeposits: unknownDepositsRepository(db),
     rateBuckets: rateBucketsRepository(db),
+    clawbacks: clawbacksRepository(db),
+    refunds: refundsRepository(db),
+    sweeps: sweepsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

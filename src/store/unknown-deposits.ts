@@ -9,7 +9,7 @@ export function unknownDepositsRepository(db: Kysely<Database>) {
   return {
     async record(deposit: ProviderDeposit, source: UnknownDepositSource, now: Date): Promise<void> {
       const latest = {
-        status: deposit.status,
+        status: deposit.statusText,
         value_cents: deposit.valueInCents,
         payer_name: deposit.payerName,
         payer_tax_number: deposit.payerTaxNumber,

@@ -6,6 +6,8 @@ export type WebhookBody = {
   payment_id: string
   email: string
   value_in_cents: number
+  /** What the payer paid, as the provider reported it (decisions 14); null before payment. */
+  paid_in_cents: number | null
   payer_euid: string | null
   event: WebhookEventName
   status: string
@@ -21,6 +23,7 @@ export function serializeWebhookBody(body: WebhookBody): string {
     payment_id: body.payment_id,
     email: body.email,
     value_in_cents: body.value_in_cents,
+    paid_in_cents: body.paid_in_cents,
     payer_euid: body.payer_euid,
     event: body.event,
     status: body.status,

@@ -1,86 +1,108 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { chargeStatuses, decideArrival, decideCharge, optInWebhookEvents, paidAmountFits, payerMatches, taxNumberMatches, transition, type ChargeStatus, type ChargeView } from '../../src/domain/charge.ts'
+import {
+  chargeStatuses,
+  decideArrival,
+  decideCharge,
+  optInWebhookEvents,
+  paidAmountFits,
+  parseProviderStatus,
+  payerMatches,
+  providerStatuses,
+  reviewDecisionsFor,
+  taxNumberMatches,
+  type ArrivalFacts,
+  type ChargeDecision,
+  type ChargeEvent,
+  type ChargeStatus,
+  type ChargeView,
+  type PaymentReport,
+} from '../../src/domain/charge.ts'
+import { expectedChargeBooks, bookKey, clawbackPosting, creditPosting, isBalanced, refundOwedPosting, refundSettledPosting, releasePosting, type Entry } from '../../src/domain/ledger.ts'
+import { creditCapUnits, type Quote } from '../../src/domain/quotes.ts'
 
-const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error', 'weird']
-const okFacts = { blocked: false, boundElsewhere: false, quoteAvailable: true }
-const euidCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: 'EU000000000000001', informedTaxNumber: null, webhookEvents: [] })
-const taxCharge = (status: ChargeStatus): ChargeView => ({ status, valueCents: 1000, informedEuid: null, informedTaxNumber: '11144477735', webhookEvents: [] })
-const matching = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
+const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('2026-11-22T12:00:00Z') }
+const okFacts: ArrivalFacts = { blocked: false, boundElsewhere: false, quote }
+const base: Omit<ChargeView, 'status' | 'informedEuid' | 'informedTaxNumber'> = {
+  valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0, clawback: null, refundOwedCents: null,
+}
+const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: 'EU000000000000001', informedTaxNumber: null, ...extra })
+const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })
+const matching: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
+const stranger: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
+const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts })
+const toOf = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.to : decision.kind === 'refuse' ? `refuse:${decision.code}` : 'ignore')
+const effectKinds = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.effects.map((effect) => effect.kind) : [])
 
 test('decisions section 4, in order', () => {
-  const arrival = (charge: ChargeView, payer: typeof matching, facts = okFacts) => decideArrival(charge, { status: 'depix_sent', ...payer }, facts)
-  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true, boundElsewhere: true }), { kind: 'hold', reason: 'prior_med' })
-  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }), { kind: 'hold', reason: 'identity_bound_elsewhere' })
-  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
-  assert.deepEqual(arrival(taxCharge('waiting_payment'), matching), { kind: 'credit', to: 'depix_sent' })
-  const stranger = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
-  assert.deepEqual(arrival(euidCharge('waiting_payment'), stranger), { kind: 'credit', to: 'after7d' })
-  assert.deepEqual(arrival(taxCharge('waiting_payment'), stranger), { kind: 'hold', reason: 'payer_mismatch' })
-  assert.deepEqual(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quoteAvailable: false }), { kind: 'hold', reason: 'quote_unavailable' })
+  const arrival = (charge: ChargeView, payer: PaymentReport, facts = okFacts) => toOf(decideArrival(charge, payer, facts))
+  assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true, boundElsewhere: true }), 'security_hold')
+  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true }) as { holdReason: string }).holdReason, 'prior_med')
+  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }) as { holdReason: string }).holdReason, 'identity_bound_elsewhere')
+  assert.equal(arrival(euidCharge('waiting_payment'), matching), 'depix_sent')
+  assert.equal(arrival(taxCharge('waiting_payment'), matching), 'depix_sent')
+  assert.equal(arrival(euidCharge('waiting_payment'), stranger), 'after7d')
+  assert.equal((decideArrival(taxCharge('waiting_payment'), stranger, okFacts) as { holdReason: string }).holdReason, 'payer_mismatch')
+  assert.equal((decideArrival(euidCharge('waiting_payment', { currency: 'BTC' }), matching, { ...okFacts, quote: null }) as { holdReason: string }).holdReason, 'quote_unavailable')
+  // A DEPIX credit needs no quote.
+  assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quote: null }), 'depix_sent')
 })
 
 test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
-  const paid = (valueInCents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { status: 'depix_sent', ...matching, valueInCents }, facts)
-  for (const cents of [1000, 950, 1050, 1049, 951]) assert.deepEqual(paid(cents), { kind: 'credit', to: 'depix_sent' }, String(cents))
-  for (const cents of [949, 1051, 2000, 1, 0, null]) assert.deepEqual(paid(cents), { kind: 'hold', reason: 'amount_mismatch' }, String(cents))
-  assert.deepEqual(paid(2000, { ...okFacts, blocked: true }), { kind: 'hold', reason: 'prior_med' })
-  assert.deepEqual(paid(2000, { ...okFacts, boundElsewhere: true }), { kind: 'hold', reason: 'identity_bound_elsewhere' })
-  fc.assert(fc.property(fc.integer({ min: 1000, max: 500_000 }), fc.integer({ min: 0, max: 1_000_000 }), (value, arrived) => {
-    assert.equal(paidAmountFits(value, arrived), arrived > 0 && Math.abs(arrived - value) * 20 <= value)
+  const paid = (cents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { ...matching, valueInCents: cents }, facts)
+  for (const cents of [1000, 950, 1050, 1049, 951]) assert.equal(toOf(paid(cents)), 'depix_sent', String(cents))
+  for (const cents of [949, 1051, 2000, 1, 0, null]) assert.equal((paid(cents) as { holdReason: string }).holdReason, 'amount_mismatch', String(cents))
+  assert.equal((paid(2000, { ...okFacts, blocked: true }) as { holdReason: string }).holdReason, 'prior_med')
+  fc.assert(fc.property(fc.integer({ min: 1000, max: 500_000 }), fc.integer({ min: 0, max: 1_000_000 }), (value, got) => {
+    assert.equal(paidAmountFits(value, got), got > 0 && Math.abs(got - value) * 20 <= value)
   }))
+})
+
+test('the credit carries its amount: what arrived less the fee, converted at the quote; the executor re-reads nothing', () => {
+  const decision = decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_050 }, okFacts)
+  assert.equal(decision.kind, 'move')
+  const credit = (decision as Extract<ChargeDecision, { kind: 'move' }>).effects[0]
+  // floor(9950 × 10^8 × 100 / (35 000 000 × 106))
+  assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 10_050, units: 26819, quote })
+})
+
+test('a wild quote never credits: the cap holds any credit to what arrived at the quote plus 1 %', () => {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros) => {
+    const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros } })
+    if (decision.kind !== 'move' || decision.to === 'security_hold') return
+    const credit = decision.effects.find((effect) => effect.kind === 'credit')!
+    assert.ok(credit.kind === 'credit' && credit.units <= creditCapUnits(arrivedCents, currency, micros))
+  }), { numRuns: 2000 })
+})
+
+test('the adapter\'s status strings become the domain\'s once; unknown ones are none', () => {
+  for (const status of providerStatuses) assert.equal(parseProviderStatus(status), status)
+  assert.equal(parseProviderStatus('weird'), null)
+  assert.equal(parseProviderStatus('DEPIX_SENT'), null)
 })
 
 test('provider statuses map to ours from waiting_payment', () => {
   const expected: Record<string, string> = {
-    pending: 'ignore', delayed: 'pending', approved: 'pending', under_review: 'under_review', will_refund: 'will_refund',
-    refunded: 'refunded', canceled: 'canceled', expired: 'expired', error: 'error', weird: 'ignore',
+    pending: 'waiting_payment', delayed: 'pending', approved: 'pending', under_review: 'under_review', will_refund: 'will_refund',
+    refunded: 'refunded', canceled: 'canceled', expired: 'expired', error: 'error',
   }
   for (const [provider, ours] of Object.entries(expected)) {
-    const next = transition(taxCharge('waiting_payment'), { status: provider, ...matching }, okFacts)
-    assert.equal(next.kind === 'move' ? next.to : next.kind, ours, provider)
+    const decision = decideCharge(taxCharge('waiting_payment'), { kind: 'provider_status', status: provider as never })
+    assert.equal(decision.kind === 'move' ? decision.to : 'waiting_payment', ours, provider)
   }
 })
 
 test('statuses decided by us never move on the provider\'s word; money that arrived is always processed', () => {
   for (const status of ['security_hold', 'depix_sent', 'after7d', 'refunded'] as const) {
-    for (const provider of providerStatuses) assert.equal(transition(taxCharge(status), { status: provider, ...matching }, okFacts).kind, 'ignore', `${status} ${provider}`)
+    assert.equal(decideCharge(taxCharge(status), arrived(matching)).kind, 'ignore', `${status} arrival`)
+    for (const provider of ['pending', 'delayed', 'approved', 'under_review', 'canceled', 'expired', 'error'] as const) {
+      assert.equal(decideCharge(taxCharge(status), { kind: 'provider_status', status: provider }).kind, 'ignore', `${status} ${provider}`)
+    }
   }
   for (const status of ['waiting_payment', 'expired', 'canceled', 'error', 'pending', 'under_review'] as const) {
-    assert.equal(transition(taxCharge(status), { status: 'depix_sent', ...matching }, okFacts).kind, 'credit', status)
+    assert.equal(effectKinds(decideCharge(taxCharge(status), arrived(matching)))[0], 'credit', status)
   }
-})
-
-/** The order statuses may take: a transition to a lower rank would be a move backwards. */
-const rank: Record<ChargeStatus, number> = {
-  waiting_payment: 0, pending: 1, under_review: 2, expired: 3, canceled: 3, error: 3, will_refund: 4,
-  security_hold: 5, after7d: 5, depix_sent: 6, refunded: 7,
-}
-
-test('property: any sequence of provider reports moves forward only and credits at most once', () => {
-  fc.assert(
-    fc.property(fc.boolean(), fc.array(fc.constantFrom(...providerStatuses), { maxLength: 30 }), fc.boolean(), (withEuid, reports, payerMatchesInformed) => {
-      let charge: ChargeView = withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')
-      const payer = payerMatchesInformed ? matching : { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
-      let credits = 0
-      for (const status of reports) {
-        const next = transition(charge, { status, ...payer }, okFacts)
-        if (next.kind === 'ignore') continue
-        const to: ChargeStatus = next.kind === 'credit' ? next.to : next.kind === 'hold' ? 'security_hold' : next.to
-        if (next.kind === 'credit') credits++
-        // The one way out of an ending: money arrived after all (never dropped).
-        const backwardsAllowed = ['expired', 'canceled', 'error'].includes(charge.status) && ['pending', 'under_review'].includes(to)
-        assert.ok(rank[to] >= rank[charge.status] || backwardsAllowed, `${charge.status} → ${to}`)
-        charge = { ...charge, status: to }
-      }
-      assert.ok(credits <= 1)
-      if (reports.includes('depix_sent') && !reports.slice(0, reports.indexOf('depix_sent')).some((s) => s === 'will_refund' || s === 'refunded')) {
-        assert.ok(['depix_sent', 'after7d', 'security_hold'].includes(charge.status), `${reports.join(',')} ended ${charge.status}`)
-      }
-    }),
-    { numRuns: 3000 },
-  )
 })
 
 test('masked tax numbers match on the characters shown, and only with enough shown', () => {
@@ -89,95 +111,265 @@ test('masked tax numbers match on the characters shown, and only with enough sho
   assert.equal(taxNumberMatches('111.444.777-35', '11144477735'), true)
   assert.equal(taxNumberMatches('***********', '11144477735'), false)
   assert.equal(taxNumberMatches('11.222.333/****-**', '11222333000181'), true)
-  assert.equal(payerMatches(euidCharge('waiting_payment'), { status: 'depix_sent', valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }), false)
+  assert.equal(payerMatches(euidCharge('waiting_payment'), { payerEuid: null, payerTaxNumber: '11144477735' }), false)
   assert.ok(chargeStatuses.length === 11)
 })
 
 test('the one state machine: expiry, release, review and MED are decided by decideCharge', () => {
   const now = new Date('2026-11-22T12:10:00Z')
   const earlier = new Date('2026-11-22T12:09:59Z')
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: earlier }, okFacts), { kind: 'move', to: 'expired', holdReason: null, effects: [] })
-  assert.equal(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now: earlier, expiresAt: now }, okFacts).kind, 'ignore')
-  assert.equal(decideCharge(taxCharge('depix_sent'), { kind: 'expiry_due', now, expiresAt: earlier }, okFacts).kind, 'ignore')
-  assert.deepEqual(decideCharge(euidCharge('after7d'), { kind: 'release_due', now, releaseAt: earlier }, okFacts), {
-    kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit' }, { kind: 'queue_webhook', event: 'balance.released' }],
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: earlier }), { kind: 'move', to: 'expired', holdReason: null, effects: [] })
+  assert.equal(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now: earlier, expiresAt: now }).kind, 'ignore')
+  assert.equal(decideCharge(taxCharge('depix_sent'), { kind: 'expiry_due', now, expiresAt: earlier }).kind, 'ignore')
+  const held = euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 })
+  assert.deepEqual(decideCharge(held, { kind: 'release_due', now, releaseAt: earlier }), {
+    kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit', units: 900 }, { kind: 'queue_webhook', event: 'balance.released' }],
   })
-  assert.equal(decideCharge(euidCharge('after7d'), { kind: 'release_due', now: earlier, releaseAt: now }, okFacts).kind, 'ignore')
-  assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'review', decision: 'release' }, okFacts), { kind: 'refuse', code: 'payment_not_held' })
-  assert.deepEqual(decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, quoteAvailable: false }), { kind: 'refuse', code: 'quote_unavailable' })
-  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, payerMatchesInformed: true }) as { to: string }).to, 'depix_sent')
-  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'release' }, { ...okFacts, payerMatchesInformed: false }) as { to: string }).to, 'after7d')
-  assert.equal((decideCharge(taxCharge('security_hold'), { kind: 'review', decision: 'refund' }, okFacts) as { to: string }).to, 'will_refund')
-  assert.deepEqual(decideCharge(euidCharge('after7d'), { kind: 'med' }, okFacts), { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: true }] })
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med' }, okFacts), { kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }] })
-  const refundedAfterCredit = decideCharge(taxCharge('depix_sent'), { kind: 'provider_report', report: { status: 'refunded', ...matching } }, okFacts)
-  assert.deepEqual(refundedAfterCredit, { kind: 'move', to: 'refunded', holdReason: null, effects: [{ kind: 'block_identities' }, { kind: 'take_back_credit', held: false }] })
+  assert.equal(decideCharge(held, { kind: 'release_due', now: earlier, releaseAt: now }).kind, 'ignore')
+  const release = (charge: ChargeView, payerMatchesInformed: boolean, q: Quote | null = quote, entered: number | null = null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote: q, payerMatchesInformed }, enteredPaidCents: entered })
+  assert.deepEqual(decideCharge(taxCharge('depix_sent'), release(taxCharge('depix_sent'), true)), { kind: 'refuse', code: 'payment_not_held' })
+  const hold = taxCharge('security_hold', { paidCents: 1000, currency: 'BTC' })
+  assert.deepEqual(decideCharge(hold, release(hold, true, null)), { kind: 'refuse', code: 'quote_unavailable' })
+  assert.equal(toOf(decideCharge(hold, release(hold, true))), 'depix_sent')
+  assert.equal(toOf(decideCharge(hold, release(hold, false))), 'after7d')
+  assert.equal(toOf(decideCharge(hold, { kind: 'review', decision: 'refund', enteredPaidCents: null })), 'will_refund')
+  const medded = decideCharge(euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 }), { kind: 'med', principalCents: null })
+  assert.equal(toOf(medded), 'refunded')
+  assert.deepEqual(effectKinds(medded), ['block_identities', 'take_back', 'record_clawback'])
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med', principalCents: null }), { kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }] })
+  const refundedAfterCredit = decideCharge(taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 }), { kind: 'provider_status', status: 'refunded' })
+  assert.equal(toOf(refundedAfterCredit), 'refunded')
+  assert.deepEqual(effectKinds(refundedAfterCredit), ['block_identities', 'take_back', 'record_clawback'])
 })
 
-test('property: random sequences of every event move forward, post each kind of money at most once, and reach every status', () => {
-  const reached = new Set<ChargeStatus>()
-  const event = fc.oneof(
-    fc.record({ kind: fc.constant('provider_report' as const), status: fc.constantFrom(...providerStatuses), payerMatches: fc.boolean(), fits: fc.boolean() }),
-    fc.record({ kind: fc.constantFrom('expiry_due' as const, 'release_due' as const), due: fc.boolean() }),
-    fc.record({ kind: fc.constant('review' as const), decision: fc.constantFrom('release' as const, 'refund' as const), payerMatches: fc.boolean() }),
-    fc.record({ kind: fc.constant('med' as const) }),
-  )
-  fc.assert(
-    fc.property(fc.boolean(), fc.array(event, { maxLength: 25 }), fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quoteAvailable: fc.boolean() }), fc.boolean(), (withEuid, events, facts, optedIn) => {
-      let charge: ChargeView = { ...(withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')), webhookEvents: optedIn ? optInWebhookEvents : [] }
-      const posted = { credit: 0, release: 0, takeBack: 0 }
-      let held = false
-      reached.add(charge.status)
-      const now = new Date('2026-11-30T00:00:00Z')
-      for (const happened of events) {
-        const before = charge.status
-        const decision = decideCharge(charge, happened.kind === 'provider_report'
-          ? { kind: 'provider_report', report: { status: happened.status, valueInCents: happened.fits ? 1000 : 2000, ...(happened.payerMatches ? matching : { payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }) } }
-          : happened.kind === 'review' ? { kind: 'review', decision: happened.decision }
-          : happened.kind === 'med' ? { kind: 'med' }
-          : happened.kind === 'expiry_due' ? { kind: 'expiry_due', now, expiresAt: happened.due ? new Date(0) : new Date(now.getTime() + 1) }
-          : { kind: 'release_due', now, releaseAt: happened.due ? new Date(0) : null },
-        { ...facts, ...(happened.kind === 'review' ? { payerMatchesInformed: happened.payerMatches } : {}) })
-        if (decision.kind !== 'move') continue
-        for (const effect of decision.effects) {
-          if (effect.kind === 'credit') { posted.credit++; held = effect.held }
-          if (effect.kind === 'release_credit') { assert.ok(held, 'released a credit that was not held'); held = false; posted.release++ }
-          if (effect.kind === 'take_back_credit') { assert.equal(posted.credit, 1, 'took back what was never credited'); posted.takeBack++ }
-        }
-        // Opt-in events: one per change into a status that has one; none unless asked for.
-        const optIn = decision.effects.filter((effect) => effect.kind === 'queue_webhook' && (optInWebhookEvents as readonly string[]).includes(effect.event))
-        const announces = decision.to !== before && ['expired', 'security_hold', 'under_review', 'will_refund', 'refunded'].includes(decision.to)
-        assert.equal(optIn.length, optedIn && announces ? 1 : 0, `${before} → ${decision.to}: ${JSON.stringify(optIn)}`)
-        // Two ways out of a rank: money that arrived after an ending, and support refunding a hold.
-        const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before) && ['pending', 'under_review'].includes(decision.to)) ||
-          (before === 'security_hold' && decision.to === 'will_refund' && happened.kind === 'review')
-        assert.ok(rank[decision.to] >= rank[before] || backwardsAllowed, `${before} → ${decision.to} on ${happened.kind}`)
-        charge = { ...charge, status: decision.to }
-        reached.add(charge.status)
+test('decisions 14: a claw-back seen while held is recorded, and the hold can then only be refunded (if the money is with us) or closed', () => {
+  const hold = taxCharge('security_hold', { paidCents: 1000 })
+  assert.deepEqual(reviewDecisionsFor(hold), ['release', 'refund'])
+  for (const [event, clawback, offered] of [
+    [{ kind: 'med', principalCents: 200 }, 'med', ['refund', 'close']],
+    [{ kind: 'med', principalCents: null }, 'med', ['close']],
+    [{ kind: 'provider_status', status: 'refunded' }, 'refunded', ['close']],
+    [{ kind: 'provider_status', status: 'will_refund' }, 'will_refund', ['close']],
+  ] as const) {
+    const decision = decideCharge(hold, event)
+    assert.equal(toOf(decision), 'security_hold', JSON.stringify(event))
+    const recorded = (decision as Extract<ChargeDecision, { kind: 'move' }>).effects.find((effect) => effect.kind === 'record_clawback')
+    assert.equal(recorded?.kind === 'record_clawback' && recorded.clawback, clawback)
+    assert.ok(!effectKinds(decision).includes('take_back'), 'a hold posted nothing, so nothing is taken back from the account')
+    const after: ChargeView = { ...hold, clawback, takenBackCents: recorded?.kind === 'record_clawback' ? recorded.takenBackCents : 0 }
+    assert.deepEqual(reviewDecisionsFor(after), offered, JSON.stringify(event))
+    assert.deepEqual(decideCharge(after, { kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: null }), { kind: 'refuse', code: 'payment_taken_back' })
+    assert.equal(toOf(decideCharge(after, { kind: 'review', decision: 'close' })), 'refunded')
+  }
+  // A partial MED leaves R$ 8,00 with us: refunding owes exactly that.
+  const partial = { ...hold, clawback: 'med' as const, takenBackCents: 200 }
+  assert.deepEqual((decideCharge(partial, { kind: 'review', decision: 'refund', enteredPaidCents: null }) as Extract<ChargeDecision, { kind: 'move' }>).effects, [{ kind: 'owe_refund', amountCents: 800, arrivedCents: 1000 }])
+  assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { kind: 'refuse', code: 'payment_not_taken_back' })
+})
+
+test('decisions 14: a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
+  const silent = taxCharge('security_hold', { paidCents: null })
+  const release = (entered: number | null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: entered })
+  assert.deepEqual(decideCharge(silent, release(null)), { kind: 'refuse', code: 'paid_amount_required' })
+  assert.deepEqual(decideCharge(silent, { kind: 'review', decision: 'refund', enteredPaidCents: null }), { kind: 'refuse', code: 'paid_amount_required' })
+  const credit = (decideCharge(silent, release(700)) as Extract<ChargeDecision, { kind: 'move' }>).effects[0]
+  assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 700, units: 600, quote: null })
+})
+
+test('decisions 14: a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
+  const btc = euidCharge('depix_sent', { currency: 'BTC', paidCents: 1000, creditedUnits: 2425, quoteMicros: 350_000_000_000 })
+  const first = decideCharge(btc, { kind: 'med', principalCents: 200 }) as Extract<ChargeDecision, { kind: 'move' }>
+  assert.equal(first.to, 'depix_sent')
+  const step = first.effects.find((effect) => effect.kind === 'take_back')!
+  // floor(200 × 10^8 × 100 / (35 000 000 × 106)) = 539 sats
+  assert.ok(step.kind === 'take_back')
+  assert.deepEqual([step.step.principalCents, step.step.units, step.step.lossCents, step.step.whole], [200, 539, 0, false])
+  const rest = decideCharge({ ...btc, takenBackCents: 200, takenBackUnits: 539 }, { kind: 'med', principalCents: 800 }) as Extract<ChargeDecision, { kind: 'move' }>
+  assert.equal(rest.to, 'refunded')
+  const last = rest.effects.find((effect) => effect.kind === 'take_back')!
+  assert.ok(last.kind === 'take_back')
+  // Exactly what was credited, in all; the fixed fee is the service's loss.
+  assert.deepEqual([last.step.units + 539, last.step.lossCents], [2425, 100])
+  assert.equal(decideCharge({ ...btc, takenBackCents: 1000, takenBackUnits: 2425, status: 'refunded' }, { kind: 'med', principalCents: 100 }).kind, 'move')
+})
+
+test('refunds owed: paid by us or taken back by the provider, refunded only when nothing is owed', () => {
+  const owing = taxCharge('will_refund', { paidCents: 1000, refundOwedCents: 1000 })
+  assert.deepEqual(decideCharge(owing, { kind: 'refund_paid' }), { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: 1000, by: 'us', owedAfter: 0 }] })
+  const part = decideCharge(owing, { kind: 'med', principalCents: 300 }) as Extract<ChargeDecision, { kind: 'move' }>
+  assert.equal(part.to, 'will_refund')
+  assert.deepEqual(part.effects.find((effect) => effect.kind === 'settle_refund'), { kind: 'settle_refund', amountCents: 300, by: 'provider', owedAfter: 700 })
+  assert.equal(toOf(decideCharge(owing, { kind: 'provider_status', status: 'refunded' })), 'refunded')
+  assert.deepEqual(decideCharge(taxCharge('will_refund', { refundOwedCents: 0 }), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+  assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+})
+
+test('a will_refund after credit is recorded once (support is alerted), and nothing is debited until the money goes', () => {
+  const credited = taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 })
+  const announced = decideCharge(credited, { kind: 'provider_status', status: 'will_refund' })
+  assert.deepEqual(announced, { kind: 'move', to: 'depix_sent', effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0 }] })
+  assert.equal(decideCharge({ ...credited, clawback: 'will_refund' }, { kind: 'provider_status', status: 'will_refund' }).kind, 'ignore')
+})
+
+/** The order statuses may take: a transition to a lower rank would be a move backwards. */
+const rank: Record<ChargeStatus, number> = {
+  waiting_payment: 0, pending: 1, under_review: 2, expired: 3, canceled: 3, error: 3, will_refund: 4,
+  security_hold: 5, after7d: 5, depix_sent: 6, refunded: 7,
+}
+
+/**
+ * Applies decisions to a model of the charge's row and books, as the executor does (with the
+ * domain's own posting functions), so properties can be checked over random event sequences.
+ */
+function replay(start: ChargeView, events: ChargeEvent[]) {
+  let charge = start
+  const entries: Entry[] = []
+  const decisions: Array<{ event: ChargeEvent; before: ChargeView; decision: ChargeDecision }> = []
+  let refund: { amountCents: number; owedCents: number; paidByUsCents: number } | null = null
+  for (const happened of events) {
+    let event = happened
+    // As apply-provider-event does: what a delivery reports arrived is kept first, and decides.
+    if (event.kind === 'money_arrived') {
+      if (charge.paidCents === null && event.report.valueInCents !== null) charge = { ...charge, paidCents: event.report.valueInCents }
+      event = { ...event, report: { ...event.report, valueInCents: charge.paidCents } }
+    }
+    const before = charge
+    const decision = decideCharge(charge, event)
+    decisions.push({ event, before, decision })
+    if (decision.kind !== 'move') continue
+    const next = { ...charge, status: decision.to }
+    for (const effect of decision.effects) {
+      switch (effect.kind) {
+        case 'credit':
+          entries.push(...creditPosting({ id: 'c', accountId: 1, currency: charge.currency, arrivedCents: effect.arrivedCents, units: effect.units, held: effect.held }).entries)
+          Object.assign(next, { creditedUnits: effect.units, paidCents: charge.paidCents ?? effect.arrivedCents, quoteMicros: effect.quote?.micros ?? null })
+          break
+        case 'release_credit':
+          entries.push(...releasePosting({ id: 'c', accountId: 1, currency: charge.currency, units: effect.units }).entries)
+          break
+        case 'take_back':
+          entries.push(...clawbackPosting({ id: 'c', accountId: 1, currency: charge.currency, from: effect.from, step: effect.step }).entries)
+          Object.assign(next, { takenBackCents: effect.step.takenBackCents, takenBackUnits: effect.step.takenBackUnits })
+          break
+        case 'record_clawback':
+          Object.assign(next, { clawback: effect.clawback, takenBackCents: effect.takenBackCents })
+          break
+        case 'owe_refund':
+          entries.push(...refundOwedPosting({ id: 'c', amountCents: effect.amountCents }).entries)
+          refund = { amountCents: effect.amountCents, owedCents: effect.amountCents, paidByUsCents: 0 }
+          Object.assign(next, { refundOwedCents: effect.amountCents, paidCents: charge.paidCents ?? effect.arrivedCents })
+          break
+        case 'settle_refund':
+          entries.push(...refundSettledPosting({ id: 'c', amountCents: effect.amountCents, by: effect.by, owedAfter: effect.owedAfter }).entries)
+          refund = { ...refund!, owedCents: effect.owedAfter, paidByUsCents: refund!.paidByUsCents + (effect.by === 'us' ? effect.amountCents : 0) }
+          Object.assign(next, { refundOwedCents: effect.owedAfter })
+          break
       }
-      assert.ok(posted.credit <= 1 && posted.release <= 1 && posted.takeBack <= 1, JSON.stringify(posted))
-      if (posted.takeBack === 1) assert.equal(charge.status, 'refunded')
-    }),
-    { numRuns: 3000 },
+    }
+    charge = next
+  }
+  return { charge, entries, decisions, refund }
+}
+
+const eventArbitrary = fc.oneof(
+  fc.record({ kind: fc.constant('provider_status' as const), status: fc.constantFrom('pending', 'delayed', 'approved', 'under_review', 'will_refund', 'refunded', 'canceled', 'expired', 'error' as const) }),
+  fc.record({
+    kind: fc.constant('money_arrived' as const),
+    report: fc.record({ valueInCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }), payerEuid: fc.constantFrom('EU000000000000001', 'EU000000000000009'), payerTaxNumber: fc.constantFrom('11144477735', '12345678909') }),
+    facts: fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'ticker', at: new Date(0) })), { nil: null }) }),
+  }),
+  fc.record({ kind: fc.constant('expiry_due' as const), now: fc.constant(new Date(1)), expiresAt: fc.constant(new Date(0)) }),
+  fc.record({ kind: fc.constant('release_due' as const), now: fc.constant(new Date(1)), releaseAt: fc.constant(new Date(0)) }),
+  fc.record({
+    kind: fc.constant('review' as const),
+    decision: fc.constant('release' as const),
+    facts: fc.record({ quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'override', at: new Date(0) })), { nil: null }), payerMatchesInformed: fc.boolean() }),
+    enteredPaidCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }),
+  }),
+  fc.record({ kind: fc.constant('review' as const), decision: fc.constant('refund' as const), enteredPaidCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
+  fc.record({ kind: fc.constant('review' as const), decision: fc.constant('close' as const) }),
+  fc.record({ kind: fc.constant('med' as const), principalCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
+  fc.record({ kind: fc.constant('refund_paid' as const) }),
+) as fc.Arbitrary<ChargeEvent>
+
+test('property: adverse sequences of every event (claw-backs while held, partial MEDs, missing amounts) keep every invariant', () => {
+  const reached = new Set<ChargeStatus>()
+  fc.assert(
+    fc.property(
+      fc.boolean(),
+      fc.constantFrom('DEPIX' as const, 'BTC' as const, 'USDt' as const),
+      fc.integer({ min: 1000, max: 10_000 }),
+      fc.array(eventArbitrary, { maxLength: 25 }),
+      fc.boolean(),
+      (withEuid, currency, valueCents, events, optedIn) => {
+        const start = { ...(withEuid ? euidCharge('waiting_payment') : taxCharge('waiting_payment')), currency, valueCents, webhookEvents: optedIn ? optInWebhookEvents : [] }
+        const { charge, entries, decisions, refund } = replay(start, events)
+        reached.add(start.status)
+        let credits = 0
+        let clawbackSeenWhileHeld = false
+        for (const { event, before, decision } of decisions) {
+          if (decision.kind !== 'move') continue
+          reached.add(decision.to)
+          const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before.status) && ['pending', 'under_review'].includes(decision.to)) ||
+            (before.status === 'security_hold' && decision.to === 'will_refund' && event.kind === 'review')
+          assert.ok(rank[decision.to] >= rank[before.status] || backwardsAllowed, `${before.status} → ${decision.to} on ${event.kind}`)
+          if (before.status === 'security_hold' && before.clawback !== null) clawbackSeenWhileHeld = true
+          for (const effect of decision.effects) {
+            if (effect.kind !== 'credit') continue
+            credits++
+            // Never credit after a MED or refund is seen on the held charge.
+            assert.ok(!clawbackSeenWhileHeld, 'credited after a claw-back')
+            // At most what arrived is credited: the fee comes off it, the cap holds conversions.
+            if (currency === 'DEPIX') assert.ok(effect.units <= Math.max(0, effect.arrivedCents - 100))
+            else assert.ok(effect.units <= creditCapUnits(effect.arrivedCents, currency, effect.quote!.micros))
+            // A credit is computed from what the provider (or support, when it never said) reported.
+            assert.equal(effect.arrivedCents, before.paidCents ?? (event.kind === 'review' && event.decision !== 'close' ? event.enteredPaidCents : null))
+          }
+          // Opt-in events: at most one per move, and none unless asked for.
+          const optIn = decision.effects.filter((effect) => effect.kind === 'queue_webhook' && (optInWebhookEvents as readonly string[]).includes(effect.event))
+          assert.ok(optIn.length <= (optedIn ? 1 : 0))
+        }
+        assert.ok(credits <= 1)
+        // Books balance per asset, and say what happened charge-wide.
+        assert.ok(isBalanced(entries))
+        const actual = new Map<string, number>()
+        for (const entry of entries) actual.set(bookKey(entry.book, entry.currency), (actual.get(bookKey(entry.book, entry.currency)) ?? 0) + entry.amount)
+        const expected = expectedChargeBooks({
+          currency,
+          creditedUnits: charge.creditedUnits,
+          arrivedCents: charge.paidCents,
+          takenBackCents: charge.creditedUnits === null ? 0 : charge.takenBackCents,
+          takenBackUnits: charge.takenBackUnits,
+          held: charge.status === 'after7d',
+          refund,
+        })
+        for (const key of new Set<string>([...actual.keys(), ...expected.keys()])) assert.equal(actual.get(key) ?? 0, expected.get(key as never) ?? 0, key)
+        // Never more taken from the account than it was credited; never more than arrived taken back.
+        assert.ok(charge.takenBackUnits <= (charge.creditedUnits ?? 0))
+        if (charge.creditedUnits !== null) assert.ok(charge.takenBackCents <= charge.paidCents!)
+        if (charge.creditedUnits !== null && charge.takenBackCents === charge.paidCents) assert.equal(charge.takenBackUnits, charge.creditedUnits)
+      },
+    ),
+    { numRuns: 4000 },
   )
   assert.deepEqual([...reached].sort(), [...chargeStatuses].sort(), 'every status is reachable')
 })
 
 test('opt-in webhook events: each names the status change it announces, and only for a charge that asked', () => {
   const now = new Date('2026-11-22T12:10:00Z')
-  const optedIn = (status: ChargeStatus): ChargeView => ({ ...taxCharge(status), webhookEvents: optInWebhookEvents })
-  const events = (decision: ReturnType<typeof decideCharge>) =>
-    decision.kind === 'move' ? decision.effects.flatMap((effect) => (effect.kind === 'queue_webhook' ? [effect.event] : [])) : []
-  const report = (status: string) => ({ kind: 'provider_report' as const, report: { status, ...matching } })
-  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) }, okFacts)), ['payment.expired'])
-  assert.deepEqual(events(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) }, okFacts)), [])
-  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), report('depix_sent'), { ...okFacts, blocked: true })), ['payment.held'])
-  assert.deepEqual(events(decideCharge(optedIn('pending'), report('under_review'), okFacts)), ['payment.under_review'])
-  assert.deepEqual(events(decideCharge(optedIn('security_hold'), { kind: 'review', decision: 'refund' }, okFacts)), ['payment.refunded'])
-  assert.deepEqual(events(decideCharge(optedIn('will_refund'), report('refunded'), okFacts)), ['payment.refunded'])
-  assert.deepEqual(events(decideCharge(optedIn('depix_sent'), { kind: 'med' }, okFacts)), ['payment.disputed'])
-  assert.deepEqual(events(decideCharge(optedIn('depix_sent'), report('refunded'), okFacts)), ['payment.disputed'])
+  const optedIn = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...taxCharge(status, extra), webhookEvents: optInWebhookEvents })
+  const events = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.effects.flatMap((effect) => (effect.kind === 'queue_webhook' ? [effect.event] : [])) : [])
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), ['payment.expired'])
+  assert.deepEqual(events(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), [])
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), arrived(matching, { ...okFacts, blocked: true }))), ['payment.held'])
+  assert.deepEqual(events(decideCharge(optedIn('pending'), { kind: 'provider_status', status: 'under_review' })), ['payment.under_review'])
+  assert.deepEqual(events(decideCharge(optedIn('security_hold', { paidCents: 1000 }), { kind: 'review', decision: 'refund', enteredPaidCents: null })), ['payment.refunded'])
+  assert.deepEqual(events(decideCharge(optedIn('will_refund'), { kind: 'provider_status', status: 'refunded' })), ['payment.refunded'])
+  const credited = { paidCents: 1000, creditedUnits: 900 }
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'med', principalCents: null })), ['payment.disputed'])
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'med', principalCents: 200 })), ['payment.disputed'], 'a partial MED is a dispute too')
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'provider_status', status: 'refunded' })), ['payment.disputed'])
   // The spec's events stay as they were beside the opt-in ones.
-  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), report('depix_sent'), okFacts)), ['payment.confirmed'])
-  assert.deepEqual(events(decideCharge(optedIn('expired'), report('expired'), okFacts)), [])
+  assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), arrived(matching))), ['payment.confirmed'])
+  assert.deepEqual(events(decideCharge(optedIn('expired'), { kind: 'provider_status', status: 'expired' })), [])
 })

@@ -69,30 +69,32 @@ test('formatBtc and formatUsdt write fixed decimals with a dot', () => {
   assert.equal(formatUsdt(-1), '-0.000001')
 })
 
-test('conversions follow the integer formulas of decisions section 5', () => {
+test('conversions follow the integer formulas of decisions section 5 (quotes in micro-reais: quote_cents × 10^4)', () => {
   // R$ 10,00 charge: net 900 cents; BTC at R$ 350.000,00: floor(900e8*100 / (35000000*106))
-  assert.equal(centsToSats(900, 35_000_000), 2425)
-  assert.equal(creditedAmount(1000, 'BTC', 35_000_000), 2425)
+  assert.equal(centsToSats(900, 350_000_000_000), 2425)
+  assert.equal(creditedAmount(1000, 'BTC', 350_000_000_000), 2425)
   // USDt at R$ 5,40: floor(900e6*100 / (540*102)) = 1633986
-  assert.equal(centsToUsdtUnits(900, 540), 1633986)
-  assert.equal(creditedAmount(1000, 'USDt', 540), 1633986)
+  assert.equal(centsToUsdtUnits(900, 5_400_000), 1633986)
+  assert.equal(creditedAmount(1000, 'USDt', 5_400_000), 1633986)
+  // The decimals a USDt price keeps count: R$ 5,4321 is not R$ 5,43.
+  assert.equal(centsToUsdtUnits(900, 5_432_100), 1624331)
+  assert.notEqual(centsToUsdtUnits(900, 5_432_100), centsToUsdtUnits(900, 5_430_000))
   assert.equal(creditedAmount(1000, 'DEPIX', null), 900)
-  assert.equal(creditedAmount(500000, 'BTC', 35_000_000), centsToSats(499900, 35_000_000))
+  assert.equal(creditedAmount(500000, 'BTC', 350_000_000_000), centsToSats(499900, 350_000_000_000))
   assert.throws(() => creditedAmount(1000, 'BTC', null))
 })
 
-test('conversions are exact floors, never above the fee-adjusted value', () => {
+test('property: with a whole-centavo quote, the micro-real formulas agree with decisions 5 exactly; all are exact floors', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 900, max: 499_900 }), fc.integer({ min: 1, max: 100_000_000_00 }), (net, quote) => {
-      const sats = centsToSats(net, quote)
-      const exact = (BigInt(net) * 10n ** 10n)
-      const denominator = BigInt(quote) * 106n
-      assert.ok(BigInt(sats) * denominator <= exact)
-      assert.ok((BigInt(sats) + 1n) * denominator > exact)
-      const units = centsToUsdtUnits(net, quote)
-      const exactU = BigInt(net) * 10n ** 8n
-      assert.ok(BigInt(units) * BigInt(quote) * 102n <= exactU)
-      assert.ok((BigInt(units) + 1n) * BigInt(quote) * 102n > exactU)
+    fc.property(fc.integer({ min: 900, max: 499_900 }), fc.integer({ min: 1, max: 100_000_000_00 }), fc.integer({ min: 0, max: 9_999 }), (net, quoteCents, extraMicros) => {
+      const exact = BigInt(net) * 10n ** 10n
+      assert.equal(BigInt(centsToSats(net, quoteCents * 10_000)), exact / (BigInt(quoteCents) * 106n))
+      assert.equal(BigInt(centsToUsdtUnits(net, quoteCents * 10_000)), (BigInt(net) * 10n ** 8n) / (BigInt(quoteCents) * 102n))
+      const micros = quoteCents * 10_000 + extraMicros
+      const sats = BigInt(centsToSats(net, micros))
+      const exactMicro = BigInt(net) * 10n ** 14n
+      assert.ok(sats * BigInt(micros) * 106n <= exactMicro)
+      assert.ok((sats + 1n) * BigInt(micros) * 106n > exactMicro)
     }),
     { numRuns: 2000 },
   )

@@ -50,7 +50,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       child.once('exit', (code) => reject(new Error(`the child exited with ${code}`)))
     })
 
-    const body = { value: '10.00', email: 'buyer@example.com', tax_number: '11144477735' }
+    const body = { value: '10.00', email: 'buyer@example.com', tax_number: '11144477735', payer_name: 'Buyer Person' }
     const headers = { 'x-api-token': token, 'content-type': 'application/json', 'idempotency-key': 'order-crash' }
     const gate = provider.holdDepositReplies()
     const inFlight = fetch(`${address}/api/create-payment`, { method: 'POST', headers, body: JSON.stringify(body) }).catch((error: unknown) => error)

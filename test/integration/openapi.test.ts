@@ -101,7 +101,7 @@ const balance: components['schemas']['BalanceRecord']['balances']['DEPIX']['avai
 const event: components['schemas']['WebhookBody']['event'] = 'payment.disputed'
 type Confirmed = NonNullable<webhooks['payment.confirmed']['post']>
 const hook: Confirmed['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never = {
-  payment_id: 'a', email: 'store@example.com', value_in_cents: 2500, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent',
+  payment_id: 'a', email: 'store@example.com', value_in_cents: 2500, paid_in_cents: 2500, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent',
 }
 const page: paths['/api/payments']['get']['responses'][200]['content']['application/json'] = { payments: [], next_cursor: null }
 export const all = [body, headers, created, refused, limited, status, balance, event, hook, page]

@@ -87,7 +87,7 @@ test('a tax number the provider knows shows its payerEuid before payment; an unk
 })
 
 test('asynchronous provider replies are followed to their result, with one deposit', async () => {
-  service.sandbox!.fake.setAsyncReplies(true)
+  service.sandbox!.fake.setAsyncReplies('enveloped')
   try {
     const before = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
     const created = await create({ email: 'async@example.com', tax_number: generateCpf() })
@@ -96,7 +96,7 @@ test('asynchronous provider replies are followed to their result, with one depos
     const after = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
     assert.equal(Number(after), Number(before) + 1)
   } finally {
-    service.sandbox!.fake.setAsyncReplies(false)
+    service.sandbox!.fake.setAsyncReplies('off')
   }
 })
 
@@ -152,5 +152,36 @@ test('the fake answers in the reference\'s shapes', async () => {
   } finally {
     await fake?.close()
     await database?.close()
+  }
+})
+
+test('decisions 14 (point 8): Eulen\'s 429 on /deposit is 503 provider_unavailable with its Retry-After, never a refusal, and nothing is made', async () => {
+  const behaviour = await service.request({ method: 'PUT', url: '/sandbox/provider', body: { deposit_rate_limited: true } })
+  assert.deepEqual(behaviour.body, { deposit_rate_limited: true, async_replies: 'off' })
+  try {
+    const before = await service.database.db.selectFrom('charges').select('id').execute()
+    const busy = await create({ email: 'busy@example.com', tax_number: generateCpf() })
+    assert.equal(busy.status, 503)
+    assert.equal(busy.body.code, 'provider_unavailable')
+    assert.equal(busy.headers['retry-after'], '30')
+    assert.equal((await service.database.db.selectFrom('charges').select('id').execute()).length, before.length)
+    assert.equal((await service.ops('GET', '/ops/unknown-deposits')).body.deposits.length, 0, 'a 429 made no deposit to look for')
+  } finally {
+    await service.request({ method: 'PUT', url: '/sandbox/provider', body: { deposit_rate_limited: false } })
+  }
+  assert.equal((await create({ email: 'busy@example.com', tax_number: generateCpf() })).status, 200)
+})
+
+test('decisions 14 (point 8): an asynchronous result served without the envelope is read, with one deposit, never taken as "unavailable"', async () => {
+  await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'bare' } })
+  try {
+    const count = async () => Number((await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n)
+    const before = await count()
+    const created = await create({ email: 'bare@example.com', tax_number: generateCpf() })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    assert.match(created.body.qrCopyPaste, /^000201/)
+    assert.equal(await count(), before + 1)
+  } finally {
+    await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'off' } })
   }
 })

@@ -1,9 +1,11 @@
-// Nothing falls between provider webhooks: the deposit sweep (GET /deposits) applies payments
-// whose webhook never came, and deposits that match no charge (an unknown qrId, a paid deposit we
-// have no charge for, a deposit whose creation reply was lost) are kept and listed for support.
+// Nothing falls between provider webhooks: the deposit sweep (GET /deposits, per status) applies
+// payments and refunds whose webhook never came, per-charge reconciliation asks about every charge
+// until it is final, and deposits that match no charge (an unknown qrId, a paid deposit we have no
+// charge for, a deposit whose creation reply was lost) are kept and listed for support.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { sql } from 'kysely'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -67,4 +69,44 @@ test('a lost reply to POST /deposit is looked up before answering, and what is f
   const listed = (await unknownDeposits()).filter((deposit) => deposit.seen_by === 'lost_reply')
   assert.equal(listed.length, 1)
   assert.equal(listed[0]!.value_in_cents, 1700)
+})
+
+const reconcileJobs = (chargeId: string) =>
+  service.database.db.selectFrom('jobs').select('run_at').where('kind', '=', 'reconcile_charge').where(sql`payload->>'chargeId'`, '=', chargeId).execute()
+
+test('decisions 14 (point 9): an under_review that lasts ten days, whose delivery webhook is lost, is still asked about and credited', async () => {
+  const payer = generateCpf()
+  const charge = await create('long-review@example.com', payer)
+  assert.equal((await service.pay(charge.id, payer, 'under_review')).body.status, 'under_review')
+  for (let day = 0; day < 10; day++) await service.advance(24 * 3600)
+  assert.equal((await service.store.charges.findById(charge.id))!.status, 'under_review')
+  await service.sandbox!.fake.settle(charge.provider_deposit_id, { payerName: 'Payer', payerTaxNumber: payer, outcome: 'depix_sent', lost: true })
+  await service.advance(24 * 3600)
+  assert.equal((await service.store.charges.findById(charge.id))!.status, 'depix_sent')
+})
+
+test('decisions 14 (point 9): a credited charge whose "refunded" webhook is lost is found by the sweep of refunded deposits and taken back', async () => {
+  const payer = generateCpf()
+  const charge = await create('lost-refund@example.com', payer)
+  await service.pay(charge.id, payer)
+  await service.advance(20 * 24 * 3600)
+  await service.sandbox!.fake.settle(charge.provider_deposit_id, { payerName: 'Payer', payerTaxNumber: payer, outcome: 'refunded', lost: true })
+  // One /deposits call a minute for this status, each window twice the last while they come back
+  // empty: the 90 days are read within a quarter of an hour, long before the next per-charge ask.
+  for (let minute = 0; minute < 15 && (await service.store.charges.findById(charge.id))!.status !== 'refunded'; minute++) await service.advance(61)
+  const after = (await service.store.charges.findById(charge.id))!
+  assert.equal(after.status, 'refunded')
+  assert.equal(after.taken_back_cents, 1000)
+  assert.equal((await service.store.ledger.balances(after.account_id)).DEPIX, 0)
+})
+
+test('decisions 14 (point 9): an unpaid charge stops being asked about soon after its QR and the provider\'s grace are over; a paid one keeps being asked', async () => {
+  const payer = generateCpf()
+  const unpaid = await create('unpaid@example.com', payer)
+  const credited = await create('credited@example.com', generateCpf())
+  assert.deepEqual((await reconcileJobs(unpaid.id)).map((job) => job.run_at.getTime() - unpaid.created_at.getTime()), [12 * 60_000])
+  await service.pay(credited.id, credited.informed_tax_number!)
+  await service.advance(41 * 60)
+  assert.deepEqual(await reconcileJobs(unpaid.id), [])
+  assert.equal((await reconcileJobs(credited.id)).length, 1, 'credited: re-checked for 90 days')
 })

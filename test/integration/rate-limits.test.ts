@@ -61,7 +61,7 @@ test('the provider\'s limits hold for the deployment: two instances on one datab
     await Promise.all(Array.from({ length: 8 }, async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const app = i % 2 === 0 ? first.app : second.app
-        const response = await app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '10.00', email: 'c@example.com', tax_number: generateCpf() } })
+        const response = await app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '10.00', email: 'c@example.com', tax_number: generateCpf(), payer_name: 'Payer Person' } })
         assert.ok(response.statusCode === 200 || (response.statusCode === 503 && response.json().code === 'provider_unavailable'), response.body)
         statuses.push(response.statusCode)
       }

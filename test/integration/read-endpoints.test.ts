@@ -23,6 +23,7 @@ test('get-payment answers the spec 2.2 record of the merchant\'s own charge', as
     payerTaxNumber: null,
     payerEuid: null,
     amount: 1000,
+    paidAmount: null,
     updatedAt: T0.toISOString(),
   })
 })

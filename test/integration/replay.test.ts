@@ -66,3 +66,71 @@ test('property: any sequence of provider events, replayed in any order, credits 
     for (const row of sums.rows) assert.equal(balances[row.currency as 'DEPIX'], Number(row.total))
   }
 })
+
+type Step =
+  | { kind: 'deposit'; status: string; amount: 'exact' | 'near' | 'far' | 'missing' }
+  | { kind: 'med'; principal: number | null }
+  | { kind: 'review'; decision: 'release' | 'refund' | 'close'; paid: number | null }
+  | { kind: 'refund_paid' }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('deposit' as const), status: fc.constantFrom(...statuses, 'depix_sent', 'refunded', 'will_refund'), amount: fc.constantFrom('exact' as const, 'near' as const, 'far' as const, 'missing' as const) }),
+  fc.record({ kind: fc.constant('med' as const), principal: fc.option(fc.integer({ min: 1, max: 3000 }), { nil: null }) }),
+  fc.record({ kind: fc.constant('review' as const), decision: fc.constantFrom('release' as const, 'refund' as const, 'close' as const), paid: fc.option(fc.integer({ min: 1, max: 3000 }), { nil: null }) }),
+  fc.record({ kind: fc.constant('refund_paid' as const) }),
+)
+
+test('property: claw-backs, refunds and reviews in any order, replayed at the executor, never credit after a claw-back, credit at most what arrived, and keep the books', async () => {
+  let run = 0
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('DEPIX', 'BTC', 'USDt'), fc.array(step, { minLength: 1, maxLength: 10 }), fc.boolean(), async (currency, steps, thirdParty) => {
+      run++
+      const email = `clawback-replay-${run}@example.com`
+      const payer = generateCpf()
+      const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+      const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '25.00', email, euid, swap_to: currency } })
+      assert.equal(created.status, 200, JSON.stringify(created.body))
+      const charge = (await service.store.charges.findById(created.body.id))!
+      const paidBy = thirdParty ? generateCpf() : payer
+      const paidByEuid = thirdParty ? (await service.sandbox!.fake.endUser(paidBy, 'Other')).euid : euid
+      const amounts = { exact: 2500, near: 2550, far: 3000, missing: undefined }
+      let medNumber = 0
+      let clawedBackWhileHeld = false
+      for (const happened of steps) {
+        const before = (await service.store.charges.findById(charge.id))!
+        if (before.status === 'security_hold' && before.clawback !== null) clawedBackWhileHeld = true
+        if (happened.kind === 'deposit') {
+          const answer = await service.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: happened.status, valueInCents: amounts[happened.amount], payerName: 'Payer', payerTaxNumber: paidBy, payerEUID: paidByEuid })
+          assert.equal(answer.status, 200)
+        } else if (happened.kind === 'med') {
+          const answer = await service.providerWebhook('med', { qrId: charge.provider_deposit_id, principalValueInCents: happened.principal ?? undefined, creationDateReport: `2026-11-2${medNumber++ % 10}T00:00:00Z`, taxNumber: paidBy, euid: paidByEuid })
+          assert.equal(answer.status, 200)
+        } else if (happened.kind === 'review') {
+          const answer = await service.ops('POST', `/ops/payments/${charge.id}/review`, { decision: happened.decision, note: 'replay', ...(happened.paid === null ? {} : { paid_cents: happened.paid }) })
+          assert.ok(answer.status === 200 || answer.status === 409 || (answer.status === 400 && answer.body.param === 'paid_cents'), JSON.stringify(answer.body))
+        } else {
+          const refund = await service.store.refunds.findByCharge(charge.id)
+          if (refund) assert.ok([200, 409].includes((await service.ops('POST', `/ops/refunds/${refund.id}/paid`, { reference: 'E2E', note: 'replay' })).status))
+        }
+        const after = (await service.store.charges.findById(charge.id))!
+        if (after.credited_units !== null && before.credited_units === null) assert.ok(!clawedBackWhileHeld, 'credited after a claw-back on the held charge')
+      }
+      const final = (await service.store.charges.findById(charge.id))!
+      const account = (await service.store.accounts.findByEmail(email))!
+      const held = await service.store.ledger.balances(account.id, 'held')
+      const available = await service.store.ledger.balances(account.id, 'available')
+      const onAccount = held[currency as 'DEPIX'] + available[currency as 'DEPIX']
+      if (final.credited_units === null) {
+        assert.equal(onAccount, 0)
+      } else {
+        assert.equal(onAccount, final.credited_units - final.taken_back_units)
+        // At most what arrived (less the fee) is credited.
+        if (currency === 'DEPIX') assert.ok(final.credited_units <= final.paid_cents! - 100)
+        assert.ok(final.taken_back_cents <= final.paid_cents!)
+      }
+    }),
+    { numRuns: 30 },
+  )
+  const check = (await service.ops('GET', '/ops/ledger-check')).body
+  assert.equal(check.ok, true, JSON.stringify(check))
+})

@@ -32,7 +32,7 @@ test('SIGTERM under load loses no acknowledged request', async () => {
       fetch(`${base}/api/create-payment`, {
         method: 'POST',
         headers: { 'x-api-token': token, 'content-type': 'application/json' },
-        body: JSON.stringify({ value: '10.00', email: `load${i}@example.com`, tax_number: '11144477735' }),
+        body: JSON.stringify({ value: '10.00', email: `load${i}@example.com`, tax_number: '11144477735', payer_name: 'Load Payer' }),
       }).then(async (response) => ({ status: response.status, body: await response.json().catch(() => null) }), () => ({ status: 0, body: null }))
 
     const inFlight: Array<Promise<{ status: number; body: any }>> = []

@@ -21,7 +21,7 @@ test('the same webhook at two instances at once credits once', { skip: testDatab
     const token = (await post(first.app, '/sandbox/accounts/shop@example.com/tokens', {})).json().token
     for (let round = 0; round < 10; round++) {
       const payer = generateCpf()
-      const created = (await post(first.app, '/api/create-payment', { value: '10.00', email: `c${round}@example.com`, tax_number: payer }, { 'x-api-token': token })).json()
+      const created = (await post(first.app, '/api/create-payment', { value: '10.00', email: `c${round}@example.com`, tax_number: payer, payer_name: 'Payer Person' }, { 'x-api-token': token })).json()
       const charge = (await first.store.charges.findById(created.id))!
       const webhook = { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer, payerEUID: (await first.sandbox!.fake.endUser(payer, 'P')).euid }
       const answers = await Promise.all(

@@ -86,7 +86,7 @@ test('payment confirmed: the body of decisions section 7, signed three independe
   const { id, euid } = await paidCharge('/confirmed', secret)
   const [delivery] = receiver.for('/confirmed')
   assert.ok(delivery)
-  assert.equal(delivery.body, `{"payment_id":"${id}","email":"customer@example.com","value_in_cents":1500,"payer_euid":"${euid}","event":"payment.confirmed","status":"depix_sent"}`)
+  assert.equal(delivery.body, `{"payment_id":"${id}","email":"customer@example.com","value_in_cents":1500,"paid_in_cents":1500,"payer_euid":"${euid}","event":"payment.confirmed","status":"depix_sent"}`)
   const expected = createHmac('sha256', secret).update(delivery.body).digest('hex')
   // 1. Over the raw body, compared in constant time.
   assert.ok(timingSafeEqual(Buffer.from(String(delivery.headers['x-webhook-signature'])), Buffer.from(expected)))
@@ -99,11 +99,11 @@ test('payment confirmed: the body of decisions section 7, signed three independe
 })
 
 test('a body with non-ASCII text is escaped so raw-body and Python re-serialization agree', () => {
-  const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
   assert.match(raw, /jo\\u00e3o\.a\\u00e7a\\u00ed@/)
   assert.equal(pythonReserialize(raw), raw)
   assert.equal(JSON.parse(raw).email, 'joão.açaí@exemplo.com.br')
-  const emoji = serializeWebhookBody({ payment_id: 'p', email: '🌴@x.io', value_in_cents: 1, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  const emoji = serializeWebhookBody({ payment_id: 'p', email: '🌴@x.io', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
   assert.equal(pythonReserialize(emoji), emoji)
 })
 
@@ -220,7 +220,7 @@ test('nothing lost: a process stopped after the status change delivers after res
     const payers = [generateCpf(), generateCpf()]
     const ids: string[] = []
     for (const payer of payers) {
-      const created = (await first.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': shopToken }, payload: { value: '10.00', email: `r-${payer}@example.com`, tax_number: payer, webhook_url: receiver.url('/restart'), webhook_secret: 's' } })).json()
+      const created = (await first.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': shopToken }, payload: { value: '10.00', email: `r-${payer}@example.com`, tax_number: payer, payer_name: 'Payer Person', webhook_url: receiver.url('/restart'), webhook_secret: 's' } })).json()
       const charge = (await first.store.charges.findById(created.id))!
       // The provider webhook is applied (status change + queued delivery), then the process stops before any job runs.
       const applied = await first.app.inject({ method: 'POST', url: '/provider/webhooks/deposit', headers: { authorization: 'Basic shared' }, payload: { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: charge.value_cents, payerTaxNumber: payer } })

@@ -179,7 +179,9 @@ export async function startTestService(
   env: Record<string, string> = {},
   options: Omit<ServiceOptions, 'database'> = {},
 ): Promise<TestService> {
-  const config: Config = loadConfig({ DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', ...env })
+  // Most suites are about other rules than the provider's name rule and send no payer_name; the
+  // rule (on by default) has its own tests, which turn it on.
+  const config: Config = loadConfig({ DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', ...env })
   const database = await openTestDatabase()
   const service = await startService(config, { clock: createAdjustableClock(T0), logger: false, ...options, database })
   // Listening lets the fake provider deliver its webhooks over HTTP; jobs run when a test moves

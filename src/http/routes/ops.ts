@@ -5,9 +5,15 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { activateToken } from '../../app/activate-token.ts'
 import { assignIdentity } from '../../app/assign-identity.ts'
+import { checkLedger } from '../../app/check-ledger.ts'
+import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
+import { recordRefundPaid } from '../../app/record-refund-paid.ts'
 import { reviewHold } from '../../app/review-hold.ts'
-import { setQuoteOverrides } from '../../app/set-quotes.ts'
+import { quoteOverrides, setQuoteOverrides, showQuote } from '../../app/set-quotes.ts'
+import { reviewDecisions } from '../../domain/charge.ts'
+import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
+import type { Refund } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { RouteDeps } from '../app.ts'
@@ -42,41 +48,103 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     }),
   )
 
-  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold)', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, payer_tax_number: '***.444.777-**' }] }, []) }, async () => {
-    const held = await deps.store.charges.listHeld()
-    return {
-      holds: held.map((charge) => ({
-        payment_id: charge.id,
-        reason: charge.hold_reason,
-        held_since: charge.updated_at.toISOString(),
-        value_in_cents: charge.value_cents,
-        paid_in_cents: charge.paid_cents,
-        bank_tx_id: charge.bank_tx_id,
-        blockchain_tx_id: charge.blockchain_tx_id,
-        currency: charge.currency,
-        informed_euid: charge.informed_euid,
-        informed_tax_number: mask(charge.informed_tax_number),
-        payer_name: charge.payer_name,
-        payer_tax_number: mask(charge.payer_tax_number),
-        payer_euid: charge.payer_euid,
-      })),
-    }
-  })
+  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold), oldest first', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, paid_in_cents: 1000, clawback: null, decisions: ['release', 'refund'] }] }, []) }, async () => ({
+    holds: (await listHolds(deps)).map(({ charge, clawbacks, decisions }) => ({
+      payment_id: charge.id,
+      reason: charge.hold_reason,
+      held_since: charge.updated_at.toISOString(),
+      value_in_cents: charge.value_cents,
+      paid_in_cents: charge.paid_cents,
+      bank_tx_id: charge.bank_tx_id,
+      blockchain_tx_id: charge.blockchain_tx_id,
+      currency: charge.currency,
+      informed_euid: charge.informed_euid,
+      informed_tax_number: mask(charge.informed_tax_number),
+      payer_name: charge.payer_name,
+      payer_tax_number: mask(charge.payer_tax_number),
+      payer_euid: charge.payer_euid,
+      // The provider took it back (MED, refunded) or announced it will: it can no longer be released.
+      clawback: charge.clawback,
+      taken_back_cents: charge.taken_back_cents,
+      clawbacks: clawbacks.map((report) => ({ kind: report.kind, principal_cents: report.principal_cents, reported_at: report.reported_at.toISOString() })),
+      decisions,
+      needs_paid_amount: charge.paid_cents === null,
+    })),
+  }))
 
   app.post(
     '/ops/payments/:id/review',
     {
-      schema: operation('reviewHold', 'Release or refund a held payment', { payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }, ['payment_not_found', 'payment_not_held', 'quote_unavailable', 'invalid_json', 'unsupported_media_type'], {
+      schema: operation('reviewHold', 'Release, refund or close a held payment', { payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }, [
+        'payment_not_found', 'payment_not_held', 'quote_unavailable', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'invalid_json', 'unsupported_media_type',
+      ], {
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        body: Type.Object({ decision: Type.Enum(['release', 'refund']), note: Note }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            decision: Type.Enum(reviewDecisions, { description: 'release: credit the account; refund: owe it back to the payer; close: the provider already took it back.' }),
+            note: Note,
+            paid_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'What arrived, in centavos: only for a payment whose amount the provider never stated.' })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }, { examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }] }) },
       }),
     },
     async (request) => {
-      const charge = await reviewHold(deps, { chargeId: request.params.id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })
+      const charge = await reviewHold({ ...deps, log: request.log }, {
+        chargeId: request.params.id,
+        decision: request.body.decision,
+        note: request.body.note,
+        actor: actorOf(request),
+        paidCents: request.body.paid_cents,
+      })
       return { payment_id: charge.id, status: charge.status }
     },
   )
+
+  const refundView = (refund: Refund) => ({
+    refund_id: refund.id,
+    payment_id: refund.charge_id,
+    status: refund.status,
+    amount_cents: refund.amount_cents,
+    owed_cents: refund.owed_cents,
+    payer_name: refund.payer_name,
+    payer_tax_number: mask(refund.payer_tax_number),
+    created_at: refund.created_at.toISOString(),
+    settled_at: refund.settled_at?.toISOString() ?? null,
+    reference: refund.reference,
+  })
+  const refundExample = { refund_id: 'ref_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'owed', amount_cents: 1000, owed_cents: 1000, payer_name: 'Maria Silva', payer_tax_number: '***.444.777-**' }
+
+  // Refunds owed to payers (decisions 14), oldest first: a liability until paid or taken back by the provider.
+  app.get('/ops/refunds', { schema: operation('listRefunds', 'Refunds owed to payers, oldest first', { refunds: [refundExample] }, []) }, async () => ({
+    refunds: (await deps.store.refunds.listOwed()).map(refundView),
+  }))
+
+  app.post(
+    '/ops/refunds/:refund_id/paid',
+    {
+      schema: operation('recordRefundPaid', 'Record a refund paid to the payer outside the service', { ...refundExample, status: 'paid', owed_cents: 0, reference: 'E1234567820261123120000abcdef' }, [
+        'refund_not_found', 'refund_not_owed', 'invalid_json', 'unsupported_media_type',
+      ], {
+        params: Type.Object({ refund_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 200, description: 'The payment\'s reference (the Pix end-to-end id or bank receipt).' }), note: Note }, { additionalProperties: false }),
+      }),
+    },
+    async (request) => refundView(await recordRefundPaid(deps, { refundId: request.params.refund_id, reference: request.body.reference, note: request.body.note, actor: actorOf(request) })),
+  )
+
+  // Credited payments the provider announced it will refund (will_refund after credit): the money may leave; support must look.
+  app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
+    alerts: (await deps.store.charges.listRefundsAnnouncedAfterCredit()).map((charge) => ({
+      kind: 'will_refund_after_credit',
+      payment_id: charge.id,
+      status: charge.status,
+      currency: charge.currency,
+      credited_units: charge.credited_units,
+      since: charge.updated_at.toISOString(),
+    })),
+  }))
 
   app.post(
     '/ops/tokens/:token_id/activate',
@@ -128,19 +196,34 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
       }),
   )
 
+  const quotesExample = { BTC: '350000.00', USDt: null, expires_at: { BTC: '2026-11-23T13:00:00.000Z', USDt: null } }
   app.put(
     '/ops/quotes',
     {
-      schema: operation('setQuoteOverrides', 'Set or clear BRL price overrides for BTC and USDt', { BTC: '350000.00', USDt: null }, ['invalid_json', 'unsupported_media_type'], {
-        body: Type.Object({ BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])), USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])) }, { additionalProperties: false }),
+      schema: operation('setQuoteOverrides', 'Set or clear BRL price overrides for BTC and USDt, each until it expires', quotesExample, ['quote_out_of_band', 'invalid_json', 'unsupported_media_type'], {
+        body: Type.Object(
+          {
+            BTC: Type.Optional(Type.Union([QuoteValue, Type.Null()])),
+            USDt: Type.Optional(Type.Union([QuoteValue, Type.Null()])),
+            expires_in_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_OVERRIDE_SECONDS, description: 'How long the override lasts: 3600 when omitted, a day at most.' })),
+            force: Type.Optional(Type.Boolean({ description: 'Accept a price more than the band away from the last accepted one.' })),
+          },
+          { additionalProperties: false },
+        ),
       }),
     },
     async (request) => {
-      const quotes = await setQuoteOverrides(deps, request.body)
-      await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: quotes, at: deps.clock.now() })
+      const quotes = await setQuoteOverrides({ ...deps, bandPercent: deps.config.quoteBandPercent }, request.body)
+      await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: { ...quotes, force: request.body.force ?? false }, at: deps.clock.now() })
       return quotes
     },
   )
+
+  // The prices in use: overrides with their expiry, and the last accepted price per currency with its source and age.
+  app.get('/ops/quotes', { schema: operation('listQuotes', 'Overrides in force and the last accepted prices', { overrides: quotesExample, accepted: [{ currency: 'BTC', price: '350000.00', source: 'ticker', accepted_at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
+    overrides: await quoteOverrides(deps),
+    accepted: (await deps.store.quotes.references()).map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, accepted_at: row.accepted_at.toISOString() })),
+  }))
 
   // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
   // found, a deposit whose creation reply was lost.
@@ -159,11 +242,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     })),
   }))
 
-  // The running balances against the ledger entries they summarise: empty `disagreements` is healthy.
-  app.get('/ops/ledger-check', { schema: operation('checkLedger', 'Running balances against the ledger entries', { ok: true, disagreements: [] }, []) }, async () => {
-    const disagreements = await deps.store.ledger.disagreements()
-    return { ok: disagreements.length === 0, disagreements }
-  })
+  // The books against what happened (app/check-ledger.ts): `ok` is healthy.
+  app.get('/ops/ledger-check', { schema: operation('checkLedger', 'The books against the charges and their running balances', { ok: true, disagreements: [], unbalanced: [], foreign_currency: [], charges: [], books: [{ book: 'fees', currency: 'DEPIX', total: 100 }] }, []) }, async () => checkLedger(deps))
 
   app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', { entries: [{ id: 1, actor: 'ana', action: 'hold.release', subject: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', details: {}, at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({ entries: await deps.store.audit.list() }))
 

@@ -48,19 +48,35 @@ export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =
       throw error
     }
     const outcome = await applyProviderEvent(deps, report)
-    if (outcome.chargeId === null) request.log.warn({ qrId: report.qrId }, 'provider webhook for an unknown deposit')
+    if (outcome.kind === 'not_found') request.log.warn({ qrId: report.qrId }, 'provider webhook for an unknown deposit')
+    if (report.status === null) request.log.warn({ qrId: report.qrId, status: report.statusText }, 'provider webhook with a status we do not know; kept, not acted on')
     return { received: true }
   })
 
   app.post('/provider/webhooks/med', {
-    schema: schema('providerMedWebhook', "The provider's refund dispute (MED)", 'Blocks the payer and the receiving e-mail; takes back a credited payment.'),
+    schema: schema('providerMedWebhook', "The provider's refund dispute (MED)", 'Blocks the payer and the receiving e-mail; takes back principalValueInCents (all of it when absent) from a credited payment.'),
     onRequest: authorize,
   }, async (request) => {
     const body = objectBody(request.body)
     const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
     const qrId = text(body.qrId)
     if (qrId === null) throw new DomainError('invalid_request', { param: 'qrId', message: 'A MED webhook needs qrId.' })
-    await recordMed(deps, { qrId, euid: text(body.euid), taxNumber: text(body.taxNumber) })
+    const principal = body.principalValueInCents
+    const principalCents = typeof principal === 'number' && Number.isSafeInteger(principal) && principal > 0 ? principal
+      : typeof principal === 'string' && /^[1-9]\d{0,11}$/.test(principal) ? Number(principal)
+      : null
+    if (principal !== undefined && principal !== null && principalCents === null) {
+      throw new DomainError('invalid_request', { param: 'principalValueInCents', message: 'principalValueInCents must be a positive whole number of centavos.' })
+    }
+    await recordMed(deps, {
+      qrId,
+      euid: text(body.euid),
+      taxNumber: text(body.taxNumber),
+      principalCents,
+      reportedAt: text(body.creationDateReport),
+      bankTxId: text(body.bankTxId),
+      body,
+    })
     return { received: true }
   })
 }

@@ -123,15 +123,58 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     {
       schema: {
         operationId: 'sandboxSetPrices',
-        summary: 'Set the BRL prices the sandbox ticker answers',
-        body: Type.Object({ BTC: Type.Optional(QuoteValue), USDt: Type.Optional(QuoteValue) }, { additionalProperties: false }),
+        summary: 'Set the BRL prices the sandbox tickers answer',
+        description:
+          'Both tickers (the primary and the second one that checks it) answer these prices, and the service takes them as the last accepted ones, as if the market had moved there gradually. ' +
+          '`jump: true` moves the tickers only, so the band check (decisions 14) sees the jump: a payment confirmed now waits in security_hold (quote_unavailable). `source` moves one ticker alone, to make the two disagree.',
+        body: Type.Object(
+          {
+            BTC: Type.Optional(QuoteValue),
+            USDt: Type.Optional(QuoteValue),
+            jump: Type.Optional(Type.Boolean()),
+            source: Type.Optional(Type.Enum(['both', 'primary', 'check'])),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ BTC: Type.Union([Type.String(), Type.Null()]), USDt: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ BTC: '350000.00', USDt: '5.40' }] }), ...errors },
       },
     },
-    // The prices the sandbox's public ticker answers; conversions fetch them at confirmation.
+    // The prices the sandbox's public tickers answer; conversions fetch them at confirmation.
     async (request) => {
-      const prices = sandbox.ticker.setPrices(Object.fromEntries(parseQuotes(request.body).filter((entry): entry is ['BTC' | 'USDt', number] => entry[1] !== null)))
+      const given = parseQuotes(request.body).filter((entry): entry is ['BTC' | 'USDt', number] => entry[1] !== null)
+      const source = request.body.source ?? 'both'
+      const prices = sandbox.ticker.setPrices(Object.fromEntries(given), source === 'both' ? undefined : source === 'primary' ? 'binance' : 'mercadobitcoin')
+      if (!request.body.jump && source !== 'check') {
+        for (const [currency, micros] of given) await store.quotes.accept(currency, micros, 'sandbox', deps.clock.now())
+      }
       return { BTC: showQuote(prices.BTC), USDt: showQuote(prices.USDt) }
+    },
+  )
+
+  app.put(
+    '/sandbox/provider',
+    {
+      schema: {
+        operationId: 'sandboxProviderBehaviour',
+        summary: 'Make the fake provider behave as Eulen sometimes does',
+        description:
+          '`deposit_rate_limited: true` answers every POST /deposit with Eulen\'s 429 (merchants get 503 provider_unavailable with Retry-After). ' +
+          '`async_replies` answers POST /deposit asynchronously, its result served in the envelope (`enveloped`) or bare (`bare`); `off` answers at once.',
+        body: Type.Object(
+          { deposit_rate_limited: Type.Optional(Type.Boolean()), async_replies: Type.Optional(Type.Enum(['off', 'enveloped', 'bare'])) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ deposit_rate_limited: Type.Boolean(), async_replies: Type.String() }, { examples: [{ deposit_rate_limited: false, async_replies: 'off' }] }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      if (request.body.deposit_rate_limited !== undefined) sandbox.fake.setDepositsRateLimited(request.body.deposit_rate_limited)
+      if (request.body.async_replies !== undefined) sandbox.fake.setAsyncReplies(request.body.async_replies)
+      const behaviour = sandbox.fake.behaviour()
+      return { deposit_rate_limited: behaviour.depositsRateLimited, async_replies: behaviour.asyncReplies }
     },
   )
 
@@ -168,7 +211,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
       schema: {
         operationId: 'sandboxPay',
         summary: 'Pay a QR as a payer would',
-        description: 'outcome picks what the provider reports (depix_sent by default); paid_cents pays another amount; duplicates repeats the webhook.',
+        description:
+          'outcome picks what the provider reports (depix_sent by default); paid_cents pays another amount, and null leaves the amount out of the provider\'s reports; ' +
+          'duplicates repeats the webhook; lost changes the provider\'s status without sending its webhook, as when one is lost (reconciliation finds it).',
         params: PaymentParams,
         body: Type.Object(
           {
@@ -176,7 +221,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
             payer_tax_number: Type.String({ maxLength: 32 }),
             outcome: Type.Optional(Type.Enum(['depix_sent', 'under_review', 'pending', 'delayed', 'approved', 'error', 'will_refund', 'refunded', 'canceled', 'expired'])),
             duplicates: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
-            paid_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'Pay another amount than the QR asks (decisions 13)' })),
+            paid_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()], { description: 'Pay another amount than the QR asks (decisions 13); null: the provider does not say' })),
+            lost: Type.Optional(Type.Boolean({ description: 'The provider\'s webhook never arrives' })),
           },
           { additionalProperties: false },
         ),
@@ -196,6 +242,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
         outcome,
         ...(request.body.duplicates === undefined ? {} : { duplicates: request.body.duplicates }),
         ...(request.body.paid_cents === undefined ? {} : { paidCents: request.body.paid_cents }),
+        ...(request.body.lost ? { lost: true } : {}),
       })
       if (status !== 200) throw new Error(`the service answered the provider webhook with HTTP ${status}`)
       await finishWorkTheSandboxCaused(deps.jobs)
@@ -209,14 +256,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
       schema: {
         operationId: 'sandboxMed',
         summary: 'Open a refund dispute (MED) on a payment',
-        description: 'As the provider MED webhook: blocks the payer and the receiving e-mail, takes back a credited payment.',
+        description: 'As the provider MED webhook: blocks the payer and the receiving e-mail, takes back a credited payment; principal_cents takes back only that part (a partial MED). The body may be empty.',
         params: PaymentParams,
+        body: Type.Object({ principal_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })) }, { additionalProperties: false }),
         response: { 200: ChargeRecord, ...errors },
       },
+      config: { bodyMayBeEmpty: true },
     },
     async (request) => {
       const charge = await chargeOf(request.params.id)
-      const status = await sandbox.fake.med(charge.provider_deposit_id)
+      const status = await sandbox.fake.med(charge.provider_deposit_id, request.body.principal_cents)
       if (status !== 200) throw new Error(`the service answered the MED webhook with HTTP ${status}`)
       await finishWorkTheSandboxCaused(deps.jobs)
       return toChargeRecord((await store.charges.findById(charge.id))!)

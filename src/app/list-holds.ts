@@ -1,0 +1,18 @@
+// The support queue of held payments (decisions 9 and 14): oldest first, with why each is held,
+// what arrived, every claw-back the provider reported on it, and the decisions it allows.
+import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
+import type { Charge, ChargeClawback } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { chargeView } from './apply-charge-decision.ts'
+
+export type HeldPayment = { charge: Charge; clawbacks: ChargeClawback[]; decisions: ReviewDecision[] }
+
+export async function listHolds(deps: { store: Store }): Promise<HeldPayment[]> {
+  const held = await deps.store.charges.listHeld()
+  const reports = await deps.store.clawbacks.forCharges(held.map((charge) => charge.id))
+  return held.map((charge) => ({
+    charge,
+    clawbacks: reports.filter((report) => report.charge_id === charge.id),
+    decisions: reviewDecisionsFor(chargeView(charge, undefined)),
+  }))
+}
