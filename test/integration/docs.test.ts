@@ -14,7 +14,7 @@ import { skipOnSecondDatabase, startTestService, type TestService } from '../sup
 let service: TestService
 before(async () => {
   if (skipOnSecondDatabase) return
-  service = await startTestService()
+  service = await startTestService({ SANDBOX_PROVIDER_REQUIRE_NAME: 'on' })
 })
 after(() => service?.close())
 

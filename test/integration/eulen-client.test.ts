@@ -3,10 +3,10 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createEulenClient } from '../../src/provider/eulen-client.ts'
-import { ProviderRejectedError, ProviderUnavailableError } from '../../src/provider/provider.ts'
+import { ProviderBusyError, ProviderRejectedError, ProviderReplyLostError, ProviderUnavailableError } from '../../src/provider/provider.ts'
 
 type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string }
-let replies: Array<{ status: number; body: unknown } | 'hang' | 'drop'> = []
+let replies: Array<{ status: number; body: unknown; headers?: Record<string, string> } | 'hang' | 'drop'> = []
 let seen: Seen[] = []
 let server: Server
 let baseUrl: string
@@ -20,7 +20,7 @@ before(async () => {
       const reply = replies.shift() ?? { status: 500, body: {} }
       if (reply === 'hang') return
       if (reply === 'drop') return request.socket.destroy()
-      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body))
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body))
     })
   })
   server.listen(0, '127.0.0.1')
@@ -105,9 +105,26 @@ test('reads: a 500 with a sentence is the provider being unavailable, a 2xx with
   await assert.rejects(client().depositStatus('a'.repeat(32)), (error: unknown) => error instanceof ProviderRejectedError && error.message === 'Depósito não encontrado')
 })
 
-test('a 2xx without id or qrCopyPaste is not taken as a deposit', async () => {
+test('a 2xx without id or qrCopyPaste is not taken as a deposit: it is a lost reply, looked up before the merchant is answered', async () => {
   script({ status: 200, body: { response: { id: 'd'.repeat(32) } } })
-  await assert.rejects(client().createDeposit(deposit), ProviderUnavailableError)
+  await assert.rejects(client().createDeposit(deposit), ProviderReplyLostError)
+})
+
+test('decisions 14 (point 8): an asynchronous result served without the envelope is read; POST /deposit is sent once', async () => {
+  const later = new Date(Date.now() + 10_000).toISOString()
+  script(
+    { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/2`, expiration: later } },
+    { status: 200, body: { id: 'c'.repeat(32), qrCopyPaste: '0002bare', qrImageUrl: 'https://x', expiration: later } },
+  )
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'c'.repeat(32), qrCopyPaste: '0002bare', payerEuid: null })
+  assert.deepEqual(seen.map((request) => request.method), ['POST', 'GET'])
+})
+
+test('decisions 14 (point 8): Eulen\'s 429 is "not now" with its Retry-After, never a refusal', async () => {
+  script({ status: 429, body: { response: { errorMessage: 'Limite de requisições excedido.' } }, headers: { 'retry-after': '42' } })
+  await assert.rejects(client().createDeposit(deposit), (error: unknown) => error instanceof ProviderBusyError && error.retryAfterSeconds === 42)
+  script({ status: 429, body: {} })
+  await assert.rejects(client().depositStatus('a'.repeat(32)), (error: unknown) => error instanceof ProviderBusyError && error.retryAfterSeconds === 60)
 })
 
 test('deposit-status reads payerEUID in either case and tolerates missing fields', async () => {

@@ -173,7 +173,7 @@ test('decisions 14 (point 8): Eulen\'s 429 on /deposit is 503 provider_unavailab
 })
 
 test('decisions 14 (point 8): an asynchronous result served without the envelope is read, with one deposit, never taken as "unavailable"', async () => {
-  await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'bare' } })
+  assert.equal((await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'bare' } })).status, 200)
   try {
     const count = async () => Number((await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n)
     const before = await count()

@@ -235,7 +235,7 @@ test('sandbox mode: the same journey with the outbox and "Simular pagamento"', {
 })
 
 test('/docs in Chromium: the browser\'s language picks the page, the link switches it, and an error\'s docs_url lands on its code', { skip, timeout: 60_000 }, async () => {
-  const service = await startTestService()
+  const service = await startTestService({ SANDBOX_PROVIDER_REQUIRE_NAME: 'on' })
   const context = await browser.newContext({ locale: 'en-US' })
   try {
     const base = `http://127.0.0.1:${(service.app.server.address() as import('node:net').AddressInfo).port}`
