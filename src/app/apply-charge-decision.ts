@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Updateable } from 'kysely'
 import { THIRD_PARTY_HOLD_SECONDS, type ChargeDecision, type ChargeEffect, type ChargeView, type WebhookEventName } from '../domain/charge.ts'
-import { clawbackPosting, creditPosting, refundOwedPosting, refundSettledPosting, releasePosting } from '../domain/ledger.ts'
+import { clawbackLossPosting, clawbackPosting, creditPosting, refundOwedPosting, refundSettledPosting, releasePosting } from '../domain/ledger.ts'
 import { decidePayerBinding } from '../domain/payer-binding.ts'
 import { isMaskedTaxNumber } from '../domain/tax-number.ts'
 import type { Charge, ChargesTable, Refund } from '../store/schema.ts'
@@ -27,8 +27,10 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     quoteMicros: charge.quote_micros,
     takenBackCents: charge.taken_back_cents,
     takenBackUnits: charge.taken_back_units,
+    takenBackAll: charge.taken_back_all,
     clawback: charge.clawback,
-    refundOwedCents: refund?.owed_cents ?? null,
+    providerReturning: charge.provider_returning,
+    refund: refund ? { owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
   }
 }
 
@@ -137,7 +139,19 @@ async function carryOut(store: Store, charge: Charge, effect: ChargeEffect, cont
         report: report.body,
         reported_at: now,
       })
-      return { clawback: effect.clawback, taken_back_cents: effect.takenBackCents }
+      return {
+        clawback: effect.clawback,
+        taken_back_cents: effect.takenBackCents,
+        taken_back_all: charge.taken_back_all || effect.all,
+        provider_returning: charge.provider_returning || effect.clawback !== 'med',
+      }
+    }
+    case 'clawback_loss': {
+      const refund = await store.refunds.findByCharge(charge.id)
+      if (!refund) throw new Error(`charge ${charge.id} has no refund for a claw-back to cost`)
+      await store.ledger.post(clawbackLossPosting({ id: charge.id, amountCents: effect.amountCents, lossAfter: effect.lossAfter }), charge.id, now)
+      await store.refunds.update(refund.id, { loss_cents: effect.lossAfter })
+      return {}
     }
     case 'owe_refund':
       await store.ledger.post(refundOwedPosting({ id: charge.id, amountCents: effect.amountCents }), charge.id, now)

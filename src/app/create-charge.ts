@@ -1,6 +1,6 @@
 // POST /api/create-payment: check the rules, claim the idempotency key, ask the provider for a
 // deposit outside any transaction, store the charge, answer the creation result.
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { expiresAtFor } from '../domain/charge.ts'
 import { parseChargeRequest, type ChargeRequest, type ChargeRequestInput } from '../domain/charge-request.ts'
@@ -19,6 +19,7 @@ import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
 import { nextAsk } from './reconcile-charge.ts'
+import { requestHash } from './request-hash.ts'
 
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
 export const RETRY_AFTER_PROVIDER_FAILURE_SECONDS = 5
@@ -50,20 +51,6 @@ export type CreateChargeCommand = {
   merchant: { accountId: number; merchantId: string | null }
   body: ChargeRequestInput
   idempotencyKey?: string | undefined
-}
-
-/** Fingerprint of a request body: key order does not matter, every value does. */
-export function requestHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex')
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`
-  }
-  return JSON.stringify(value)
 }
 
 async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<void> {

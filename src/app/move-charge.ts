@@ -39,7 +39,8 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     await store.identities.lock(payerIdentities({ euid: charge.payer_euid, taxNumber: charge.payer_tax_number }))
     const event = await move.event(store, charge, now)
     if (event === null) return { kind: 'unchanged', charge }
-    const refund = charge.status === 'will_refund' ? await store.refunds.findByCharge(charge.id) : undefined
+    // Only a charge support refunded has a refund obligation, owed (will_refund) or settled (refunded).
+    const refund = charge.status === 'will_refund' || charge.status === 'refunded' ? await store.refunds.findByCharge(charge.id) : undefined
     const decision = decideCharge(chargeView(charge, refund), event)
     if (decision.kind === 'ignore') return { kind: 'unchanged', charge }
     if (decision.kind === 'refuse') return { kind: 'refused', charge, code: decision.code }

@@ -47,7 +47,8 @@ export function createQuoteBook(deps: {
       if (currency === 'DEPIX') return null
       const now = deps.clock.now()
       const override = await deps.store.quotes.findOverride(currency, now)
-      if (override) return { micros: override.brl_micros, source: 'override', at: override.updated_at }
+      // The operator's word is the reference too (setting it made it so).
+      if (override) return { micros: override.brl_micros, source: 'override', at: override.updated_at, referenceMicros: override.brl_micros }
       const fetched = primary ? await primary(currency) : null
       if (fetched === null) return null
       const reference = await deps.store.quotes.reference(currency)
@@ -58,7 +59,8 @@ export function createQuoteBook(deps: {
         return null
       }
       if (reference?.brl_micros !== fetched.micros) await deps.store.quotes.accept(currency, fetched.micros, 'ticker', now)
-      return { micros: fetched.micros, source: 'ticker', at: fetched.at }
+      // A first price, confirmed by the second source alone, caps at itself.
+      return { micros: fetched.micros, source: 'ticker', at: fetched.at, referenceMicros: reference?.brl_micros ?? fetched.micros }
     },
   }
 }

@@ -4,6 +4,7 @@
 // settles a refund owed. Each report counts once, however often it is delivered. A MED for a
 // deposit we do not know still blocks the payer it names.
 import type { Clock } from '../clock.ts'
+import { requestHash } from './request-hash.ts'
 import type { Store } from '../store/store.ts'
 import { blockIdentities } from './apply-charge-decision.ts'
 import { moveCharge, type MoveResult } from './move-charge.ts'
@@ -14,16 +15,17 @@ export type MedReport = {
   taxNumber: string | null
   /** What the provider took back (centavos); null when the report does not say. */
   principalCents: number | null
-  /** When the provider opened it and on which bank transaction: with the amount, what makes a report the same report. */
-  reportedAt: string | null
-  bankTxId: string | null
-  /** The report as it came, kept for support. */
+  /** The report as it came: what makes it the same report when delivered again, kept for support. */
   body: unknown
 }
 
-/** The same MED delivered again has the same key; a second MED on the payment has another. */
+/**
+ * The same MED delivered again has the same key; a second MED on the payment (another date,
+ * another amount, anything the provider says differently) has another. The body's fields, in
+ * any order, are the report.
+ */
 export function medReportKey(med: MedReport): string {
-  return `med:${med.reportedAt ?? ''}:${med.bankTxId ?? ''}:${med.principalCents ?? 'whole'}`
+  return `med:${requestHash(med.body)}`
 }
 
 export async function recordMed(deps: { store: Store; clock: Clock }, med: MedReport): Promise<MoveResult> {

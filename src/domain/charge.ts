@@ -88,10 +88,14 @@ export type ChargeView = {
   /** DEPIX centavos the provider took back so far, and what that took from the account. */
   takenBackCents: number
   takenBackUnits: number
-  /** The latest claw-back the provider reported (a held charge with one can no longer be released). */
+  /** The provider said it took back everything (a MED without an amount, its `refunded`). */
+  takenBackAll: boolean
+  /** The latest claw-back the provider reported: once there is one, nothing is credited. */
   clawback: ClawbackKind | null
-  /** What a refund obligation still owes the payer; null when there is none. */
-  refundOwedCents: number | null
+  /** The provider reported it returns (or returned) the payment itself (will_refund, refunded). */
+  providerReturning: boolean
+  /** A refund obligation: what it still owes the payer, what we paid, what claw-backs cost after we paid. */
+  refund: { owedCents: number; paidByUsCents: number; lossCents: number } | null
 }
 
 /** Everything that can happen to a charge, each with the facts it needs. */
@@ -130,8 +134,10 @@ export type ChargeEffect =
   | { kind: 'release_credit'; units: number }
   /** Post a claw-back step of a credited payment, from where its credit sits. */
   | { kind: 'take_back'; from: 'available' | 'held'; step: TakeBack }
-  /** Keep what the provider reported taking back, with the running total taken. */
-  | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number }
+  /** Keep what the provider reported taking back, with the running total taken (`all`: it said everything). */
+  | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number; all: boolean }
+  /** The provider took back what we had already paid the payer: the service's loss. */
+  | { kind: 'clawback_loss'; amountCents: number; lossAfter: number }
   /** Owe the payer `amountCents` (a liability), to be paid by us or taken back by the provider. */
   | { kind: 'owe_refund'; amountCents: number; arrivedCents: number }
   /** `amountCents` of what is owed is settled, by us or by the provider taking it back. */
@@ -181,13 +187,14 @@ export function paidAmountFits(valueCents: number, paidCents: number | null): bo
 
 /**
  * What crediting `arrivedCents` puts on the account, or null when no sane quote allows it: BTC and
- * USDt need a quote, and no charge credits beyond what arrived at that quote, plus 1 %.
+ * USDt need a quote, and no charge credits beyond what arrived at the last accepted price before
+ * it, plus 1 %.
  */
 export function creditUnits(currency: Currency, arrivedCents: number, quote: Quote | null): number | null {
   if (currency === 'DEPIX') return creditedAmount(arrivedCents, 'DEPIX', null)
   if (quote === null) return null
   const units = creditedAmount(arrivedCents, currency, quote.micros)
-  return units <= creditCapUnits(arrivedCents, currency, quote.micros) ? units : null
+  return units <= creditCapUnits(arrivedCents, currency, quote.referenceMicros) ? units : null
 }
 
 const creditEffects = (to: 'depix_sent' | 'after7d', arrivedCents: number, units: number, quote: Quote | null): ChargeEffect[] => {
@@ -201,7 +208,8 @@ const hold = (reason: HoldReason): ChargeDecision => ({ kind: 'move', to: 'secur
 
 /** The checks of decisions section 4 (amended by 13 and 14), in order, once the provider says the money arrived. */
 export function decideArrival(charge: ChargeView, report: PaymentReport, facts: ArrivalFacts): ChargeDecision {
-  if (facts.blocked) return hold('prior_med')
+  // A claw-back reported before the delivery: this money is disputed (decisions 13 and 14).
+  if (facts.blocked || charge.clawback !== null) return hold('prior_med')
   if (facts.boundElsewhere) return hold('identity_bound_elsewhere')
   if (!paidAmountFits(charge.valueCents, report.valueInCents)) return hold('amount_mismatch')
   const arrived = report.valueInCents!
@@ -256,6 +264,13 @@ export function isCredited(status: ChargeStatus): boolean {
   return status === 'depix_sent' || status === 'after7d'
 }
 
+/** Everything that arrived was taken back, as far as the provider told us. */
+function allTakenBack(charge: ChargeView): boolean {
+  return charge.takenBackAll || (charge.paidCents !== null && charge.takenBackCents >= charge.paidCents)
+}
+
+const record = (clawback: ClawbackKind, takenBackCents: number, all: boolean): ChargeEffect => ({ kind: 'record_clawback', clawback, takenBackCents, all })
+
 /** What the provider took back from a credited payment: the account's part, blocks, and `refunded` once it is all gone. */
 function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
   const arrivedCents = charge.paidCents ?? charge.valueCents
@@ -269,31 +284,29 @@ function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalC
     effects: [
       { kind: 'block_identities' },
       { kind: 'take_back', from: charge.status === 'after7d' ? 'held' : 'available', step },
-      { kind: 'record_clawback', clawback: kind, takenBackCents: step.takenBackCents },
+      record(kind, step.takenBackCents, principalCents === null),
     ],
   }
 }
 
 /**
- * A claw-back reported on a held charge (decisions 14): recorded, never posted (a hold posted
- * nothing), and the charge can no longer be released to the account.
+ * A claw-back reported on a charge that holds no credit (held, or not yet paid as far as we know):
+ * recorded, never posted (nothing was), and from then on nothing is credited: a held charge can
+ * no longer be released, and a payment that arrives later is held for support (decisions 14).
  */
-function clawBackHold(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
+function recordClawback(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
+  if (kind !== 'med' && (kind === 'will_refund' ? charge.providerReturning : charge.clawback === 'refunded')) return { kind: 'ignore' }
   const arrived = charge.paidCents
+  const all = kind === 'refunded' || (kind === 'med' && principalCents === null)
   const taken = kind === 'will_refund' ? charge.takenBackCents
     : arrived === null ? charge.takenBackCents + (principalCents ?? 0)
-    : Math.min(arrived, charge.takenBackCents + (principalCents === null || kind === 'refunded' ? arrived : principalCents))
-  if (kind !== 'med' && charge.clawback === kind && taken === charge.takenBackCents) return { kind: 'ignore' }
-  return {
-    kind: 'move',
-    to: 'security_hold',
-    effects: [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), { kind: 'record_clawback', clawback: kind, takenBackCents: taken }],
-  }
+    : Math.min(arrived, charge.takenBackCents + (all ? arrived : principalCents!))
+  return { kind: 'move', to: charge.status, effects: [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), record(kind, taken, all)] }
 }
 
 /** The provider took back (part of) what a refund obligation owes the payer: it settles that part. */
 function providerSettlesRefund(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
-  const owed = charge.refundOwedCents ?? 0
+  const owed = charge.refund?.owedCents ?? 0
   if (owed === 0) return { kind: 'ignore' }
   const amount = principalCents === null || principalCents <= 0 ? owed : Math.min(principalCents, owed)
   return {
@@ -301,23 +314,42 @@ function providerSettlesRefund(charge: ChargeView, kind: 'med' | 'refunded', pri
     to: amount === owed ? 'refunded' : charge.status,
     effects: [
       { kind: 'settle_refund', amountCents: amount, by: 'provider', owedAfter: owed - amount },
-      { kind: 'record_clawback', clawback: kind, takenBackCents: charge.takenBackCents + amount },
+      record(kind, charge.takenBackCents + amount, principalCents === null),
     ],
+  }
+}
+
+/** A MED on a payment whose refund we already paid: the provider took back money that left us. */
+function clawBackPaidRefund(charge: ChargeView, principalCents: number | null): ChargeDecision {
+  const refund = charge.refund!
+  const left = refund.paidByUsCents - refund.lossCents
+  if (left <= 0) return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+  const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
+  return {
+    kind: 'move',
+    to: charge.status,
+    effects: [{ kind: 'block_identities' }, { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record('med', charge.takenBackCents + amount, principalCents === null)],
   }
 }
 
 function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus, 'depix_sent'>): ChargeDecision {
   if (isCredited(charge.status)) {
-    // A provider "refunded" after we credited is a claw-back of everything arriving through the deposit webhook.
-    if (status === 'refunded') return clawBackCredit(charge, 'refunded', null)
-    if (status === 'will_refund' && charge.clawback === null) {
-      // Recorded, which lists it for support (the provider will refund money we credited; decisions 14).
-      return { kind: 'move', to: charge.status, effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: charge.takenBackCents }] }
+    if (status === 'refunded') {
+      // Its "refunded" after we credited is a claw-back of everything, arriving through the deposit
+      // webhook; after MEDs for part of it, it may only close those: recorded for support, not guessed.
+      return charge.takenBackCents === 0 ? clawBackCredit(charge, 'refunded', null) : charge.clawback === 'refunded' ? { kind: 'ignore' } : { kind: 'move', to: charge.status, effects: [record('refunded', charge.takenBackCents, false)] }
     }
+    // Recorded, which lists it for support (the provider will refund money we credited; decisions 14).
+    if (status === 'will_refund' && !charge.providerReturning) return { kind: 'move', to: charge.status, effects: [record('will_refund', charge.takenBackCents, false)] }
     return { kind: 'ignore' }
   }
-  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? clawBackHold(charge, status, null) : { kind: 'ignore' }
-  if (charge.refundOwedCents !== null) return status === 'refunded' ? providerSettlesRefund(charge, 'refunded', null) : { kind: 'ignore' }
+  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? recordClawback(charge, status, null) : { kind: 'ignore' }
+  if (charge.refund !== null) {
+    if (status !== 'refunded') return { kind: 'ignore' }
+    // The provider returned what we owe the payer; after a part was taken back, which part is not ours to guess.
+    if (charge.takenBackCents === 0) return providerSettlesRefund(charge, 'refunded', null)
+    return charge.clawback === 'refunded' ? { kind: 'ignore' } : { kind: 'move', to: charge.status, effects: [record('refunded', charge.takenBackCents, false)] }
+  }
   const to = providerStatusMap[status]
   if (!forwardMoves[charge.status].includes(to)) return { kind: 'ignore' }
   return { kind: 'move', to, holdReason: null, effects: [] }
@@ -335,10 +367,11 @@ export function reviewRefusal(charge: ChargeView, decision: ReviewDecision): Ref
   if (charge.status !== 'security_hold') return 'payment_not_held'
   switch (decision) {
     case 'close':
-      return charge.clawback === null ? 'payment_not_taken_back' : null
+      // Only what the provider took back whole is closed: a part still with us is refunded.
+      return allTakenBack(charge) ? null : 'payment_not_taken_back'
     case 'refund':
-      if (charge.clawback === 'will_refund' || charge.clawback === 'refunded') return 'payment_taken_back'
-      return charge.paidCents !== null && charge.paidCents - charge.takenBackCents <= 0 ? 'payment_taken_back' : null
+      // The provider returns it, or already took it all: refunding too would pay the payer twice.
+      return charge.providerReturning || allTakenBack(charge) ? 'payment_taken_back' : null
     case 'release':
       return charge.clawback === null ? null : 'payment_taken_back'
   }
@@ -389,15 +422,16 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       return decideReview(charge, event)
     case 'med':
       if (isCredited(charge.status)) return clawBackCredit(charge, 'med', event.principalCents)
-      if (charge.status === 'security_hold') return clawBackHold(charge, 'med', event.principalCents)
-      if (charge.refundOwedCents !== null) {
+      if (charge.refund !== null) {
+        if (charge.refund.owedCents === 0) return clawBackPaidRefund(charge, event.principalCents)
         const settled = providerSettlesRefund(charge, 'med', event.principalCents)
         return settled.kind === 'move' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
       }
-      // Never credited: the blocks are recorded, the charge stays open to a real payment (decisions 13).
-      return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+      // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
+      // which is then held for support (decisions 13 and 14).
+      return recordClawback(charge, 'med', event.principalCents)
     case 'refund_paid': {
-      const owed = charge.refundOwedCents ?? 0
+      const owed = charge.refund?.owedCents ?? 0
       if (charge.status !== 'will_refund' || owed === 0) return { kind: 'refuse', code: 'refund_not_owed' }
       return { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: owed, by: 'us', owedAfter: 0 }] }
     }

@@ -111,6 +111,14 @@ export function refundSettledPosting(charge: { id: string; amountCents: number; 
   ])
 }
 
+/** The provider took back DePix we had already paid out to the payer: it comes out of clearing as the service's loss. */
+export function clawbackLossPosting(charge: { id: string; amountCents: number; lossAfter: number }): Posting {
+  return posting(`clawback_loss:${charge.id}:${charge.lossAfter}`, 'clawback', [
+    { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: charge.amountCents },
+    { book: 'med_losses', accountId: null, currency: 'DEPIX', amount: -charge.amountCents },
+  ])
+}
+
 /** What one charge's postings must add up to, per book and currency, from what the charge records. */
 export type ChargeBooks = {
   currency: Currency
@@ -121,8 +129,8 @@ export type ChargeBooks = {
   takenBackUnits: number
   /** Whether the credit still sits in `held` (after7d not yet released). */
   held: boolean
-  /** A refund obligation: what was owed, what is still owed, what the provider took back of it. */
-  refund: { amountCents: number; owedCents: number; paidByUsCents: number } | null
+  /** A refund obligation: what was owed, what is still owed, what we paid, what claw-backs cost after. */
+  refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number } | null
 }
 
 type BookKey = `${Book}:${Currency}`
@@ -152,10 +160,11 @@ export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
     }
   }
   if (charge.refund !== null) {
-    const { amountCents, owedCents, paidByUsCents } = charge.refund
-    add('provider_clearing', 'DEPIX', -amountCents + (amountCents - owedCents - paidByUsCents))
+    const { amountCents, owedCents, paidByUsCents, lossCents } = charge.refund
+    add('provider_clearing', 'DEPIX', -amountCents + (amountCents - owedCents - paidByUsCents) + lossCents)
     add('refunds_owed', 'DEPIX', owedCents)
     add('refunds_paid', 'DEPIX', paidByUsCents)
+    add('med_losses', 'DEPIX', -lossCents)
   }
   return books
 }

@@ -9,8 +9,11 @@ export const quotedCurrencies = ['BTC', 'USDt'] as const satisfies readonly Quot
 /** Decimals a price keeps: micro-reais. */
 export const PRICE_DECIMALS = 6
 
-/** The price a conversion uses: the ticker's (once it passed the checks) or the operator's override. */
-export type Quote = { micros: number; source: 'override' | 'ticker'; at: Date }
+/**
+ * The price a conversion uses: the ticker's (once it passed the checks) or the operator's override,
+ * with the last price accepted before it, which caps what one charge may credit.
+ */
+export type Quote = { micros: number; source: 'override' | 'ticker'; at: Date; referenceMicros: number }
 
 /** How far (percent) a fetched price may stray from the last accepted one, or from a second source. */
 export const DEFAULT_QUOTE_BAND_PERCENT = 10
@@ -48,17 +51,21 @@ export function withinBand(price: number, reference: number, bandPercent: number
 
 /**
  * Why a fetched price may not be used, or null when it may: away from the last accepted price, or
- * from the second source when one answered.
+ * from the second source when one answered; or with nothing to check it against at all (a first
+ * price with no second source waits for an operator's price).
  */
-export function priceRejection(price: number, checks: { reference: number | null; second: number | null; bandPercent: number }): 'away_from_last_accepted' | 'away_from_second_source' | null {
+export function priceRejection(price: number, checks: { reference: number | null; second: number | null; bandPercent: number }): 'away_from_last_accepted' | 'away_from_second_source' | 'nothing_to_check_against' | null {
+  if (checks.reference === null && checks.second === null) return 'nothing_to_check_against'
   if (checks.reference !== null && !withinBand(price, checks.reference, checks.bandPercent)) return 'away_from_last_accepted'
   if (checks.second !== null && !withinBand(price, checks.second, checks.bandPercent)) return 'away_from_second_source'
   return null
 }
 
 /**
- * The most one charge may credit: what arrived, converted at the accepted price without any fee,
- * plus 1 %. The fees keep every honest credit below it; it stops a price or an amount gone wrong.
+ * The most one charge may credit (decisions 14): what arrived, converted without any fee at the
+ * last price accepted before this one, plus 1 %. Within the band a price may still fall a few
+ * percent below the last one: the fees absorb some of that (6 % for BTC, 2 % for USDt), the rest
+ * waits for support.
  */
 export function creditCapUnits(arrivedCents: number, currency: QuotedCurrency, quoteMicros: number): number {
   const perWhole = unitsPerWhole[currency]

@@ -36,9 +36,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
     for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
   })
-  // Worth an alert (decisions 14): the provider will take back money we credited; refunds owed to payers wait on support.
-  fromDatabase('pix_refunds_announced_after_credit', 'Credited payments the provider announced it will refund (will_refund after credit).', [], async (gauge) => {
-    gauge.set(await deps.store.charges.countRefundsAnnouncedAfterCredit())
+  // Worth an alert (decisions 14): the provider will take back money we credited, or took an amount we cannot place; refunds owed wait on support.
+  fromDatabase('pix_clawbacks_to_review', 'Claw-backs the provider reported that support must look at (/ops/alerts): will_refund after credit, refunded after a partial MED.', [], async (gauge) => {
+    gauge.set(await deps.store.charges.countClawbacksToReview())
   })
   fromDatabase('pix_refunds_owed', 'Refunds owed to payers: how many, and how many centavos.', ['unit'], async (gauge) => {
     const owed = await deps.store.refunds.owedTotals()

@@ -24,6 +24,12 @@ export function chargesRepository(db: Kysely<Database>) {
       .where('id', '=', ''),
   )
 
+  const clawbacksToReview = () =>
+    db.selectFrom('charges').where((eb) => eb.or([
+      eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
+      eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
+    ]))
+
   return {
     /** How many charges were created, or confirmed (credited), per credited currency (metrics). */
     countByCurrency(which: 'created' | 'confirmed'): Promise<Array<{ currency: Charge['currency']; n: number }>> {
@@ -78,13 +84,17 @@ export function chargesRepository(db: Kysely<Database>) {
       return db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id').execute()
     },
 
-    /** Credited charges the provider announced it will refund: support must look (decisions 14). */
-    listRefundsAnnouncedAfterCredit(): Promise<Charge[]> {
-      return db.selectFrom('charges').selectAll().where('status', 'in', ['depix_sent', 'after7d']).where('clawback', '=', 'will_refund').orderBy('updated_at').orderBy('id').execute()
+    /**
+     * What the provider reported that support must look at (decisions 14): a refund announced for a
+     * credited payment, a "refunded" after MEDs for part of it, or one on a refund we owe after a
+     * part was taken back; oldest first.
+     */
+    listClawbacksToReview(): Promise<Charge[]> {
+      return clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').execute()
     },
 
-    async countRefundsAnnouncedAfterCredit(): Promise<number> {
-      const row = await db.selectFrom('charges').select(sql<number>`count(*)::int4`.as('n')).where('status', 'in', ['depix_sent', 'after7d']).where('clawback', '=', 'will_refund').executeTakeFirstOrThrow()
+    async countClawbacksToReview(): Promise<number> {
+      const row = await clawbacksToReview().select(sql<number>`count(*)::int4`.as('n')).executeTakeFirstOrThrow()
       return row.n
     },
 

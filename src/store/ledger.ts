@@ -88,16 +88,16 @@ export function ledgerRepository(db: Kysely<Database>) {
       return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
     },
 
-    /** Entries of the service's DEPIX-only books in another currency: the provider never moves BTC or USDt. */
-    async foreignCurrencyInDepixBooks(): Promise<Array<{ key: string; book: Book; currency: Currency; amount: number }>> {
-      const rows = await db
-        .selectFrom('ledger_entries as e')
-        .innerJoin('ledger_postings as p', 'p.id', 'e.posting_id')
-        .select(['p.key', 'e.book', 'e.currency', 'e.amount'])
-        .where('e.book', 'in', [...depixOnlyBooks])
-        .where('e.currency', '<>', 'DEPIX')
-        .execute()
-      return rows
+    /**
+     * BTC or USDt left in a book only the provider's DePix moves, per book and currency. Totals,
+     * not entries: a restatement (migration 013) cancels an old entry with an opposite one.
+     */
+    async foreignCurrencyInDepixBooks(): Promise<Array<{ book: Book; currency: Currency; total: number }>> {
+      const rows = await sql<{ book: Book; currency: Currency; total: string }>`
+        select book, currency, sum(amount)::text as total from ledger_entries
+        where book in (${sql.join([...depixOnlyBooks])}) and currency <> 'DEPIX'
+        group by book, currency having sum(amount) <> 0`.execute(db)
+      return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
     },
 
     /** Each charge's postings summed per book and currency (customer books over the charge's account). */

@@ -16,7 +16,8 @@ import * as webhookOptIn from './migrations/011_webhook_opt_in.ts'
 import * as deliveryDestinations from './migrations/012_delivery_destinations.ts'
 import * as clawbacks from './migrations/013_clawbacks.ts'
 
-const migrations: Record<string, Migration> = {
+/** Every migration of the service's database, by name, in order. */
+export const migrations: Record<string, Migration> = {
   '001_foundation': foundation,
   '002_lifecycle': lifecycle,
   '003_webhooks': webhooks,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '013_clawbacks': clawbacks,
 }
 
+/** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */
 export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {
   const migrator = new Migrator({
     db,

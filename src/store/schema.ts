@@ -92,6 +92,10 @@ export type ChargesTable = {
   taken_back_units: ColumnType<number, number | undefined, number>
   /** The latest claw-back the provider reported on this charge. */
   clawback: ColumnType<ClawbackKind | null, ClawbackKind | null | undefined, ClawbackKind | null>
+  /** The provider said it took back everything (a MED without an amount, its `refunded`). */
+  taken_back_all: ColumnType<boolean, boolean | undefined, boolean>
+  /** The provider reported it returns the payment itself (will_refund, refunded). */
+  provider_returning: ColumnType<boolean, boolean | undefined, boolean>
   bank_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   quote_source: ColumnType<'override' | 'ticker' | null, 'override' | 'ticker' | null | undefined, 'override' | 'ticker' | null>
@@ -191,6 +195,8 @@ export type RefundsTable = {
   amount_cents: number
   owed_cents: number
   paid_by_us_cents: ColumnType<number, number | undefined, number>
+  /** What the provider took back after we paid the payer: the service's loss. */
+  loss_cents: ColumnType<number, number | undefined, number>
   payer_name: string | null
   payer_tax_number: string | null
   status: RefundStatus

@@ -19,13 +19,14 @@ import {
   type ChargeView,
   type PaymentReport,
 } from '../../src/domain/charge.ts'
-import { expectedChargeBooks, bookKey, clawbackPosting, creditPosting, isBalanced, refundOwedPosting, refundSettledPosting, releasePosting, type Entry } from '../../src/domain/ledger.ts'
+import { expectedChargeBooks, bookKey, clawbackLossPosting, clawbackPosting, creditPosting, isBalanced, refundOwedPosting, refundSettledPosting, releasePosting, type Entry } from '../../src/domain/ledger.ts'
 import { creditCapUnits, type Quote } from '../../src/domain/quotes.ts'
 
-const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('2026-11-22T12:00:00Z') }
+const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('2026-11-22T12:00:00Z'), referenceMicros: 350_000_000_000 }
 const okFacts: ArrivalFacts = { blocked: false, boundElsewhere: false, quote }
 const base: Omit<ChargeView, 'status' | 'informedEuid' | 'informedTaxNumber'> = {
-  valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0, clawback: null, refundOwedCents: null,
+  valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0,
+  takenBackAll: false, clawback: null, providerReturning: false, refund: null,
 }
 const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: 'EU000000000000001', informedTaxNumber: null, ...extra })
 const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })
@@ -67,13 +68,18 @@ test('the credit carries its amount: what arrived less the fee, converted at the
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 10_050, units: 26819, quote })
 })
 
-test('a wild quote never credits: the cap holds any credit to what arrived at the quote plus 1 %', () => {
-  fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros) => {
-    const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros } })
+test('decisions 14: no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros, reference) => {
+    const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros, referenceMicros: reference } })
     if (decision.kind !== 'move' || decision.to === 'security_hold') return
     const credit = decision.effects.find((effect) => effect.kind === 'credit')!
-    assert.ok(credit.kind === 'credit' && credit.units <= creditCapUnits(arrivedCents, currency, micros))
+    assert.ok(credit.kind === 'credit' && credit.units <= creditCapUnits(arrivedCents, currency, reference))
   }), { numRuns: 2000 })
+  // BTC last accepted at R$ 350.000,00; now 8 % lower, within the 10 % band: R$ 100,00 would credit
+  // 28 993 sats, above the cap of 28 857 (R$ 100,00 at R$ 350.000,00, plus 1 %).
+  const lower = decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_000 }, { ...okFacts, quote: { ...quote, micros: 322_000_000_000 } })
+  assert.equal((lower as { holdReason: string }).holdReason, 'quote_unavailable')
+  assert.equal(toOf(decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_000 }, { ...okFacts, quote: { ...quote, micros: 340_000_000_000 } })), 'depix_sent')
 })
 
 test('the adapter\'s status strings become the domain\'s once; unknown ones are none', () => {
@@ -136,7 +142,9 @@ test('the one state machine: expiry, release, review and MED are decided by deci
   const medded = decideCharge(euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 }), { kind: 'med', principalCents: null })
   assert.equal(toOf(medded), 'refunded')
   assert.deepEqual(effectKinds(medded), ['block_identities', 'take_back', 'record_clawback'])
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med', principalCents: null }), { kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }] })
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med', principalCents: null }), {
+    kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }, { kind: 'record_clawback', clawback: 'med', takenBackCents: 0, all: true }],
+  })
   const refundedAfterCredit = decideCharge(taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 }), { kind: 'provider_status', status: 'refunded' })
   assert.equal(toOf(refundedAfterCredit), 'refunded')
   assert.deepEqual(effectKinds(refundedAfterCredit), ['block_identities', 'take_back', 'record_clawback'])
@@ -146,23 +154,36 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
   const hold = taxCharge('security_hold', { paidCents: 1000 })
   assert.deepEqual(reviewDecisionsFor(hold), ['release', 'refund'])
   for (const [event, clawback, offered] of [
-    [{ kind: 'med', principalCents: 200 }, 'med', ['refund', 'close']],
+    [{ kind: 'med', principalCents: 200 }, 'med', ['refund']],
     [{ kind: 'med', principalCents: null }, 'med', ['close']],
     [{ kind: 'provider_status', status: 'refunded' }, 'refunded', ['close']],
-    [{ kind: 'provider_status', status: 'will_refund' }, 'will_refund', ['close']],
+    // The provider will return it: nothing to decide until it has.
+    [{ kind: 'provider_status', status: 'will_refund' }, 'will_refund', []],
   ] as const) {
     const decision = decideCharge(hold, event)
     assert.equal(toOf(decision), 'security_hold', JSON.stringify(event))
     const recorded = (decision as Extract<ChargeDecision, { kind: 'move' }>).effects.find((effect) => effect.kind === 'record_clawback')
     assert.equal(recorded?.kind === 'record_clawback' && recorded.clawback, clawback)
     assert.ok(!effectKinds(decision).includes('take_back'), 'a hold posted nothing, so nothing is taken back from the account')
-    const after: ChargeView = { ...hold, clawback, takenBackCents: recorded?.kind === 'record_clawback' ? recorded.takenBackCents : 0 }
+    const after: ChargeView = {
+      ...hold,
+      clawback,
+      takenBackCents: recorded?.kind === 'record_clawback' ? recorded.takenBackCents : 0,
+      takenBackAll: recorded?.kind === 'record_clawback' && recorded.all,
+      providerReturning: clawback !== 'med',
+    }
     assert.deepEqual(reviewDecisionsFor(after), offered, JSON.stringify(event))
     assert.deepEqual(decideCharge(after, { kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: null }), { kind: 'refuse', code: 'payment_taken_back' })
-    assert.equal(toOf(decideCharge(after, { kind: 'review', decision: 'close' })), 'refunded')
+    assert.equal(toOf(decideCharge(after, { kind: 'review', decision: 'close' })), (offered as readonly string[]).includes('close') ? 'refunded' : 'refuse:payment_not_taken_back')
   }
-  // A partial MED leaves R$ 8,00 with us: refunding owes exactly that.
+  // A MED without an amount on a hold whose amount nobody stated took it all: nothing is left to refund.
+  const silent = taxCharge('security_hold')
+  const whole = (decideCharge(silent, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>).effects.find((effect) => effect.kind === 'record_clawback')
+  assert.ok(whole?.kind === 'record_clawback' && whole.all)
+  assert.deepEqual(decideCharge({ ...silent, clawback: 'med', takenBackAll: true }, { kind: 'review', decision: 'refund', enteredPaidCents: 1000 }), { kind: 'refuse', code: 'payment_taken_back' })
+  // A partial MED leaves R$ 8,00 with us: refunding owes exactly that; closing would drop it.
   const partial = { ...hold, clawback: 'med' as const, takenBackCents: 200 }
+  assert.deepEqual(decideCharge(partial, { kind: 'review', decision: 'close' }), { kind: 'refuse', code: 'payment_not_taken_back' })
   assert.deepEqual((decideCharge(partial, { kind: 'review', decision: 'refund', enteredPaidCents: null }) as Extract<ChargeDecision, { kind: 'move' }>).effects, [{ kind: 'owe_refund', amountCents: 800, arrivedCents: 1000 }])
   assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { kind: 'refuse', code: 'payment_not_taken_back' })
 })
@@ -194,21 +215,41 @@ test('decisions 14: a partial MED debits only its part, at the charge\'s quote; 
 })
 
 test('refunds owed: paid by us or taken back by the provider, refunded only when nothing is owed', () => {
-  const owing = taxCharge('will_refund', { paidCents: 1000, refundOwedCents: 1000 })
+  const owing = taxCharge('will_refund', { paidCents: 1000, refund: { owedCents: 1000, paidByUsCents: 0, lossCents: 0 } })
   assert.deepEqual(decideCharge(owing, { kind: 'refund_paid' }), { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: 1000, by: 'us', owedAfter: 0 }] })
   const part = decideCharge(owing, { kind: 'med', principalCents: 300 }) as Extract<ChargeDecision, { kind: 'move' }>
   assert.equal(part.to, 'will_refund')
   assert.deepEqual(part.effects.find((effect) => effect.kind === 'settle_refund'), { kind: 'settle_refund', amountCents: 300, by: 'provider', owedAfter: 700 })
   assert.equal(toOf(decideCharge(owing, { kind: 'provider_status', status: 'refunded' })), 'refunded')
-  assert.deepEqual(decideCharge(taxCharge('will_refund', { refundOwedCents: 0 }), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+  assert.deepEqual(decideCharge(taxCharge('will_refund', { refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } }), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+  // After we paid, a MED takes back money that left us: the service's loss, once per report.
+  const paidOut = taxCharge('refunded', { paidCents: 1000, refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } })
+  const loss = decideCharge(paidOut, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>
+  assert.deepEqual(loss.effects.find((effect) => effect.kind === 'clawback_loss'), { kind: 'clawback_loss', amountCents: 1000, lossAfter: 1000 })
+  // A provider "refunded" after part of a refund owed was taken back is not guessed at: recorded for support.
+  const partlyTaken = decideCharge({ ...owing, takenBackCents: 300, refund: { owedCents: 700, paidByUsCents: 0, lossCents: 0 } }, { kind: 'provider_status', status: 'refunded' })
+  assert.deepEqual(effectKinds(partlyTaken), ['record_clawback'])
+  assert.equal(toOf(partlyTaken), 'will_refund')
   assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
 })
 
 test('a will_refund after credit is recorded once (support is alerted), and nothing is debited until the money goes', () => {
   const credited = taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 })
   const announced = decideCharge(credited, { kind: 'provider_status', status: 'will_refund' })
-  assert.deepEqual(announced, { kind: 'move', to: 'depix_sent', effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0 }] })
-  assert.equal(decideCharge({ ...credited, clawback: 'will_refund' }, { kind: 'provider_status', status: 'will_refund' }).kind, 'ignore')
+  assert.deepEqual(announced, { kind: 'move', to: 'depix_sent', effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0, all: false }] })
+  assert.equal(decideCharge({ ...credited, clawback: 'will_refund', providerReturning: true }, { kind: 'provider_status', status: 'will_refund' }).kind, 'ignore')
+  // Its "refunded" after MEDs for part of it may only close those: recorded for support, not guessed.
+  assert.deepEqual(effectKinds(decideCharge({ ...credited, takenBackCents: 200, takenBackUnits: 200 }, { kind: 'provider_status', status: 'refunded' })), ['record_clawback'])
+})
+
+test('decisions 14: a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
+  const waiting = taxCharge('waiting_payment')
+  const medded = decideCharge(waiting, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>
+  assert.deepEqual(effectKinds(medded), ['block_identities', 'record_clawback'])
+  const after: ChargeView = { ...waiting, clawback: 'med', takenBackAll: true }
+  // Even were the blocks somehow not seen, the claw-back holds it.
+  assert.equal((decideCharge(after, arrived(matching)) as { holdReason: string }).holdReason, 'prior_med')
+  assert.deepEqual(reviewDecisionsFor({ ...after, status: 'security_hold', paidCents: 1000 }), ['close'])
 })
 
 /** The order statuses may take: a transition to a lower rank would be a move backwards. */
@@ -225,7 +266,7 @@ function replay(start: ChargeView, events: ChargeEvent[]) {
   let charge = start
   const entries: Entry[] = []
   const decisions: Array<{ event: ChargeEvent; before: ChargeView; decision: ChargeDecision }> = []
-  let refund: { amountCents: number; owedCents: number; paidByUsCents: number } | null = null
+  let refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number } | null = null
   for (const happened of events) {
     let event = happened
     // As apply-provider-event does: what a delivery reports arrived is kept first, and decides.
@@ -252,21 +293,24 @@ function replay(start: ChargeView, events: ChargeEvent[]) {
           Object.assign(next, { takenBackCents: effect.step.takenBackCents, takenBackUnits: effect.step.takenBackUnits })
           break
         case 'record_clawback':
-          Object.assign(next, { clawback: effect.clawback, takenBackCents: effect.takenBackCents })
+          Object.assign(next, { clawback: effect.clawback, takenBackCents: effect.takenBackCents, takenBackAll: next.takenBackAll || effect.all, providerReturning: next.providerReturning || effect.clawback !== 'med' })
           break
         case 'owe_refund':
           entries.push(...refundOwedPosting({ id: 'c', amountCents: effect.amountCents }).entries)
-          refund = { amountCents: effect.amountCents, owedCents: effect.amountCents, paidByUsCents: 0 }
-          Object.assign(next, { refundOwedCents: effect.amountCents, paidCents: charge.paidCents ?? effect.arrivedCents })
+          refund = { amountCents: effect.amountCents, owedCents: effect.amountCents, paidByUsCents: 0, lossCents: 0 }
+          Object.assign(next, { paidCents: charge.paidCents ?? effect.arrivedCents })
           break
         case 'settle_refund':
           entries.push(...refundSettledPosting({ id: 'c', amountCents: effect.amountCents, by: effect.by, owedAfter: effect.owedAfter }).entries)
           refund = { ...refund!, owedCents: effect.owedAfter, paidByUsCents: refund!.paidByUsCents + (effect.by === 'us' ? effect.amountCents : 0) }
-          Object.assign(next, { refundOwedCents: effect.owedAfter })
+          break
+        case 'clawback_loss':
+          entries.push(...clawbackLossPosting({ id: 'c', amountCents: effect.amountCents, lossAfter: effect.lossAfter }).entries)
+          refund = { ...refund!, lossCents: effect.lossAfter }
           break
       }
     }
-    charge = next
+    charge = { ...next, refund: refund === null ? null : { owedCents: refund.owedCents, paidByUsCents: refund.paidByUsCents, lossCents: refund.lossCents } }
   }
   return { charge, entries, decisions, refund }
 }
@@ -276,14 +320,14 @@ const eventArbitrary = fc.oneof(
   fc.record({
     kind: fc.constant('money_arrived' as const),
     report: fc.record({ valueInCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }), payerEuid: fc.constantFrom('EU000000000000001', 'EU000000000000009'), payerTaxNumber: fc.constantFrom('11144477735', '12345678909') }),
-    facts: fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'ticker', at: new Date(0) })), { nil: null }) }),
+    facts: fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'ticker', at: new Date(0), referenceMicros: micros })), { nil: null }) }),
   }),
   fc.record({ kind: fc.constant('expiry_due' as const), now: fc.constant(new Date(1)), expiresAt: fc.constant(new Date(0)) }),
   fc.record({ kind: fc.constant('release_due' as const), now: fc.constant(new Date(1)), releaseAt: fc.constant(new Date(0)) }),
   fc.record({
     kind: fc.constant('review' as const),
     decision: fc.constant('release' as const),
-    facts: fc.record({ quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'override', at: new Date(0) })), { nil: null }), payerMatchesInformed: fc.boolean() }),
+    facts: fc.record({ quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'override', at: new Date(0), referenceMicros: micros })), { nil: null }), payerMatchesInformed: fc.boolean() }),
     enteredPaidCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }),
   }),
   fc.record({ kind: fc.constant('review' as const), decision: fc.constant('refund' as const), enteredPaidCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
@@ -306,19 +350,23 @@ test('property: adverse sequences of every event (claw-backs while held, partial
         const { charge, entries, decisions, refund } = replay(start, events)
         reached.add(start.status)
         let credits = 0
-        let clawbackSeenWhileHeld = false
+        let refundsOwed = 0
         for (const { event, before, decision } of decisions) {
           if (decision.kind !== 'move') continue
           reached.add(decision.to)
           const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before.status) && ['pending', 'under_review'].includes(decision.to)) ||
             (before.status === 'security_hold' && decision.to === 'will_refund' && event.kind === 'review')
           assert.ok(rank[decision.to] >= rank[before.status] || backwardsAllowed, `${before.status} → ${decision.to} on ${event.kind}`)
-          if (before.status === 'security_hold' && before.clawback !== null) clawbackSeenWhileHeld = true
           for (const effect of decision.effects) {
+            // Never owe the payer what the provider returns or already took.
+            if (effect.kind === 'owe_refund') {
+              refundsOwed++
+              assert.ok(!before.providerReturning && !before.takenBackAll, 'a refund owed after the provider returned the payment')
+            }
             if (effect.kind !== 'credit') continue
             credits++
-            // Never credit after a MED or refund is seen on the held charge.
-            assert.ok(!clawbackSeenWhileHeld, 'credited after a claw-back')
+            // Never credit after a MED or a refund is seen on the charge, before or while held.
+            assert.equal(before.clawback, null, 'credited after a claw-back')
             // At most what arrived is credited: the fee comes off it, the cap holds conversions.
             if (currency === 'DEPIX') assert.ok(effect.units <= Math.max(0, effect.arrivedCents - 100))
             else assert.ok(effect.units <= creditCapUnits(effect.arrivedCents, currency, effect.quote!.micros))
@@ -329,7 +377,7 @@ test('property: adverse sequences of every event (claw-backs while held, partial
           const optIn = decision.effects.filter((effect) => effect.kind === 'queue_webhook' && (optInWebhookEvents as readonly string[]).includes(effect.event))
           assert.ok(optIn.length <= (optedIn ? 1 : 0))
         }
-        assert.ok(credits <= 1)
+        assert.ok(credits <= 1 && refundsOwed <= 1)
         // Books balance per asset, and say what happened charge-wide.
         assert.ok(isBalanced(entries))
         const actual = new Map<string, number>()

@@ -33,7 +33,9 @@ test('decisions 14: a price more than the band away from the last accepted one, 
   assert.equal(priceRejection(311_000_000_000, { reference, second: null, bandPercent: 10 }), 'away_from_last_accepted')
   assert.equal(priceRejection(1, { reference, second: null, bandPercent: 10 }), 'away_from_last_accepted')
   assert.equal(priceRejection(reference, { reference, second: 420_000_000_000, bandPercent: 10 }), 'away_from_second_source')
-  assert.equal(priceRejection(reference, { reference: null, second: null, bandPercent: 10 }), null)
+  // A first price with nothing to check it against waits for an operator's price.
+  assert.equal(priceRejection(reference, { reference: null, second: null, bandPercent: 10 }), 'nothing_to_check_against')
+  assert.equal(priceRejection(reference, { reference: null, second: reference, bandPercent: 10 }), null)
   assert.equal(withinBand(105, 100, 5), true)
   assert.equal(withinBand(106, 100, 5), false)
 })

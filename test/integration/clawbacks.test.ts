@@ -57,17 +57,54 @@ test('decisions 14 (point 1): a MED on a held charge is recorded, shown to suppo
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 1): the provider\'s refunded or will_refund on a held charge also stops any release', async () => {
-  for (const outcome of ['refunded', 'will_refund']) {
-    const held = await create(`held-${outcome}@example.com`)
-    const stranger = generateCpf()
-    assert.equal((await service.pay(held.id, stranger)).body.status, 'security_hold')
-    assert.equal((await service.pay(held.id, stranger, outcome)).body.status, 'security_hold', outcome)
-    assert.equal((await hold(held.id)).clawback, outcome)
-    assert.equal((await review(held.id, { decision: 'release' })).body.code, 'payment_taken_back', outcome)
-    assert.equal((await review(held.id, { decision: 'refund' })).body.code, 'payment_taken_back', `the provider returns it: refunding too would pay twice (${outcome})`)
-    assert.equal((await review(held.id, { decision: 'close' })).body.status, 'refunded')
-  }
+test('decisions 14 (point 1): the provider\'s will_refund, then refunded, on a held charge stop any release; it is closed once the provider returned it', async () => {
+  const held = await create('held-returned@example.com')
+  const stranger = generateCpf()
+  assert.equal((await service.pay(held.id, stranger)).body.status, 'security_hold')
+  assert.equal((await service.pay(held.id, stranger, 'will_refund')).body.status, 'security_hold')
+  assert.equal((await hold(held.id)).clawback, 'will_refund')
+  assert.deepEqual((await hold(held.id)).decisions, [], 'nothing to decide until the provider has returned it')
+  assert.equal((await review(held.id, { decision: 'release' })).body.code, 'payment_taken_back')
+  assert.equal((await review(held.id, { decision: 'refund' })).body.code, 'payment_taken_back', 'the provider returns it: refunding too would pay twice')
+  assert.equal((await review(held.id, { decision: 'close' })).body.code, 'payment_not_taken_back')
+  assert.equal((await service.pay(held.id, stranger, 'refunded')).body.status, 'security_hold')
+  assert.deepEqual((await hold(held.id)).decisions, ['close'])
+  assert.equal((await review(held.id, { decision: 'close' })).body.status, 'refunded')
+  await assertBooksBalance()
+})
+
+test('decisions 14 (point 1): a MED that comes before the delivery is recorded; the money that arrives afterwards is held and never released', async () => {
+  const early = await create('early-med@example.com')
+  await service.sandbox!.fake.settle(early.depositId, { payerName: 'Payer Person', payerTaxNumber: early.payer, outcome: 'depix_sent', lost: true })
+  await med(early.id)
+  assert.equal((await charge(early.id)).clawback, 'med')
+  // The delivery's webhook was lost; reconciliation finds it.
+  await service.advance(12 * 60)
+  assert.equal((await charge(early.id)).status, 'security_hold')
+  assert.deepEqual((await hold(early.id)).decisions, ['close'])
+  assert.equal((await review(early.id, { decision: 'release' })).body.code, 'payment_taken_back')
+  const none = { DEPIX: 0, BTC: 0, USDt: 0 }
+  assert.deepEqual([await balances('early-med@example.com'), await balances('early-med@example.com', 'held')], [none, none])
+})
+
+test('decisions 14 (point 1): a partial MED on a hold leaves the rest to refund, never to close; one without an amount, nothing to refund', async () => {
+  const partly = await create('hold-partial@example.com')
+  await service.pay(partly.id, generateCpf())
+  await med(partly.id, { principal_cents: 200 })
+  assert.deepEqual((await hold(partly.id)).decisions, ['refund'])
+  assert.equal((await review(partly.id, { decision: 'close' })).body.code, 'payment_not_taken_back')
+  assert.equal((await review(partly.id, { decision: 'refund' })).body.status, 'will_refund')
+  assert.equal((await service.store.refunds.findByCharge(partly.id))!.amount_cents, 800)
+
+  // Nobody stated the amount, and the MED took "everything": support's amount cannot reopen a refund.
+  const silent = await create('hold-silent@example.com')
+  await service.pay(silent.id, generateCpf(), undefined, { paid_cents: null })
+  const deposit = silent.depositId
+  assert.equal((await service.providerWebhook('med', { qrId: deposit, creationDateReport: '2026-11-22T13:00:00Z' })).status, 200)
+  const refund = await review(silent.id, { decision: 'refund', paid_cents: 1000 })
+  assert.equal(refund.body.code, 'payment_taken_back')
+  assert.equal(await service.store.refunds.findByCharge(silent.id), undefined)
+  assert.equal((await review(silent.id, { decision: 'close' })).body.status, 'refunded')
   await assertBooksBalance()
 })
 
@@ -125,9 +162,13 @@ test('decisions 14 (point 3): a partial MED debits only its part; refunded only 
   const replayed = { qrId: paid.depositId, principalValueInCents: 300, creationDateReport: '2026-11-22T12:00:00Z', bankTxId: 'PIX_E1', euid: deposit.euid, taxNumber: paid.payer }
   for (let i = 0; i < 3; i++) assert.equal((await service.providerWebhook('med', replayed)).status, 200)
   assert.equal((await balances('partial-med@example.com')).DEPIX, 400)
+  // Another MED of the same amount, reported on another day, is another claw-back.
+  assert.equal((await service.providerWebhook('med', { ...replayed, principalValueInCents: 100, creationDateReport: '2026-11-23T12:00:00Z' })).status, 200)
+  assert.equal((await service.providerWebhook('med', { ...replayed, principalValueInCents: 100, creationDateReport: '2026-11-24T12:00:00Z' })).status, 200)
+  assert.equal((await balances('partial-med@example.com')).DEPIX, 200)
   assert.equal((await charge(paid.id)).status, 'depix_sent')
-  // The rest (R$ 5,00): the account gives back what is left of its R$ 9,00; the R$ 1,00 fee is the service's loss.
-  const last = await med(paid.id, { principal_cents: 500 })
+  // The rest (R$ 3,00): the account gives back what is left of its R$ 9,00; the R$ 1,00 fee is the service's loss.
+  const last = await med(paid.id, { principal_cents: 300 })
   assert.equal(last.status, 'refunded')
   assert.equal((await balances('partial-med@example.com')).DEPIX, 0)
   const stored = await charge(paid.id)
@@ -188,7 +229,7 @@ test('decisions 14 (point 4): a claw-back is posted in DEPIX against clearing, t
   ] }, other.body.id, new Date())
   const check = (await service.ops('GET', '/ops/ledger-check')).body
   assert.equal(check.ok, false)
-  assert.deepEqual(check.foreign_currency.map((row: { key: string; book: string; currency: string }) => [row.key, row.book, row.currency]), [[`med:${other.body.id}`, 'provider_clearing', 'BTC']])
+  assert.deepEqual(check.foreign_currency, [{ book: 'provider_clearing', currency: 'BTC', total: units }])
   assert.ok(check.charges.some((row: { charge_id: string; book: string }) => row.charge_id === other.body.id && row.book === 'provider_clearing'))
   // Take the injected posting out again, so the suite's later checks see healthy books.
   const injected = await service.database.db.selectFrom('ledger_postings').select('id').where('key', '=', `med:${other.body.id}`).executeTakeFirstOrThrow()
@@ -239,6 +280,30 @@ test('decisions 14 (point 5): releasing a hold with no reported amount asks the 
   await assertBooksBalance()
 })
 
+test('decisions 14 (point 3): the provider\'s refunded after a partial MED takes nothing more: recorded, and raised for support', async () => {
+  const paid = await create('refunded-after-partial@example.com')
+  await service.pay(paid.id, paid.payer)
+  await med(paid.id, { principal_cents: 200 })
+  assert.equal((await service.pay(paid.id, paid.payer, 'refunded')).body.status, 'depix_sent')
+  assert.equal((await balances('refunded-after-partial@example.com')).DEPIX, 700)
+  const alert = (await service.ops('GET', '/ops/alerts')).body.alerts.find((entry: { payment_id: string }) => entry.payment_id === paid.id)
+  assert.deepEqual([alert.kind, alert.taken_back_cents], ['refunded_after_partial_clawback', 200])
+  await assertBooksBalance()
+})
+
+test('decisions 14 (point 2): a MED after we paid the refund takes money that left us: the books record the loss', async () => {
+  const held = await create('refund-then-med@example.com')
+  await service.pay(held.id, generateCpf())
+  await review(held.id, { decision: 'refund' })
+  const refund = (await service.store.refunds.findByCharge(held.id))!
+  await service.ops('POST', `/ops/refunds/${refund.id}/paid`, { reference: 'E2E-paid', note: 'paid' })
+  await med(held.id)
+  assert.equal((await service.store.refunds.findByCharge(held.id))!.loss_cents, 1000)
+  const books = (await service.ops('GET', '/ops/ledger-check')).body.books as Array<{ book: string; currency: string; total: number }>
+  assert.ok(books.some((row) => row.book === 'med_losses' && row.total <= -1000))
+  await assertBooksBalance()
+})
+
 test('decisions 14 (point 10): the provider\'s will_refund after credit is recorded and raised for support; nothing moves until the money goes', async () => {
   const paid = await create('announced@example.com')
   await service.pay(paid.id, paid.payer)
@@ -247,7 +312,7 @@ test('decisions 14 (point 10): the provider\'s will_refund after credit is recor
   assert.deepEqual(alerts.filter((alert: { payment_id: string }) => alert.payment_id === paid.id).map((alert: { kind: string }) => alert.kind), ['will_refund_after_credit'])
   assert.equal((await balances('announced@example.com')).DEPIX, 900)
   const metrics = await service.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${service.opsToken}` } })
-  assert.match(metrics.body, /pix_refunds_announced_after_credit [1-9]/)
+  assert.match(metrics.body, /pix_clawbacks_to_review [1-9]/)
   assert.equal((await service.pay(paid.id, paid.payer, 'refunded')).body.status, 'refunded')
   assert.equal((await balances('announced@example.com')).DEPIX, 0)
   assert.equal((await service.ops('GET', '/ops/alerts')).body.alerts.some((alert: { payment_id: string }) => alert.payment_id === paid.id), false)

@@ -4,7 +4,7 @@ import jsQRModule from 'jsqr'
 import { PNG } from 'pngjs'
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
-import { requestHash } from '../../src/app/create-charge.ts'
+import { requestHash } from '../../src/app/request-hash.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService

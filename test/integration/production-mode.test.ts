@@ -6,20 +6,25 @@ import { openAccount } from '../../src/app/open-account.ts'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { startFakeTicker, type FakeTicker } from '../../src/sandbox/fake-ticker.ts'
 import { startService, type Service } from '../../src/service.ts'
 import { T0, openTestDatabase } from '../support/harness.ts'
 
 let service: Service
 let provider: FakeEulen
+let ticker: FakeTicker
+let providerClock: ReturnType<typeof createAdjustableClock>
 let token: string
 let hosts: Record<string, string[]>
 
 before(async () => {
   const database = await openTestDatabase()
   const clock = createAdjustableClock(T0)
+  providerClock = clock
   provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token', requireEndUserName: true })
+  ticker = await startFakeTicker({ BTC: 350_000_000_000, USDt: 5_400_000 })
   const config = loadConfig({
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
+    MODE: 'production', PRICE_SOURCE_URL: ticker.url, BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   })
   hosts = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'], 'rebinding.example.com': ['93.184.216.34'] }
@@ -31,6 +36,9 @@ before(async () => {
       return hosts[host]
     },
   })
+  // Listening, so the provider's webhooks reach the service as in production.
+  await service.app.listen({ host: '127.0.0.1', port: 0 })
+  provider.setWebhookTarget(`http://127.0.0.1:${(service.app.server.address() as { port: number }).port}/provider/webhooks`, 'hook-secret')
   const euid = (await provider.endUser('52998224725', 'Merchant')).euid
   const account = await openAccount({ store: service.store, clock }, { email: 'prod@example.com', taxNumber: '52998224725', name: 'Merchant', kyc: 'verified', euid })
   token = (await issueToken({ store: service.store, clock }, { accountId: account.id })).token
@@ -38,6 +46,7 @@ before(async () => {
 after(async () => {
   await service.close()
   await provider.close()
+  await ticker.close()
 })
 
 const create = (webhookUrl: string) =>
@@ -100,4 +109,27 @@ test('the provider refuses a tax number it does not know without the payer\'s na
   assert.equal(refused.json().param, 'payer_name')
   assert.match(refused.json().error, /endUserFullName é obrigatório/)
   assert.equal((await send({ payer_name: 'Nina Alves' })).statusCode, 200)
+})
+
+test('decisions 14: with one price source, the first price has nothing to check it against: the payment waits until an operator gives the price', async () => {
+  const payer = generateCpf()
+  const euid = (await provider.endUser(payer, 'Ana Paga')).euid
+  const pay = async () => {
+    const created = await service.app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '100.00', email: 'first-price@example.com', euid, swap_to: 'BTC' } })
+    assert.equal(created.statusCode, 200, created.body)
+    const charge = (await service.store.charges.findById(created.json().id))!
+    assert.equal(await provider.settle(charge.provider_deposit_id, { payerName: 'Ana Paga', payerTaxNumber: payer, outcome: 'depix_sent' }), 200)
+    // Production charges carry Eulen's 24 h delay: the provider delivers when it ends.
+    providerClock.advance(24 * 3600)
+    await provider.deliverDelayed()
+    return (await service.store.charges.findById(charge.id))!
+  }
+  const first = await pay()
+  assert.deepEqual([first.status, first.hold_reason, first.credited_units], ['security_hold', 'quote_unavailable', null])
+  const ops = (method: string, url: string, body?: unknown) => service.app.inject({ method: method as 'PUT', url, headers: { authorization: 'Bearer ops-token' }, ...(body ? { payload: body as object } : {}) })
+  assert.equal((await ops('PUT', '/ops/quotes', { BTC: '350000.00', expires_in_seconds: 60 })).statusCode, 200)
+  assert.equal((await ops('PUT', '/ops/quotes', { BTC: null })).statusCode, 200)
+  // The operator's price is the reference now: the ticker's, close to it, is used.
+  const next = await pay()
+  assert.deepEqual([next.status, next.quote_source], ['depix_sent', 'ticker'])
 })

@@ -84,12 +84,25 @@ test('decisions 14: a ticker that jumps more than 10 % from the last accepted pr
   assert.equal(wild.credited_units, null)
   assert.deepEqual(await postings(wild.id), [])
   // Within the band of the last accepted price: used, and it becomes the last accepted one.
-  await prices({ BTC: '320000.00', jump: true })
+  await prices({ BTC: '340000.00', jump: true })
   const moved = await paidCharge('buyer@example.com')
   assert.equal(moved.status, 'depix_sent')
-  assert.equal(moved.quote_micros, 320_000_000_000)
+  assert.equal(moved.quote_micros, 340_000_000_000)
   const accepted = (await service.ops('GET', '/ops/quotes')).body.accepted.find((row: { currency: string }) => row.currency === 'BTC')
-  assert.deepEqual([accepted.price, accepted.source], ['320000.00', 'ticker'])
+  assert.deepEqual([accepted.price, accepted.source], ['340000.00', 'ticker'])
+})
+
+test('decisions 14: within the band, a price that would credit more than what arrived at the last accepted price plus 1 % waits too', async () => {
+  await prices({ BTC: '350000.00' })
+  // 8 % below the last accepted price: inside the 10 % band, but R$ 100,00 would credit 28 993
+  // sats against a cap of 28 857 (R$ 100,00 at R$ 350.000,00, plus 1 %).
+  await prices({ BTC: '322000.00', jump: true })
+  const lower = await paidCharge('buyer@example.com')
+  assert.equal(lower.status, 'security_hold')
+  assert.equal(lower.hold_reason, 'quote_unavailable')
+  // That price is now the last accepted one: the next charge converts at it.
+  assert.equal((await paidCharge('buyer@example.com')).status, 'depix_sent')
+  await prices({ BTC: '350000.00' })
 })
 
 test('decisions 14: a price the second public source disagrees with by more than 10 % is not used', async () => {

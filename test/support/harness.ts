@@ -161,6 +161,30 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
   }
 }
 
+/** A new database with nothing in it, not even the migrations, dropped when closed: for testing the migrations themselves. */
+export async function openEmptyDatabase(): Promise<OpenedDatabase> {
+  if (testDatabase === 'pglite') return openPglite(null, { settings: ['shared_buffers = 16MB'] })
+  const name = `pixtest_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create database ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const opened = await openPostgres(databaseUrl(name), 2)
+  return {
+    ...opened,
+    close: async () => {
+      await opened.close()
+      const cleanup = new pg.Client({ connectionString: adminUrl })
+      await cleanup.connect()
+      await cleanup.query(`drop database if exists ${name} with (force)`)
+      await cleanup.end()
+    },
+  }
+}
+
 export type TestService = Service & {
   request: (options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }) => Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: Buffer }>
   /** The sandbox payer pays a charge (or it takes another ending); answers the charge record. */

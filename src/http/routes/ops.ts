@@ -134,11 +134,13 @@ export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics
     async (request) => refundView(await recordRefundPaid(deps, { refundId: request.params.refund_id, reference: request.body.reference, note: request.body.note, actor: actorOf(request) })),
   )
 
-  // Credited payments the provider announced it will refund (will_refund after credit): the money may leave; support must look.
+  // What the provider reported that support must look at: money we credited that it will take back
+  // (will_refund after credit), or a "refunded" after part was taken back, which is not ours to guess.
   app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
-    alerts: (await deps.store.charges.listRefundsAnnouncedAfterCredit()).map((charge) => ({
-      kind: 'will_refund_after_credit',
+    alerts: (await deps.store.charges.listClawbacksToReview()).map((charge) => ({
+      kind: charge.clawback === 'will_refund' ? 'will_refund_after_credit' : 'refunded_after_partial_clawback',
       payment_id: charge.id,
+      taken_back_cents: charge.taken_back_cents,
       status: charge.status,
       currency: charge.currency,
       credited_units: charge.credited_units,

@@ -73,8 +73,6 @@ export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) =
       euid: text(body.euid),
       taxNumber: text(body.taxNumber),
       principalCents,
-      reportedAt: text(body.creationDateReport),
-      bankTxId: text(body.bankTxId),
       body,
     })
     return { received: true }

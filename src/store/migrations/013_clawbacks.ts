@@ -15,6 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table charges add column taken_back_cents int8 not null default 0`.execute(db)
   await sql`alter table charges add column taken_back_units int8 not null default 0`.execute(db)
   await sql`alter table charges add column clawback text check (clawback in ('med', 'refunded', 'will_refund'))`.execute(db)
+  await sql`alter table charges add column taken_back_all boolean not null default false`.execute(db)
+  await sql`alter table charges add column provider_returning boolean not null default false`.execute(db)
   await sql`alter table charges add column paid_source text check (paid_source in ('provider', 'support', 'charge_value'))`.execute(db)
   await sql`update charges set paid_source = 'provider' where paid_cents is not null`.execute(db)
   // Credits made before the paid amount was kept were computed from the charge value.
@@ -61,6 +63,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       amount_cents int8 not null check (amount_cents > 0),
       owed_cents int8 not null check (owed_cents >= 0),
       paid_by_us_cents int8 not null default 0,
+      loss_cents int8 not null default 0,
       payer_name text,
       payer_tax_number text,
       status text not null check (status in ('owed', 'paid', 'taken_back')),
@@ -110,7 +113,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     for (const [book, currency, amount] of entries.filter(([, , amount]) => amount !== 0)) {
       await sql`insert into ledger_entries (posting_id, account_id, book, currency, amount) values (${posting.rows[0]!.id}, null, ${book}, ${currency}, ${amount})`.execute(db)
     }
-    await sql`update charges set taken_back_cents = ${arrived}, taken_back_units = ${credited}, clawback = 'med' where id = ${row.charge_id}`.execute(db)
+    await sql`update charges set taken_back_cents = ${arrived}, taken_back_units = ${credited}, taken_back_all = true, clawback = 'med' where id = ${row.charge_id}`.execute(db)
   }
   await sql`update ledger_postings set kind = 'clawback' where kind = 'med_debit'`.execute(db)
 }
@@ -126,7 +129,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`alter table quotes drop column expires_at`.execute(db)
   await sql`alter table charges add column quote_cents int8`.execute(db)
   await sql`update charges set quote_cents = quote_micros / 10000 where quote_micros is not null`.execute(db)
-  for (const column of ['quote_micros', 'paid_source', 'clawback', 'taken_back_units', 'taken_back_cents']) {
+  for (const column of ['quote_micros', 'paid_source', 'provider_returning', 'taken_back_all', 'clawback', 'taken_back_units', 'taken_back_cents']) {
     await sql`alter table charges drop column ${sql.ref(column)}`.execute(db)
   }
 }
