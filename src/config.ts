@@ -51,6 +51,8 @@ export type Config = {
   trustProxy: number
   smtpUrl: string | null
   mailFrom: string
+  /** Longest wait on the mail server for a connection, its greeting, or any reply (the job waits, never a request). */
+  smtpTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -173,5 +175,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: positiveInteger(env, 'TRUST_PROXY_HOPS', 0),
     smtpUrl: nonEmpty(env, 'SMTP_URL'),
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? 'Pix charge service <no-reply@localhost>',
+    smtpTimeoutMs: positiveInteger(env, 'SMTP_TIMEOUT_MS', 10_000),
   }
 }

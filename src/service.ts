@@ -13,6 +13,7 @@ import { buildApp } from './http/app.ts'
 import { jobHandlers } from './jobs/handlers.ts'
 import { createJobRunner } from './jobs/runner.ts'
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
+import { createMailSeal } from './mail/sealed-mail.ts'
 import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
@@ -59,7 +60,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       clock = parts.sandbox.clock
     } else {
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }), takeProviderToken)
-      mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom })
+      mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs })
       priceSources = config.priceSources.map((source) => createTickerPriceSource({ ...source, timeoutMs: config.providerTimeoutMs }))
     }
     closers.push(() => mailer.close())
@@ -69,6 +70,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
     const providerWebhookSecret = config.providerWebhookSecret ?? randomBytes(24).toString('base64url')
     const tokenCache = createTokenCache(config.tokenCacheMs)
+    const mailSeal = createMailSeal(opsToken)
     const quotes = createQuoteBook({ store, clock, sources: priceSources, maxAgeMs: config.quoteMaxAgeMs, bandPercent: config.quoteBandPercent, log: { warn: (details, message) => app?.log.warn(details, message) } })
     // The runner logs through the app's logger, which exists once the app is built below.
     let app: Awaited<ReturnType<typeof buildApp>> | undefined
@@ -78,7 +80,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
         store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
-        sweepPlans: sweepPlans(config.providerDelayHours), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+        sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, log: { warn: (details, message) => app?.log.warn(details, message) },
+        ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
     // Work committed by any instance wakes this one's runner at once.
@@ -97,6 +100,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         providerWebhookSecret,
         opsToken,
         mailer,
+        mailSeal,
         quotes,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { sandbox } : {}),

@@ -23,6 +23,7 @@ import { providerRoutes } from './routes/provider.ts'
 import type { JobRunner } from '../jobs/runner.ts'
 import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { QuoteBook } from '../app/quote-book.ts'
 import { ownerPaysOwnPurchase } from '../sandbox/owner-payment.ts'
 import { walletRoutes } from '../wallet/routes.ts'
@@ -38,6 +39,8 @@ export type AppDeps = {
   providerWebhookSecret: string
   opsToken: string
   mailer: Mailer
+  /** Seals the outbox's mail with the deployment's key. */
+  mailSeal: MailSeal
   quotes: QuoteBook
   /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
   sandbox?: SandboxDeps

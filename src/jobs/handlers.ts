@@ -1,6 +1,9 @@
 // What each kind of job does: the matching use case or the webhook sender.
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
+import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import type { Mailer } from '../mail/mailer.ts'
+import type { MailSeal } from '../mail/sealed-mail.ts'
 import { releaseHold } from '../app/release-hold.ts'
 import { SWEEP_EVERY_MS, sweepProviderDeposits } from '../app/sweep-provider-deposits.ts'
 import type { Clock } from '../clock.ts'
@@ -22,7 +25,10 @@ export function jobHandlers(deps: {
   webhookTimeoutMs: number
   /** What the deposit sweep lists, per provider status. */
   sweepPlans: readonly SweepPlan[]
+  mailer: Mailer
+  mailSeal: MailSeal
   resolveHost?: ResolveHost
+  log?: { warn: (details: object, message: string) => void }
 }): JobHandlers {
   const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
   return {
@@ -41,6 +47,10 @@ export function jobHandlers(deps: {
     async sweep_deposits() {
       await sweepProviderDeposits(deps, deps.sweepPlans)
       return { again: new Date(deps.clock.now().getTime() + SWEEP_EVERY_MS) }
+    },
+    async send_mail(payload) {
+      const next = await sendQueuedMail(deps, Number(payload.mailId))
+      return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload) {
       const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, String(payload.eventId))

@@ -1,7 +1,7 @@
-// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and runs them concurrently in two lanes:
-// webhook deliveries, bounded in all and per destination host, and the charge work (expiry,
+// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and runs them concurrently in three
+// lanes: webhook deliveries, bounded in all and per destination host; the charge work (expiry,
 // release, reconciliation, the deposit sweep), which therefore never waits behind a merchant's
-// slow receiver. Committed work wakes the runner at once (wake(), called on the database's job
+// slow receiver; and the Wallet's mail, which never waits behind either, nor holds them up. Committed work wakes the runner at once (wake(), called on the database's job
 // notifications); a poll catches what is scheduled for later. A job is deleted when its handler
 // finishes (by the runner's next claim, which follows at once), rescheduled when it asks to be,
 // and retried with backoff when it throws; a worker that dies mid-job, or before its finished
@@ -16,23 +16,26 @@ export type JobOutcome = { done: true } | { again: Date }
 
 export type JobHandlers = Record<JobKind, (payload: Record<string, unknown>, job: Job) => Promise<JobOutcome>>
 
-export type Lane = 'deliveries' | 'charges'
-const allLanes: readonly Lane[] = ['charges', 'deliveries']
+export type Lane = 'deliveries' | 'charges' | 'mail'
+const allLanes: readonly Lane[] = ['charges', 'deliveries', 'mail']
 export const laneKinds: Record<Lane, JobKind[]> = {
   deliveries: ['deliver_webhook'],
   charges: ['expire_charge', 'release_hold', 'reconcile_charge', 'sweep_deposits'],
+  // A mail server that hangs holds only these slots: charges and webhooks flow on.
+  mail: ['send_mail'],
 }
 
 export type RunnerLimits = {
   /** Jobs in flight per lane in this process. */
   deliveries: number
   charges: number
+  mail: number
   /** Deliveries in flight to one destination host in this process. */
   perDestination: number
 }
 
 /** Ten receivers that hang for the whole time-out take 20 of 32 delivery slots: the rest flow. */
-export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, perDestination: 2 }
+export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, mail: 2, perDestination: 2 }
 
 const LEASE_MS = 60_000
 const BATCH = 20
@@ -56,7 +59,7 @@ export function createJobRunner(deps: {
   limits?: RunnerLimits
 }) {
   const limits = deps.limits ?? defaultRunnerLimits
-  const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0 }
+  const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0, mail: 0 }
   const perDestination = new Map<string, number>()
   const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | null = null

@@ -8,10 +8,14 @@ export type Mail = {
   text: string
   /** The one-time code the mail carries, kept apart so the sandbox outbox can show it. */
   code?: string
+  /** A Message-ID that stays the same when a message is sent again. */
+  messageId?: string
 }
 
 export type Mailer = {
   send(mail: Mail): Promise<void>
+  /** Whether the mail server answers and takes our credentials (for /readyz). */
+  check(): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -25,7 +29,10 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   const transport = nodemailer.createTransport(url.href)
   return {
     async send(mail) {
-      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text })
+      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.messageId ? { messageId: mail.messageId } : {}) })
+    },
+    check() {
+      return transport.verify().then(() => true, () => false)
     },
     async close() {
       transport.close()

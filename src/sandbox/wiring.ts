@@ -53,7 +53,7 @@ export async function startSandbox(options: {
   return {
     sandbox: { fake, clock, outbox, ticker },
     provider: config.providerLimits ? withProviderRateLimits(client, options.takeProviderToken) : client,
-    mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom }),
+    mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs }),
     // A second source checks the first, as decisions 14 recommends: both fakes agree until told otherwise.
     priceSources: [
       createTickerPriceSource({ url: ticker.url, format: 'binance', timeoutMs: config.providerTimeoutMs }),

@@ -6,7 +6,7 @@ import type { Database } from './schema.ts'
 /** The notification channel committed work is announced on. */
 export const JOBS_CHANNEL = 'pix_jobs'
 
-export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook' | 'sweep_deposits'
+export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook' | 'sweep_deposits' | 'send_mail'
 
 export type Job = { id: number; kind: JobKind; payload: Record<string, unknown>; attempts: number }
 

@@ -247,6 +247,26 @@ export type WalletCodesTable = {
   expires_at: Date
   created_at: Date
   requested_from: string
+  /** Where its mail is: waiting to be sent, handed to the mail server, given up, or replaced by a newer code. */
+  mail_state: ColumnType<MailState | null, MailState | null | undefined, MailState | null>
+}
+
+export type MailState = 'pending' | 'sent' | 'failed' | 'superseded'
+
+export type MailOutboxTable = {
+  id: Generated<number>
+  code_id: number | null
+  to_address: string
+  /** The message, sealed with the deployment's key (mail/sealed-mail.ts). */
+  sealed: string
+  state: MailState
+  attempts: Generated<number>
+  last_error: ColumnType<string | null, string | null | undefined, string | null>
+  last_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  created_at: Date
+  /** Past it the message is worth nothing (its code expired) and is given up. */
+  send_before: Date
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type WalletSessionsTable = {
@@ -306,6 +326,7 @@ export type Database = {
   charge_clawbacks: ChargeClawbacksTable
   refunds: RefundsTable
   provider_sweeps: ProviderSweepsTable
+  mail_outbox: MailOutboxTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -9,6 +9,7 @@ import { clawbacksRepository } from './clawbacks.ts'
 import { idempotencyRepository } from './idempotency.ts'
 import { identitiesRepository } from './identities.ts'
 import { ledgerRepository } from './ledger.ts'
+import { mailRepository } from './mail.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
@@ -36,6 +37,7 @@ export type Store = {
   clawbacks: ReturnType<typeof clawbacksRepository>
   refunds: ReturnType<typeof refundsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
+  mail: ReturnType<typeof mailRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -59,6 +61,7 @@ export function createStore(db: Kysely<Database>): Store {
     clawbacks: clawbacksRepository(db),
     refunds: refundsRepository(db),
     sweeps: sweepsRepository(db),
+    mail: mailRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -4,8 +4,9 @@ import type { Database, WalletSignup } from './schema.ts'
 /** The Wallet's sign-in codes and sessions; both are kept only as SHA-256 hashes. */
 export function walletRepository(db: Kysely<Database>) {
   return {
-    async insertCode(values: { email: string; codeHash: string; signup: WalletSignup | null; expiresAt: Date; now: Date; address: string }): Promise<void> {
-      await db
+    /** A code whose mail is queued with it. */
+    async insertCode(values: { email: string; codeHash: string; signup: WalletSignup | null; expiresAt: Date; now: Date; address: string }): Promise<number> {
+      const row = await db
         .insertInto('wallet_codes')
         .values({
           email: values.email,
@@ -14,23 +15,27 @@ export function walletRepository(db: Kysely<Database>) {
           expires_at: values.expiresAt,
           created_at: values.now,
           requested_from: values.address,
+          mail_state: 'pending',
         })
-        .execute()
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return row.id
     },
 
-    /** Codes asked for since `since`, by e-mail or by client address. */
-    async codesSince(where: { email: string } | { address: string }, since: Date): Promise<number> {
+    /** Codes of the e-mail made since `since` whose mail was handed to the mail server: the hourly budget. */
+    async codesMailedSince(email: string, since: Date): Promise<number> {
       const row = await db
         .selectFrom('wallet_codes')
         .select(sql<number>`count(*)::int4`.as('n'))
+        .where('email', '=', email)
         .where('created_at', '>=', since)
-        .where((eb) => ('email' in where ? eb('email', '=', where.email) : eb('requested_from', '=', where.address)))
+        .where('mail_state', '=', 'sent')
         .executeTakeFirstOrThrow()
       return row.n
     },
 
-    /** The newest code of the e-mail still usable: unused, unexpired, fewer than `maxTries` wrong tries. */
-    latestUsableCode(email: string, now: Date, maxTries: number) {
+    /** The e-mail's codes still usable: unused, unexpired, fewer than `maxTries` wrong tries. */
+    usableCodes(email: string, now: Date, maxTries: number) {
       return db
         .selectFrom('wallet_codes')
         .selectAll()
@@ -39,11 +44,13 @@ export function walletRepository(db: Kysely<Database>) {
         .where('expires_at', '>', now)
         .where('attempts', '<', maxTries)
         .orderBy('id', 'desc')
-        .executeTakeFirst()
+        .limit(50)
+        .execute()
     },
 
-    async countWrongTry(id: number): Promise<void> {
-      await db.updateTable('wallet_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', id).execute()
+    async countWrongTry(ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return
+      await db.updateTable('wallet_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', 'in', ids).execute()
     },
 
     /** Marks the code used; false when another request used it first. */

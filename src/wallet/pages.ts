@@ -77,11 +77,12 @@ export function signUpPage(page: Omit<Page, 'title' | 'signedIn'>): string {
 <p>${t('haveAccount')} <a href="/wallet">${t('signInLink')}</a></p>`)
 }
 
-export function codePage(page: Omit<Page, 'title' | 'signedIn'>, email: string): string {
+export function codePage(page: Omit<Page, 'title' | 'signedIn'>, email: string, mailFailing: boolean): string {
   const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
   return layout({ ...page, title: 'codeTitle', signedIn: false }, `
 <h1>${t('codeTitle')}</h1>
-<p>${escapeHtml(translate(page.lang, 'codeSent', { email }))}</p>
+<p>${escapeHtml(translate(page.lang, 'codeSent', { email }))}</p>${mailFailing ? `
+<p class="guidance" role="status" data-code="mail_failing">${t('mailFailing')}</p>` : ''}
 <form method="post" action="/wallet/code" class="card">
   ${csrfField(page.csrf)}
   <input type="hidden" name="email" value="${escapeHtml(email)}">
@@ -103,7 +104,15 @@ export type Overview = {
 
 const formats = { DEPIX: formatBrl, BTC: formatBtc, USDt: formatUsdt } as const
 
-export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview, supportEmail: string): string {
+/** What the Wallet says of the account's current token: never its value. */
+function currentToken(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview): string {
+  const t = (key: MessageKey, values: Record<string, string> = {}) => escapeHtml(translate(page.lang, key, values))
+  return overview.token
+    ? `<p>${t('tokenCurrent', { last4: overview.token.last4 ?? '····', created: when(page.lang, overview.token.createdAt), lastUsed: when(page.lang, overview.token.lastUsedAt) })}</p>`
+    : `<p>${t('tokenNone')}</p>`
+}
+
+export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview, supportEmail: string, tokenNonce: string): string {
   const t = (key: MessageKey, values: Record<string, string> = {}) => escapeHtml(translate(page.lang, key, values))
   const rows = (['DEPIX', 'BTC', 'USDt'] as const)
     .map((currency) => `<tr><th scope="row">${currency}</th><td>${escapeHtml(formats[currency](overview.available[currency]))}</td><td>${escapeHtml(formats[currency](overview.held[currency]))}</td></tr>`)
@@ -115,9 +124,7 @@ export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: 
       : overview.kyc === 'unidentified'
         ? `<p class="guidance" data-code="kyc_identity_unidentified">${t('identityUnidentified', { support: supportEmail })}</p>`
         : `<p class="guidance" data-code="kyc_purchase_required">${t('identityNone', { taxNumber })}</p>`
-  const token = overview.token
-    ? `<p>${t('tokenCurrent', { last4: overview.token.last4 ?? '····', created: when(page.lang, overview.token.createdAt), lastUsed: when(page.lang, overview.token.lastUsedAt) })}</p>`
-    : `<p>${t('tokenNone')}</p>`
+  const token = currentToken(page, overview)
   const canIssue = overview.kyc === 'verified'
   return layout({ ...page, title: 'account', signedIn: true }, `
 <h1>${escapeHtml(overview.email)}</h1>
@@ -137,6 +144,7 @@ export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: 
 ${token}
 <form method="post" action="/wallet/token" class="card">
   ${csrfField(page.csrf)}
+  <input type="hidden" name="nonce" value="${escapeHtml(tokenNonce)}">
   <label class="check"><input type="checkbox" name="confirm" value="yes" required ${canIssue ? '' : 'disabled'}> ${t('tokenConfirm')}</label>
   <button type="submit" ${canIssue ? '' : 'disabled'}>${t('newToken')}</button>
 </form>
@@ -175,6 +183,16 @@ export function tokenPage(page: Omit<Page, 'title' | 'signedIn'>, token: string)
 <label for="token">${t('tokenTitle')}</label>
 <input id="token" class="token" type="text" readonly value="${escapeHtml(token)}">
 <button type="button" data-copy="token" data-copied="${t('copied')}" hidden>${t('copy')}</button>
+<p><a href="/wallet">${t('backToWallet')}</a></p>`)
+}
+
+/** The token page read again (a reload, the back button): the token was shown once, and is not shown again. */
+export function tokenShownPage(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview): string {
+  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
+  return layout({ ...page, title: 'tokenAlreadyShownTitle', signedIn: true }, `
+<h1>${t('tokenAlreadyShownTitle')}</h1>
+<p class="guidance" role="status">${t('tokenAlreadyShown')}</p>
+${currentToken(page, overview)}
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }
 

@@ -1,7 +1,7 @@
 // The Wallet at /wallet (decisions 11): account owners join, sign in with a code by e-mail, make
 // the identity purchase and issue the API token. Its own encapsulated part of the app: session
 // cookie, CSRF, form bodies and security headers apply here and nowhere else.
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
@@ -12,17 +12,17 @@ import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../http/app.ts'
-import type { Mailer } from '../mail/mailer.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
-import { langOf, statusLabel, type Lang } from './i18n.ts'
-import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage } from './pages.ts'
+import { langOf, statusLabel, translate, type Lang } from './i18n.ts'
+import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
+import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from './session-store.ts'
-import { normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
+import { createAddressWindows } from '../http/address-windows.ts'
+import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
 
 export type WalletDeps = RouteDeps & {
-  mailer: Mailer
   /** Sandbox only: "Simular pagamento", the owner pays their own purchase at the fake provider. */
   simulatePurchase?: (charge: Charge) => Promise<void>
 }
@@ -30,6 +30,10 @@ export type WalletDeps = RouteDeps & {
 declare module 'fastify' {
   interface Session {
     accountId?: number
+    /** The nonce of the "Novo Token" form last shown: a POST without it (a replay) issues nothing. */
+    tokenNonce?: string
+    /** A token just issued, sealed, until the page that shows it once is read. */
+    newToken?: string
   }
 }
 
@@ -127,27 +131,40 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.get('/wallet', async (request, reply) => {
     const accountId = accountOf(request)
     if (accountId === null) return html(reply, signInPage(pageOf(request, reply)))
-    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail))
+    // Each "Novo Token" form shown carries a fresh nonce; only a POST with the newest one issues a token.
+    const tokenNonce = randomBytes(16).toString('base64url')
+    request.session.tokenNonce = tokenNonce
+    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce))
   })
 
   app.get('/wallet/sign-up', async (request, reply) => html(reply, signUpPage(pageOf(request, reply))))
 
+  // Code requests per client address, counted in memory before anything is read or written.
+  const codeRequests = createAddressWindows({ limit: CODES_PER_ADDRESS_PER_HOUR, windowMs: HOUR_MS })
+  const askCode = async (request: FastifyRequest, email: string, signUp: ReturnType<typeof parseSignUp> | null) => {
+    const wait = codeRequests.wait(request.ip)
+    if (wait > 0) throw new DomainError('rate_limited', { message: translate(langFor(request), 'tooManyCodesFromAddress'), retryAfterSeconds: wait })
+    codeRequests.count(request.ip)
+    await sendCode(deps, { email, lang: langFor(request), signUp, address: request.ip })
+  }
+
   app.post('/wallet/sign-in', protect, async (request, reply) => {
     const email = normalizeEmail(field(request.body, 'email', 254))
-    await sendCode(deps, { email, address: request.ip, lang: langFor(request), signUp: null })
+    await askCode(request, email, null)
     return reply.redirect(`/wallet/code?email=${encodeURIComponent(email)}`, 303)
   })
 
   app.post('/wallet/sign-up', protect, async (request, reply) => {
     const email = normalizeEmail(field(request.body, 'email', 254))
     const signUp = parseSignUp({ name: field(request.body, 'name', 200), taxNumber: field(request.body, 'tax_number', 32) })
-    await sendCode(deps, { email, address: request.ip, lang: langFor(request), signUp })
+    await askCode(request, email, signUp)
     return reply.redirect(`/wallet/code?email=${encodeURIComponent(email)}`, 303)
   })
 
   app.get<{ Querystring: { email?: string } }>('/wallet/code', async (request, reply) => {
     const email = normalizeEmail(typeof request.query.email === 'string' ? request.query.email : '')
-    return html(reply, codePage(pageOf(request, reply), email))
+    // When the mail server is known to be failing, the page says so: the code may come late.
+    return html(reply, codePage(pageOf(request, reply), email, await deps.store.mail.failing()))
   })
 
   app.post('/wallet/code', protect, async (request, reply) => {
@@ -193,10 +210,25 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     })
   }
 
+  // Post/redirect/get: the POST issues the token and keeps it, sealed, in the session; the page
+  // that follows shows it once. Reloading that page, or going back and sending the form again,
+  // issues nothing: the form's nonce is spent, and the integration using the token keeps working.
+  const tokenSeal = createSealer(deps.opsToken, 'wallet-new-token')
   app.post('/wallet/token', protectSignedIn, async (request, reply) => {
     if (field(request.body ?? {}, 'confirm', 10) !== 'yes') throw new DomainError('invalid_request', { param: 'confirm' })
+    const nonce = field(request.body, 'nonce', 64)
+    if (request.session.tokenNonce === undefined || request.session.tokenNonce !== nonce) return reply.redirect('/wallet/token', 303)
+    delete request.session.tokenNonce
     const issued = await issueToken(deps, { accountId: accountOf(request)! })
-    return html(reply, tokenPage(pageOf(request, reply), issued.token))
+    request.session.newToken = tokenSeal.seal(issued.token)
+    return reply.redirect('/wallet/token', 303)
+  })
+
+  app.get('/wallet/token', { onRequest: signedIn }, async (request, reply) => {
+    const token = request.session.newToken === undefined ? null : tokenSeal.open(request.session.newToken)
+    delete request.session.newToken
+    if (token !== null) return html(reply, tokenPage(pageOf(request, reply), token))
+    return html(reply, tokenShownPage(pageOf(request, reply), await accountOverview(deps, accountOf(request)!)))
   })
 
   app.get<{ Querystring: { status?: string; before?: string } }>('/wallet/charges', { onRequest: signedIn }, async (request, reply) => {

@@ -1,12 +1,12 @@
 // Joining and signing in to the Wallet (decisions 11) with a one-time 6-digit code sent by
-// e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 per e-mail per hour,
-// and the same answer whether or not the e-mail has an account.
+// e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per e-mail
+// per hour, and the same answer, in the same time, whether or not the e-mail has an account.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { openAccount } from '../app/open-account.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
-import type { Mailer } from '../mail/mailer.ts'
+import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Store } from '../store/store.ts'
 import { translate, type Lang } from './i18n.ts'
 
@@ -14,9 +14,9 @@ export const CODE_VALIDITY_MS = 10 * 60 * 1000
 export const MAX_WRONG_TRIES = 5
 export const CODES_PER_EMAIL_PER_HOUR = 5
 export const CODES_PER_ADDRESS_PER_HOUR = 30
-const HOUR_MS = 3600 * 1000
+export const HOUR_MS = 3600 * 1000
 
-export type SignInDeps = { store: Store; clock: Clock; mailer: Mailer }
+export type SignInDeps = { store: Store; clock: Clock; mailSeal: MailSeal }
 
 const hashCode = (email: string, code: string) => createHash('sha256').update(`${email}\n${code}`).digest()
 const emailPattern = /^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$/
@@ -40,52 +40,59 @@ export function parseSignUp(input: { name: string; taxNumber: string }): SignUpD
 }
 
 /**
- * Sends a code to the e-mail when it may be used: sign-up always proves the address; sign-in only
- * for an account that has an owner. Otherwise, or over the per-e-mail limit, nothing is sent, but
- * the request is recorded all the same, so neither the answer nor the limit tells who exists.
+ * Queues a code for the e-mail when it may be used: sign-up always proves the address; sign-in only
+ * for an account that has an owner. The mail leaves from the job queue (app/send-queued-mail.ts),
+ * so the answer never waits on the mail server and takes the same time whoever asks. A code counts
+ * against the e-mail's hourly budget only once its mail was handed to the server; past the budget
+ * nothing is stored (an attacker asking codes for someone's e-mail cannot make the codes already
+ * in their mailbox useless). The per-address limit is the caller's, before this runs.
  */
 export async function sendCode(
   deps: SignInDeps,
-  request: { email: string; address: string; lang: Lang; signUp: SignUpDetails | null },
+  request: { email: string; lang: Lang; signUp: SignUpDetails | null; address: string },
 ): Promise<void> {
   const now = deps.clock.now()
-  const hourAgo = new Date(now.getTime() - HOUR_MS)
-  if ((await deps.store.wallet.codesSince({ address: request.address }, hourAgo)) >= CODES_PER_ADDRESS_PER_HOUR) {
-    throw new DomainError('rate_limited', { message: translate(request.lang, 'tooManyCodesFromAddress'), retryAfterSeconds: 3600 })
-  }
-  const overEmailLimit = (await deps.store.wallet.codesSince({ email: request.email }, hourAgo)) >= CODES_PER_EMAIL_PER_HOUR
-  const account = await deps.store.accounts.findByEmail(request.email)
-  const mailed = !overEmailLimit && (request.signUp !== null || (account !== undefined && account.owner_tax_number !== null))
-  const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
-  await deps.store.wallet.insertCode({
-    email: request.email,
-    // A code that is not mailed is stored as the hash of nothing anyone has: it can never match.
-    codeHash: hashCode(request.email, mailed ? code : `unsent:${randomInt(0, 2 ** 47)}`).toString('hex'),
-    signup: request.signUp,
-    expiresAt: new Date(now.getTime() + CODE_VALIDITY_MS),
-    now,
-    address: request.address,
-  })
-  if (!mailed) return
-  await deps.mailer.send({
-    to: request.email,
-    subject: translate(request.lang, 'codeMailSubject', { code }),
-    text: translate(request.lang, 'codeMailText', { code }),
-    code,
+  await deps.store.transaction(async (store) => {
+    const account = await store.accounts.findByEmail(request.email)
+    const mailable = request.signUp !== null || (account !== undefined && account.owner_tax_number !== null)
+    const sent = await store.wallet.codesMailedSince(request.email, new Date(now.getTime() - HOUR_MS))
+    if (!mailable || sent >= CODES_PER_EMAIL_PER_HOUR) return
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+    const expiresAt = new Date(now.getTime() + CODE_VALIDITY_MS)
+    const codeId = await store.wallet.insertCode({
+      email: request.email,
+      codeHash: hashCode(request.email, code).toString('hex'),
+      signup: request.signUp,
+      expiresAt,
+      now,
+      address: request.address,
+    })
+    const mailId = await store.mail.queue({
+      codeId,
+      to: request.email,
+      sealed: deps.mailSeal.seal({ to: request.email, subject: translate(request.lang, 'codeMailSubject', { code }), text: translate(request.lang, 'codeMailText', { code }), code }),
+      now,
+      sendBefore: expiresAt,
+    })
+    await store.jobs.enqueue('send_mail', { mailId }, now, now)
   })
 }
 
 /**
- * Checks a code against the newest usable one of the e-mail. A wrong code counts a try (the fifth
- * burns it); a right one is used once. A sign-up code then opens the account, or claims the
- * customer account a merchant's charge created; an owner's tax number never changes.
+ * Checks a code against every usable code of the e-mail (unused, unexpired, fewer than 5 wrong
+ * tries each): any code the owner received works until used or expired. A wrong code counts a try
+ * on each (its fifth burns it); a right one is used once. A sign-up code then opens the account,
+ * or claims the customer account a merchant's charge created; an owner's tax number never changes.
  */
 export async function verifyCode(deps: SignInDeps, request: { email: string; code: string }): Promise<{ accountId: number }> {
   const now = deps.clock.now()
-  const row = await deps.store.wallet.latestUsableCode(request.email, now, MAX_WRONG_TRIES)
-  const given = /^\d{6}$/.test(request.code.trim()) ? request.code.trim() : 'x'
-  if (!row || !timingSafeEqual(hashCode(request.email, given), Buffer.from(row.code_hash, 'hex'))) {
-    if (row) await deps.store.wallet.countWrongTry(row.id)
+  const rows = await deps.store.wallet.usableCodes(request.email, now, MAX_WRONG_TRIES)
+  const given = hashCode(request.email, /^\d{6}$/.test(request.code.trim()) ? request.code.trim() : 'x')
+  // Every candidate is compared, in constant time each, so the answer's timing says nothing of which.
+  const matches = rows.filter((candidate) => timingSafeEqual(given, Buffer.from(candidate.code_hash, 'hex')))
+  const row = matches[0]
+  if (!row) {
+    await deps.store.wallet.countWrongTry(rows.map((candidate) => candidate.id))
     throw new DomainError('wallet_code_invalid', { param: 'code' })
   }
   if (!(await deps.store.wallet.useCode(row.id, now))) throw new DomainError('wallet_code_invalid', { param: 'code' })

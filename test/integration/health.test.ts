@@ -8,7 +8,7 @@ test('/healthz answers while the process is up; /readyz follows the database and
     assert.deepEqual((await service.request({ method: 'GET', url: '/healthz' })).body, { status: 'ok' })
     const ready = await service.request({ method: 'GET', url: '/readyz' })
     assert.equal(ready.status, 200)
-    assert.deepEqual(ready.body, { status: 'ready', database: 'ok', provider: 'ok' })
+    assert.deepEqual(ready.body, { status: 'ready', database: 'ok', provider: 'ok', mail: 'ok' })
   } finally {
     await service.close()
   }
@@ -17,7 +17,7 @@ test('/healthz answers while the process is up; /readyz follows the database and
     await down.sandbox!.fake.close()
     const unready = await down.request({ method: 'GET', url: '/readyz' })
     assert.equal(unready.status, 503)
-    assert.deepEqual(unready.body, { status: 'unready', database: 'ok', provider: 'unreachable' })
+    assert.deepEqual(unready.body, { status: 'unready', database: 'ok', provider: 'unreachable', mail: 'ok' })
     assert.equal((await down.request({ method: 'GET', url: '/healthz' })).status, 200)
   } finally {
     await down.close().catch(() => {})

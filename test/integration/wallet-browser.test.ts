@@ -11,13 +11,13 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { SMTPServer } from 'smtp-server'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../../src/service.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
 import { openMigratedPglite, openTestDatabase, skipOnSecondDatabase, startTestService } from '../support/harness.ts'
+import { startSmtp } from '../support/smtp.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 // CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them.
@@ -42,45 +42,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   for (const [device, width] of [['phone', 375], ['desktop', 1280]] as const) {
     await page.setViewportSize({ width, height: 800 })
     await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage: true })
-  }
-}
-
-/** A receiving SMTP server on a loopback port: every message's raw text, by recipient. */
-async function startSmtp() {
-  const inbox = new Map<string, string[]>()
-  const waiting = new Map<string, (text: string) => void>()
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        for (const to of session.envelope.rcptTo) {
-          inbox.set(to.address, [...(inbox.get(to.address) ?? []), text])
-          waiting.get(to.address)?.(text)
-        }
-        callback()
-      })
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.server.address() as { port: number }).port
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    /** The next message to this address (or one already there), as raw text. */
-    next: (address: string) => new Promise<string>((resolve) => {
-      const known = inbox.get(address)
-      if (known?.length) return resolve(known.shift()!)
-      waiting.set(address, (text) => {
-        waiting.delete(address)
-        inbox.get(address)!.shift()
-        resolve(text)
-      })
-    }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
 
@@ -154,10 +115,26 @@ async function replaceTokenAndSignOut(page: Page, base: string, prefix: string, 
   await screenshot(page, `${prefix}-9-deliveries`)
   await page.goto(`${base}/wallet`)
   await page.getByLabel('Entendo que o token atual deixa de funcionar imediatamente.').check()
+  const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith('/wallet/token'))
   await page.getByRole('button', { name: 'Novo Token' }).click()
+  const form = (await posted).postData()!
+  const fresh = await page.getByLabel('Token da API').inputValue()
   const replaced = await fetch(`${base}/api/get-balance`, { headers: { 'x-api-token': token } })
   assert.equal(replaced.status, 403)
   assert.equal(((await replaced.json()) as { code: string }).code, 'token_inactive')
+  // Issue 21 (point 3): reloading the page that showed the new token issues no other...
+  await page.reload()
+  await page.getByRole('heading', { name: 'Token já mostrado' }).waitFor()
+  assert.ok(!(await page.content()).includes(fresh), 'shown once')
+  // ... nor does going back and forth, nor the very same form sent again (its nonce is spent).
+  await page.goBack()
+  await page.goForward()
+  await page.getByRole('heading', { name: 'Token já mostrado' }).waitFor()
+  const replayed = await page.request.post(`${base}/wallet/token`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, data: form, maxRedirects: 0 })
+  assert.equal(replayed.status(), 303)
+  const works = await fetch(`${base}/api/get-balance`, { headers: { 'x-api-token': fresh } })
+  assert.equal(works.status, 200, 'the integration using the token just shown keeps working')
+  await screenshot(page, `${prefix}-9b-token-already-shown`)
   await page.goto(`${base}/wallet`)
   await page.getByRole('button', { name: 'Sair' }).click()
   await page.getByRole('heading', { name: 'Entrar na Carteira' }).waitFor()
@@ -178,6 +155,8 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
     OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   }), { database, logger: false })
   await service.app.listen({ host: '127.0.0.1', port })
+  // As main.ts does: the runner sends the Wallet's mail, among the rest.
+  service.jobs.start(50)
   provider.setWebhookTarget(`${base}/provider/webhooks`, 'hook-secret')
   const context = await browser.newContext({ locale: 'pt-BR' })
   const page = await context.newPage()

@@ -40,7 +40,7 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   assert.match(home.html, /owner@example\.com/)
   assert.equal(codeOf(home.html), 'kyc_purchase_required')
   assert.match(home.html, /<button type="submit" disabled>Novo Token<\/button>/)
-  assert.equal((await client.post('/wallet/token', { confirm: 'yes' })).headers['x-error-code'], 'kyc_purchase_required')
+  assert.equal((await client.post('/wallet/token', { confirm: 'yes', nonce: /name="nonce" value="([^"]+)"/.exec(home.html)![1]! })).headers['x-error-code'], 'kyc_purchase_required')
 
   // The first purchase is capped at R$ 10,00.
   const tooMuch = await client.post('/wallet/purchases', { value: '10.01' })
@@ -64,12 +64,22 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   assert.match(home.html, new RegExp(`Seu merchantId é ${account.euid}`))
   assert.match(home.html, /R\$ 9,00/)
 
-  // A confirmation is required; then the token is shown once, on a page nobody may cache.
-  assert.equal((await client.post('/wallet/token', {})).status, 400)
-  const issued = await client.post('/wallet/token', { confirm: 'yes' })
+  // A confirmation is required; then the token is shown once, on a page nobody may cache, reached
+  // by a redirect (post/redirect/get), so reloading it issues nothing.
+  const nonce = /name="nonce" value="([^"]+)"/.exec(home.html)![1]!
+  assert.equal((await client.post('/wallet/token', { nonce })).status, 400)
+  const posted = await client.post('/wallet/token', { confirm: 'yes', nonce })
+  assert.deepEqual([posted.status, posted.location], [303, '/wallet/token'])
+  const issued = await client.get('/wallet/token')
   assert.equal(issued.status, 200)
   assert.equal(issued.headers['cache-control'], 'no-store')
   const token = /id="token" class="token" type="text" readonly value="([^"]+)"/.exec(issued.html)![1]!
+  const reloaded = await client.get('/wallet/token')
+  assert.ok(!reloaded.html.includes(token))
+  assert.match(reloaded.html, /Token já mostrado/)
+  // The same form sent again (its nonce spent) issues nothing: the token keeps working.
+  assert.equal((await client.post('/wallet/token', { confirm: 'yes', nonce })).location, '/wallet/token')
+  assert.equal((await service.database.db.selectFrom('api_tokens').select('id').where('account_id', '=', account.id).execute()).length, 1)
   const charge = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'buyer@example.com', tax_number: generateCpf() } })
   assert.equal(charge.status, 200, JSON.stringify(charge.body))
   home = await client.get('/wallet')
@@ -77,8 +87,8 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   assert.match(home.html, new RegExp(`terminado em ${token.slice(-4)}`))
   assert.doesNotMatch(home.html, /Último uso: nunca/)
 
-  await client.get('/wallet')
-  await client.post('/wallet/token', { confirm: 'yes' })
+  const again = await client.get('/wallet')
+  await client.post('/wallet/token', { confirm: 'yes', nonce: /name="nonce" value="([^"]+)"/.exec(again.html)![1]! })
   const old = await service.request({ method: 'GET', url: '/api/get-balance', token })
   assert.equal(old.status, 403)
   assert.equal(old.body.code, 'token_inactive')
@@ -147,6 +157,8 @@ test('at most 5 codes per e-mail per hour, a limit per address, and the same ans
     await client.get('/wallet')
     const sent = await client.post('/wallet/sign-in', { email })
     answers.push(`${sent.status} ${sent.location}`)
+    // As a running service's job runner does at once: the code's mail leaves.
+    await service.jobs.runDue()
   }
   assert.equal((await outbox(email)).length - before, 5)
   assert.deepEqual(new Set(answers), new Set([`303 /wallet/code?email=${encodeURIComponent(email)}`]))

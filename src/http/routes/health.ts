@@ -1,10 +1,16 @@
 // For load balancers: /healthz says the process is up; /readyz that the database answers and
-// the provider did within the last minute (its /ping allows one call a minute).
+// the provider did within the last minute (its /ping allows one call a minute). /readyz also
+// reports the mail server: the outbox's latest attempt when one was made in the last five
+// minutes, else the server itself, asked at most every 30 s. Mail that cannot leave makes no
+// instance unready, since every instance shares it, but an operator must see it.
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../app.ts'
 import { documentAudience } from '../openapi.ts'
 
 const PROVIDER_CHECK_EVERY_MS = 60_000
+const MAIL_CHECK_EVERY_MS = 30_000
+/** An attempt to send this recent says more about the mail server than asking it. */
+const RECENT_MAIL_MS = 5 * 60_000
 
 export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   documentAudience(app, 'health')
@@ -17,6 +23,18 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     return ok
   }
 
+  let mailCheck: { at: number; ok: boolean } | null = null
+  async function mailWorks(): Promise<boolean> {
+    const last = await deps.store.mail.lastAttempt()
+    if (last && deps.clock.now().getTime() - last.at.getTime() < RECENT_MAIL_MS) return last.ok
+    if (!mailCheck || performance.now() - mailCheck.at >= MAIL_CHECK_EVERY_MS) {
+      // A mail server that hangs must not hang readiness: two seconds is all it gets.
+      const answered = await Promise.race([deps.mailer.check(), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false).unref())])
+      mailCheck = { at: performance.now(), ok: answered }
+    }
+    return mailCheck.ok
+  }
+
   app.get(
     '/healthz',
     { schema: { operationId: 'healthz', summary: 'Liveness: the process is up', response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, examples: [{ status: 'ok' }] } } } },
@@ -25,8 +43,13 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 
   const readiness = {
     type: 'object',
-    properties: { status: { type: 'string', enum: ['ready', 'unready'] }, database: { type: 'string', enum: ['ok', 'unreachable'] }, provider: { type: 'string', enum: ['ok', 'unreachable'] } },
-    examples: [{ status: 'ready', database: 'ok', provider: 'ok' }],
+    properties: {
+      status: { type: 'string', enum: ['ready', 'unready'] },
+      database: { type: 'string', enum: ['ok', 'unreachable'] },
+      provider: { type: 'string', enum: ['ok', 'unreachable'] },
+      mail: { type: 'string', enum: ['ok', 'failing'], description: 'The mail server answers and the outbox\'s last attempt went through; not part of readiness.' },
+    },
+    examples: [{ status: 'ready', database: 'ok', provider: 'ok', mail: 'ok' }],
   }
   app.get('/readyz', {
     schema: {
@@ -38,7 +61,8 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   }, async (_request, reply) => {
     const database = await deps.store.ping()
     const provider = await providerReachable()
+    const mail = database && (await mailWorks())
     const ready = database && provider
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unready', database: database ? 'ok' : 'unreachable', provider: provider ? 'ok' : 'unreachable' })
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unready', database: database ? 'ok' : 'unreachable', provider: provider ? 'ok' : 'unreachable', mail: mail ? 'ok' : 'failing' })
   })
 }

@@ -114,6 +114,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: Sandb
     },
     async (request) => {
       if (!sandbox.outbox) throw new DomainError('not_found', { message: 'SMTP_URL is set: mail goes to the SMTP server, not the outbox.' })
+      // Mail leaves from the job queue: what is queued is sent first, so a code asked for is here.
+      await finishWorkTheSandboxCaused(deps.jobs)
       return { mails: await sandbox.outbox.list(request.query.email.trim().toLowerCase()) }
     },
   )

@@ -1,0 +1,31 @@
+// What must wait somewhere readable by the database (a sign-in code in the mail outbox, a new API
+// token between the POST that made it and the page that shows it once) is sealed with AES-256-GCM
+// under a key derived from the deployment's operator secret and the purpose, so the database
+// alone never reveals it. A restart with another secret (a sandbox without OPS_TOKEN) cannot open
+// what an earlier one sealed.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+
+export type Sealer = { seal(text: string): string; open(sealed: string): string | null }
+
+export function createSealer(secret: string, purpose: string): Sealer {
+  const key = createHmac('sha256', secret).update(purpose).digest()
+  return {
+    seal(text) {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', key, iv)
+      const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
+      return [iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url')).join('.')
+    },
+    open(sealed) {
+      const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
+      if (!iv || !tag || !body) return null
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv)
+        decipher.setAuthTag(tag)
+        return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
+      } catch {
+        return null
+      }
+    },
+  }
+}

@@ -1,0 +1,74 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from './schema.ts'
+
+/** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
+export function mailRepository(db: Kysely<Database>) {
+  return {
+    /** Queues a message; a newer code's message supersedes any still waiting for the same address. */
+    async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<number> {
+      const superseded = await db
+        .updateTable('mail_outbox')
+        .set({ state: 'superseded' })
+        .where('to_address', '=', values.to)
+        .where('state', '=', 'pending')
+        .returning('code_id')
+        .execute()
+      const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))
+      if (codeIds.length > 0) await db.updateTable('wallet_codes').set({ mail_state: 'superseded' }).where('id', 'in', codeIds).execute()
+      const row = await db
+        .insertInto('mail_outbox')
+        .values({ code_id: values.codeId, to_address: values.to, sealed: values.sealed, state: 'pending', created_at: values.now, send_before: values.sendBefore })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return row.id
+    },
+
+    find(id: number) {
+      return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** The message left the outbox one way or another; its code's state follows. */
+    async settle(id: number, outcome: { state: 'sent' | 'failed'; now: Date; error?: string }): Promise<void> {
+      const row = await db
+        .updateTable('mail_outbox')
+        .set({ state: outcome.state, ...(outcome.state === 'sent' ? { sent_at: outcome.now, last_attempt_at: outcome.now, last_error: null } : { last_error: outcome.error ?? null }) })
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .returning('code_id')
+        .executeTakeFirst()
+      if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: outcome.state }).where('id', '=', row.code_id).execute()
+    },
+
+    async recordFailure(id: number, error: string, now: Date): Promise<void> {
+      await db
+        .updateTable('mail_outbox')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error.slice(0, 1000), last_attempt_at: now }))
+        .where('id', '=', id)
+        .execute()
+    },
+
+    /** The latest attempt to hand mail to the server: when, and whether it went through. */
+    async lastAttempt(): Promise<{ at: Date; ok: boolean } | null> {
+      const row = await db
+        .selectFrom('mail_outbox')
+        .select(['last_error', 'last_attempt_at'])
+        .where('last_attempt_at', 'is not', null)
+        .orderBy('last_attempt_at', 'desc')
+        .limit(1)
+        .executeTakeFirst()
+      return row ? { at: row.last_attempt_at!, ok: row.last_error === null } : null
+    },
+
+    /** Whether the latest attempt to hand mail to the server failed: the mail server is known to be failing. */
+    async failing(): Promise<boolean> {
+      const last = await this.lastAttempt()
+      return last !== null && !last.ok
+    },
+
+    /** How many messages wait to be sent (metrics). */
+    async pendingCount(): Promise<number> {
+      const row = await db.selectFrom('mail_outbox').select(sql<number>`count(*)::int4`.as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow()
+      return row.n
+    },
+  }
+}
