@@ -35,8 +35,10 @@ export type Config = {
   quoteBandPercent: number
   /** The oldest price a conversion may use when the source stops answering. */
   quoteMaxAgeMs: number
-  /** Requests per minute per API token (per instance); 0 switches the limit off. */
+  /** Requests per minute per API token (the whole deployment); 0 switches the limit off. */
   rateLimitPerMinute: number
+  /** What a fresh or idle token may spend at once: a sixth of the minute unless set. */
+  rateLimitBurst: number
   /** Authentication failures per minute per client address before 429 (0 = no limit). */
   authFailuresPerMinute: number
   /** Time-outs of incoming HTTP requests: whole request, headers, idle keep-alive. */
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
     webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    rateLimitBurst: Math.max(1, positiveInteger(env, 'RATE_LIMIT_BURST', Math.ceil(positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600) / 6))),
     priceSources: [
       priceSource('PRICE_SOURCE_URL', nonEmpty(env, 'PRICE_SOURCE_URL') ?? 'https://api.binance.com/api/v3/ticker/price'),
       ...(nonEmpty(env, 'PRICE_CHECK_SOURCE_URL') === null ? [] : [priceSource('PRICE_CHECK_SOURCE_URL', nonEmpty(env, 'PRICE_CHECK_SOURCE_URL')!)]),

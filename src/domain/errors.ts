@@ -16,6 +16,8 @@ export const errorCatalogue = {
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   body_too_large: { status: 413, message: 'The body is too large.' },
   url_too_long: { status: 414, message: 'A part of the URL path is too long.' },
+  request_timeout: { status: 408, message: 'The request did not arrive whole in time; send it again.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   // create-payment fields
   value_invalid: { status: 400, message: 'value must be a decimal amount in BRL with a dot and at most two decimals, such as "10.50".' },
   value_out_of_range: { status: 400, message: 'value is outside the allowed range for this currency.' },
@@ -88,13 +90,16 @@ export class DomainError extends Error {
   readonly param: string | undefined
   /** Sent as Retry-After when the client should wait before trying again. */
   readonly retryAfterSeconds: number | undefined
+  /** The message is already in the reader's language (a page's); otherwise pages show the code's own text. */
+  readonly localized: boolean
 
-  constructor(code: ErrorCode, options: { message?: string | undefined; param?: string; retryAfterSeconds?: number } = {}) {
+  constructor(code: ErrorCode, options: { message?: string | undefined; param?: string; retryAfterSeconds?: number; localized?: boolean } = {}) {
     super(options.message ?? errorCatalogue[code].message)
     this.name = 'DomainError'
     this.code = code
     this.status = errorCatalogue[code].status
     this.param = options.param
     this.retryAfterSeconds = options.retryAfterSeconds
+    this.localized = options.localized ?? false
   }
 }

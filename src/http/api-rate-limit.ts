@@ -13,6 +13,8 @@ const MAX_LEASES = 10_000
 
 export function createApiRateLimit(options: {
   perMinute: number
+  /** What a full bucket holds: a fresh or idle token may spend this at once. */
+  burst: number
   takeTokens: TakeTokens
   /** Drops the deployment's idle buckets (a full bucket needs no row); called at most once a minute. */
   forgetIdle: (idleSeconds: number) => Promise<void>
@@ -20,16 +22,28 @@ export function createApiRateLimit(options: {
   log: { warn: (details: object, message: string) => void }
   nowMs?: () => number
 }) {
-  const limit = { perMinute: options.perMinute, burst: options.perMinute }
+  const limit = { perMinute: options.perMinute, burst: options.burst }
   // About a second's worth of requests per lease: few writes for a busy token, little lost for a quiet one.
-  const leaseSize = Math.max(1, Math.min(50, Math.floor(options.perMinute / 60)))
+  const leaseSize = Math.max(1, Math.min(50, Math.floor(options.perMinute / 60), options.burst))
   const nowMs = options.nowMs ?? (() => performance.now())
   const leases = new Map<string, { tokens: number; until: number }>()
+  /** Keys refused, until when: a token over its limit is answered here, without another query. */
+  const refused = new Map<string, number>()
+  const remember = (key: string, wait: number) => {
+    if (refused.size >= MAX_LEASES) refused.delete(refused.keys().next().value!)
+    refused.set(key, nowMs() + wait * 1000)
+    return wait
+  }
   let forgotAt = nowMs()
 
   return {
     /** Takes one request's token for `key`: 0 when allowed, else the seconds to wait. */
     async take(key: string): Promise<number> {
+      const until = refused.get(key)
+      if (until !== undefined) {
+        if (until > nowMs()) return Math.max(1, Math.ceil((until - nowMs()) / 1000))
+        refused.delete(key)
+      }
       const lease = leases.get(key)
       if (lease && lease.tokens > 0 && lease.until > nowMs()) {
         lease.tokens--
@@ -52,7 +66,8 @@ export function createApiRateLimit(options: {
         }
         return 0
       }
-      return options.takeTokens(key, limit, 1)
+      const wait = await options.takeTokens(key, limit, 1)
+      return wait > 0 ? remember(key, wait) : 0
     },
   }
 }

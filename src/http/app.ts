@@ -11,7 +11,7 @@ import type { ResolveHost } from '../webhooks/destination.ts'
 import type { TokenCache } from '../app/token-cache.ts'
 import type { CreateChargeDeps } from '../app/create-charge.ts'
 import { createAuthFailureLimiter, type AuthFailureLimiter } from './auth-failures.ts'
-import { fromFastifyError, installErrorHandling, sendError } from './errors.ts'
+import { clientErrorHandler, fromFastifyError, installErrorHandling, sendError } from './errors.ts'
 import swagger from '@fastify/swagger'
 import { openApiOptions } from './openapi.ts'
 import { apiRoutes } from './routes/api.ts'
@@ -145,10 +145,12 @@ function randomRequestIds(): () => string {
 export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { config } = deps
   const errorContext = { docsUrl: config.docsUrl, supportEmail: config.supportEmail }
+  const newRequestId = randomRequestIds()
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
-    genReqId: randomRequestIds(),
+    genReqId: newRequestId,
+    clientErrorHandler: clientErrorHandler(errorContext, newRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.

@@ -1,4 +1,6 @@
 // Every failure leaves as the error body of spec 2.5 / decisions 6, mapped here and only here.
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
 
@@ -55,7 +57,7 @@ export function fromFastifyError(error: FastifyError, request: FastifyRequest): 
   return null
 }
 
-export function errorBody(error: DomainError, request: FastifyRequest, context: ErrorContext) {
+export function errorBody(error: DomainError, request: Pick<FastifyRequest, 'id'>, context: ErrorContext) {
   return {
     error: error.message,
     code: error.code,
@@ -64,6 +66,25 @@ export function errorBody(error: DomainError, request: FastifyRequest, context: 
     support_email: context.supportEmail,
     request_id: String(request.id),
     ...(error.param === undefined ? {} : { param: error.param }),
+  }
+}
+
+/**
+ * What Node refuses before Fastify sees a request (a body or headers too slow, headers too big,
+ * bytes that are not HTTP) is answered with a catalogue body too, then the connection is closed.
+ */
+export function clientErrorHandler(context: ErrorContext, newRequestId: () => string) {
+  return function (this: { log: { trace: (details: object, message: string) => void } }, error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const mapped = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new DomainError('request_timeout')
+      : error.code === 'HPE_HEADER_OVERFLOW' ? new DomainError('headers_too_large')
+      : new DomainError('invalid_request', { message: 'The request is not valid HTTP.' })
+    this.log.trace({ err: error }, 'client error')
+    if (socket.writable) {
+      const body = JSON.stringify(errorBody(mapped, { id: newRequestId() }, context))
+      socket.write(`HTTP/1.1 ${mapped.status} ${STATUS_CODES[mapped.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`)
+    }
+    socket.destroy(error)
   }
 }
 

@@ -11,6 +11,7 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
+import { errorText } from '../i18n/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../http/app.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
@@ -117,7 +118,9 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     } catch {
       // No session to hold a token (the request failed before it was read): the page has no forms.
     }
-    return html(reply, errorPage({ lang: langFor(request), csrf: csrfToken, signedIn: accountOf(request) !== null }, mapped.message, mapped.code, csrfFailure), mapped.status)
+    const lang = langFor(request)
+    const message = mapped.localized ? mapped.message : errorText(mapped.code, lang)
+    return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure), mapped.status)
   })
 
   app.get('/wallet/assets/wallet.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(walletCss))
@@ -143,7 +146,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   const codeRequests = createAddressWindows({ limit: CODES_PER_ADDRESS_PER_HOUR, windowMs: HOUR_MS })
   const askCode = async (request: FastifyRequest, email: string, signUp: ReturnType<typeof parseSignUp> | null) => {
     const wait = codeRequests.wait(request.ip)
-    if (wait > 0) throw new DomainError('rate_limited', { message: translate(langFor(request), 'tooManyCodesFromAddress'), retryAfterSeconds: wait })
+    if (wait > 0) throw new DomainError('rate_limited', { message: translate(langFor(request), 'tooManyCodesFromAddress'), retryAfterSeconds: wait, localized: true })
     codeRequests.count(request.ip)
     await sendCode(deps, { email, lang: langFor(request), signUp, address: request.ip })
   }

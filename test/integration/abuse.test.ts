@@ -57,6 +57,12 @@ function rawExchange(bytes: string): Promise<{ reply: string; closedAfterMs: num
 test('a body announced but not sent, slow headers and idle keep-alive connections are cut off', async () => {
   const short = await rawExchange(`POST /api/create-payment HTTP/1.1\r\nHost: x\r\nX-API-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`)
   assert.match(short.reply, /^HTTP\/1\.1 408/)
+  // Issue 21 (point 7): even what Node refuses before Fastify sees it is a catalogue body.
+  const body = JSON.parse(short.reply.split('\r\n\r\n')[1]!)
+  assert.equal(body.code, 'request_timeout')
+  assert.match(body.request_id, /^req_[0-9a-f]{24}$/)
+  assert.match(body.docs_url, /#request_timeout$/)
+  assert.equal(typeof body.support_email, 'string')
   assert.ok(short.closedAfterMs < 2_000, `held ${short.closedAfterMs} ms`)
 
   const slowHeaders = await rawExchange('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ')

@@ -9,7 +9,7 @@ import { openPostgres } from '../../src/store/database.ts'
 import { T0, openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
 
 test('per-token rate limit: 429 rate_limited with Retry-After; other tokens unaffected; 0 switches it off', async () => {
-  const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: '3' })
+  const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_BURST: '3' })
   try {
     const a = await limited.merchant('a@example.com', '52998224725')
     const b = await limited.merchant('b@example.com', '11144477735')
@@ -78,7 +78,7 @@ test('the provider\'s limits hold for the deployment: two instances on one datab
 
 test('the per-token API limit holds for the deployment: two instances on one database share one token\'s budget', { skip: testDatabase !== 'postgres', timeout: 120_000 }, async () => {
   // 120 a minute: leases of 2 tokens, so each instance also spends from its own lease.
-  const { first, second, token } = await twoInstancesWithOneToken({ RATE_LIMIT_PER_MINUTE: '120' })
+  const { first, second, token } = await twoInstancesWithOneToken({ RATE_LIMIT_PER_MINUTE: '120', RATE_LIMIT_BURST: '120' })
   try {
     const started = performance.now()
     const served = { first: 0, second: 0 }
@@ -130,6 +130,42 @@ test('idle API buckets are forgotten, the provider\'s never are (a provider buck
     assert.deepEqual(keys, ['provider:deposit'])
     // All or none: more than the bucket holds is refused with the wait for that many.
     assert.ok((await service.store.rateBuckets.take('api:token:big', limit, 61)) >= 1)
+  } finally {
+    await service.close()
+  }
+})
+
+test('issue 21 (point 5): bogus tokens write nothing; a token over its limit is answered without the database; the burst is a sixth of the minute', async () => {
+  const service = await startTestService({ RATE_LIMIT_PER_MINUTE: '60', AUTH_FAILURES_PER_MINUTE: '60' })
+  try {
+    const merchant = await service.merchant('burst-default@example.com', '52998224725')
+    const rows = async () => (await service.database.db.selectFrom('rate_buckets').select('key').execute()).length
+    const before = await rows()
+    // 2,000 distinct bogus tokens from 25 addresses: 60 failures each are answered 401, the other
+    // 20 are 429 before any lookup; none makes a bucket row.
+    const answers = new Map<number, number>()
+    for (let i = 0; i < 2000; i++) {
+      const response = await service.app.inject({ method: 'GET', url: '/api/get-balance', headers: { 'x-api-token': `pxt_bogus_${i}` }, remoteAddress: `10.9.0.${i % 25}` })
+      answers.set(response.statusCode, (answers.get(response.statusCode) ?? 0) + 1)
+    }
+    assert.deepEqual(Object.fromEntries(answers), { 401: 25 * 60, 429: 25 * 20 })
+    assert.equal(await rows(), before, 'no rate-limit row for a token that does not exist')
+
+    // A real token: 10 at once (a sixth of 60), then refused; refused requests ask the database nothing.
+    const read = () => service.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })
+    let served = 0
+    for (let i = 0; i < 10; i++) if ((await read()).status === 200) served++
+    assert.equal(served, 10)
+    assert.equal((await read()).status, 429)
+    let takes = 0
+    const take = service.store.rateBuckets.take
+    service.store.rateBuckets.take = (...args) => {
+      takes++
+      return take(...args)
+    }
+    for (let i = 0; i < 20; i++) assert.equal((await read()).status, 429)
+    assert.equal(takes, 0, 'answered from what this instance already knows')
+    assert.equal(await rows(), before + 1, 'one bucket, for the one real token')
   } finally {
     await service.close()
   }

@@ -46,6 +46,9 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   const tooMuch = await client.post('/wallet/purchases', { value: '10.01' })
   assert.equal(tooMuch.status, 400)
   assert.equal(tooMuch.headers['x-error-code'], 'euid_required')
+  // Issue 21 (point 7): in the page's language, not the API's English.
+  assert.match(tooMuch.html, /Cobranças acima de R\$ 10,00 exigem o euid do pagador/)
+  assert.doesNotMatch(tooMuch.html, /Charges above/)
   const bought = await client.post('/wallet/purchases', { value: '10,00' })
   assert.equal(bought.status, 303, bought.html)
   const purchase = await client.get(bought.location!)

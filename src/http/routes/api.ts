@@ -4,7 +4,6 @@ import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
 import { createCharge } from '../../app/create-charge.ts'
-import { hashToken } from '../../app/issue-token.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
 import { listMerchantCharges } from '../../app/list-charges.ts'
@@ -13,6 +12,7 @@ import { Type } from 'typebox'
 import { isChargeId } from '../../domain/charge.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../app.ts'
+import { createAddressWindows } from '../address-windows.ts'
 import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
 import {
@@ -54,22 +54,20 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
   app.decorateRequest('merchant', null as unknown as Merchant)
   documentAudience(app, 'merchant')
 
-  // Per token (by its hash, never the token itself), or per address without one; shared by the
-  // deployment's instances through the database.
-  if (deps.config.rateLimitPerMinute > 0) {
-    const limiter = createApiRateLimit({
+  // Per real token, after it authenticated: a bogus token never reaches the database's buckets
+  // (its failure is counted in memory, per address); shared by the deployment's instances.
+  const tokenLimit = deps.config.rateLimitPerMinute > 0
+    ? createApiRateLimit({
       perMinute: deps.config.rateLimitPerMinute,
+      burst: deps.config.rateLimitBurst,
       takeTokens: (key, limit, count) => deps.store.rateBuckets.take(key, limit, count),
       forgetIdle: (idleSeconds) => deps.store.rateBuckets.forgetIdle('api:', idleSeconds),
       log: app.log,
     })
-    app.addHook('onRequest', async (request) => {
-      const token = request.headers['x-api-token']
-      const key = typeof token === 'string' && token !== '' ? `api:token:${hashToken(token.trim())}` : `api:ip:${request.ip}`
-      const wait = await limiter.take(key)
-      if (wait > 0) throw new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
-    })
-  }
+    : null
+  // The public QR image has no token: its readers are counted per address, in memory.
+  const qrReaders = createAddressWindows({ limit: deps.config.rateLimitPerMinute, windowMs: 60_000 })
+  const limited = (wait: number) => new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
 
   // Every /api route but the public QR image carries X-API-Token.
   const authenticated = async (request: FastifyRequest) => {
@@ -81,6 +79,8 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       }
       return authenticate(deps, typeof header === 'string' ? header : undefined)
     })
+    const wait = tokenLimit ? await tokenLimit.take(`api:token:${request.merchant.tokenId}`) : 0
+    if (wait > 0) throw limited(wait)
   }
 
   app.post(
@@ -212,6 +212,9 @@ export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps)
       response: { 200: Type.Unsafe({ description: 'The QR code.', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'binary' } } } }), ...qrErrors },
     },
   }, async (request, reply) => {
+    const wait = qrReaders.wait(request.ip)
+    if (wait > 0) throw limited(wait)
+    qrReaders.count(request.ip)
     const id = request.params.file.replace(/\.png$/, '')
     const charge = request.params.file.endsWith('.png') && isChargeId(id) ? await deps.store.charges.findById(id) : undefined
     if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
