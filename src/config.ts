@@ -181,3 +181,37 @@ export function loadConfig(env: Env = process.env): Config {
     smtpTimeoutMs: positiveInteger(env, 'SMTP_TIMEOUT_MS', 10_000),
   }
 }
+
+export type ConfigWarning = { code: 'base_url_not_https' | 'trust_proxy_on_open_interface' | 'weak_secret'; message: string }
+
+/** Secrets that look like an example's or a default's rather than the output of a generator. */
+function looksDefault(secret: string): boolean {
+  const lower = secret.toLowerCase()
+  return secret.length < 24 || /^(.)\1*$/.test(secret) || /(changeme|change-me|secret|password|example|default|token|test|sandbox|admin)/.test(lower)
+}
+
+const loopbackHost = (host: string) => host === '127.0.0.1' || host === '::1' || host === 'localhost'
+
+/**
+ * Settings production runs with but should not (issue 21): printed at start, shown on /readyz.
+ * None stops the service: each can be right for a deployment that knows why.
+ */
+export function productionWarnings(config: Config): ConfigWarning[] {
+  if (config.mode !== 'production') return []
+  const warnings: ConfigWarning[] = []
+  if (!config.baseUrl.startsWith('https://')) {
+    warnings.push({ code: 'base_url_not_https', message: `BASE_URL is ${config.baseUrl}: the Wallet's cookies go without Secure and links are plain http. Serve it behind TLS and set an https BASE_URL.` })
+  }
+  if (config.trustProxy > 0 && !loopbackHost(config.host)) {
+    warnings.push({
+      code: 'trust_proxy_on_open_interface',
+      message: `TRUST_PROXY_HOPS=${config.trustProxy} with HOST=${config.host}: a client that reaches this port without the proxy can choose its own address through X-Forwarded-For. Listen only where the proxy connects from (HOST=127.0.0.1 with the proxy on this machine), or firewall the port.`,
+    })
+  }
+  for (const [name, secret] of [['OPS_TOKEN', config.opsToken], ['PROVIDER_WEBHOOK_SECRET', config.providerWebhookSecret]] as const) {
+    if (secret !== null && looksDefault(secret)) {
+      warnings.push({ code: 'weak_secret', message: `${name} looks like a default or an example (short, repeated, or a common word): use at least 24 random characters, e.g. openssl rand -base64 32.` })
+    }
+  }
+  return warnings
+}

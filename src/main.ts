@@ -1,5 +1,5 @@
 // Composition root: read the config, start the service, listen, stop cleanly on SIGTERM/SIGINT.
-import { ConfigError, loadConfig } from './config.ts'
+import { ConfigError, loadConfig, productionWarnings } from './config.ts'
 import { ensureDemoMerchant } from './sandbox/demo.ts'
 import { DataDirLockedError } from './store/database.ts'
 import { startService } from './service.ts'
@@ -29,6 +29,7 @@ async function main() {
     process.stdout.write(lines.join('\n') + '\n')
   } else {
     service.app.log.info({ baseUrl: config.baseUrl, address }, 'listening in production mode')
+    for (const warning of productionWarnings(config)) service.app.log.warn({ warning: warning.code }, warning.message)
   }
 
   let stopping = false

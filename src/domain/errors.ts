@@ -68,6 +68,7 @@ export const errorCatalogue = {
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
   provider_rejected: { status: 422, message: 'The payment provider refused the charge.' },
   provider_unavailable: { status: 503, message: 'The payment provider is unavailable; retry later.' },
+  service_unavailable: { status: 503, message: 'The service cannot reach its database for a moment; retry after the time in Retry-After.' },
   internal_error: { status: 500, message: 'Something went wrong on our side; it was logged.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import { isDatabaseUnavailable } from '../store/database.ts'
 
 export type ErrorContext = { docsUrl: string; supportEmail: string }
 
@@ -93,16 +94,35 @@ export function sendError(reply: FastifyReply, error: DomainError, context: Erro
   return reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(errorBody(error, reply.request, context))
 }
 
+/** How long a client should wait while the database is away: it usually returns within seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 2
+
 export function installErrorHandling(app: FastifyInstance, context: ErrorContext): void {
+  // An outage is logged when it starts and when it ends, not once per request it fails.
+  let databaseAwaySince: number | null = null
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let mapped = error instanceof DomainError ? error : fromFastifyError(error, request)
-    if (mapped === null) {
+    if (mapped === null && isDatabaseUnavailable(error)) {
+      if (databaseAwaySince === null) {
+        databaseAwaySince = performance.now()
+        request.log.error({ err: error }, 'the database is unreachable: answering 503 service_unavailable until it is back')
+      }
+      mapped = new DomainError('service_unavailable', { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS })
+    } else if (mapped === null) {
       request.log.error({ err: error }, 'unhandled error')
       mapped = new DomainError('internal_error')
     } else if (mapped.status >= 500) {
       request.log.warn({ code: mapped.code, err: error }, 'request failed upstream')
     }
     return sendError(reply, mapped, context)
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    // A request that reached its handler and did not fail on the database: it is back.
+    if (databaseAwaySince !== null && reply.statusCode < 500 && request.routeOptions.url !== '/healthz') {
+      request.log.warn({ awayMs: Math.round(performance.now() - databaseAwaySince) }, 'the database is reachable again')
+      databaseAwaySince = null
+    }
+    done()
   })
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new DomainError('not_found', { message: `No route ${request.method} ${request.url.split('?')[0]}.` }), context),

@@ -63,6 +63,7 @@ export const errorTextPt: Record<ErrorCode, string> = {
   rate_limited: 'Requisições demais; espere o tempo de Retry-After.',
   provider_rejected: 'O provedor recusou a cobrança; a mensagem diz por quê.',
   provider_unavailable: 'O provedor está indisponível; tente de novo após Retry-After com a mesma Idempotency-Key.',
+  service_unavailable: 'O serviço não alcança seu banco de dados por um momento; tente de novo após Retry-After.',
   internal_error: 'Algo deu errado do nosso lado; foi registrado. Informe o request_id ao suporte.',
 }
 

@@ -60,6 +60,20 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505'
 }
 
+/** Network errors, and PostgreSQL's "connection exception" and "operator intervention" classes. */
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006'])
+
+/**
+ * The database cannot be reached or is going away (a restart, a failover): nothing was wrong with
+ * the request, and the same request will work once it is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && unavailableCodes.has(code)) return true
+  return typeof message === 'string' && /Connection terminated|connection timeout|timeout exceeded when trying to connect|terminating connection|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(message)
+}
+
 export type OpenedDatabase = {
   db: Kysely<Database>
   kind: 'pglite' | 'postgres'
@@ -164,9 +178,12 @@ export async function openPostgres(
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   })
-  // An idle connection dropped by the server (restart, failover, admin) must not crash the
-  // process: the pool replaces it on the next checkout.
+  // A connection dropped by the server (restart, failover, admin) must not crash the process: an
+  // idle one is replaced on the next checkout, and one checked out fails its query (answered 503);
+  // its 'error' event, emitted beside, needs a listener too, or Node throws it (seen: a restart
+  // under load killed the process).
   pool.on('error', onIdleError)
+  pool.on('connect', (client) => client.on('error', onIdleError))
   // Fail at start-up with the server's own message, not at the first request.
   const client = await pool.connect()
   client.release()
@@ -176,14 +193,30 @@ export async function openPostgres(
     kind: 'postgres',
     close: () => db.destroy(),
     // A connection of its own: a pooled one would be handed to queries and miss notifications.
+    // When the server drops it (a restart), it is made again, every second until it is back, and
+    // the listener is woken once, for what was committed while nobody listened.
     listen: async (channel, onNotify) => {
-      const client = new pg.Client({ connectionString: url })
-      client.on('error', onIdleError)
-      client.on('notification', () => onNotify())
-      await client.connect()
-      await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`)
+      let current: pg.Client | null = null
+      let stopped = false
+      const connect = async () => {
+        const client = new pg.Client({ connectionString: url })
+        client.on('error', onIdleError)
+        client.on('notification', () => onNotify())
+        client.once('end', () => {
+          if (current === client && !stopped) setTimeout(reconnect, 1_000).unref()
+        })
+        await client.connect()
+        await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`)
+        current = client
+      }
+      const reconnect = () => {
+        if (stopped) return
+        connect().then(() => onNotify(), () => setTimeout(reconnect, 1_000).unref())
+      }
+      await connect()
       return async () => {
-        await client.end().catch(() => {})
+        stopped = true
+        await current?.end().catch(() => {})
       }
     },
   }

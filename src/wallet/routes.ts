@@ -12,6 +12,7 @@ import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { errorText } from '../i18n/errors.ts'
+import { isDatabaseUnavailable } from '../store/database.ts'
 import { createChargeDeps, type RouteDeps } from '../http/app.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
@@ -105,6 +106,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const csrfFailure = typeof error.code === 'string' && error.code.startsWith('FST_CSRF')
     let mapped = error instanceof DomainError ? error : null
     if (csrfFailure) mapped = new DomainError('csrf_invalid')
+    else if (!mapped && isDatabaseUnavailable(error)) mapped = new DomainError('service_unavailable', { retryAfterSeconds: 2 })
     else if (!mapped && error.statusCode !== undefined && error.statusCode < 500) mapped = new DomainError('invalid_request', { message: error.message })
     if (!mapped) {
       request.log.error({ err: error }, 'unhandled wallet error')

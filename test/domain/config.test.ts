@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ConfigError, loadConfig } from '../../src/config.ts'
+import { ConfigError, loadConfig, productionWarnings } from '../../src/config.ts'
 
 test('sandbox defaults need no environment', () => {
   const config = loadConfig({})
@@ -37,4 +37,21 @@ test('bad values are refused with the variable named', () => {
   assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/)
   assert.throws(() => loadConfig({ BASE_URL: 'localhost' }), /BASE_URL/)
   assert.throws(() => loadConfig({ PAYER_LIMIT_LADDER: '5:0:100' }), /PAYER_LIMIT_LADDER/)
+})
+
+test('issue 21 (point 8): production warns on an http BASE_URL, a trusted proxy on an open interface and default-looking secrets', () => {
+  const production = {
+    MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'Pix <no-reply@example.com>',
+    OPS_TOKEN: 'k3J9vQ2mX8pL5nR7tW4yZ1aB6cD0eF', PROVIDER_WEBHOOK_SECRET: 'Hq7Lm2Xv9Pz4Rt8Wn3Ks6Jd1Fb5Gc0', BASE_URL: 'https://pix.example.com',
+  }
+  assert.deepEqual(productionWarnings(loadConfig(production)), [])
+  assert.deepEqual(productionWarnings(loadConfig({ ...production, BASE_URL: 'http://pix.example.com' })).map((warning) => warning.code), ['base_url_not_https'])
+  assert.deepEqual(productionWarnings(loadConfig({ ...production, TRUST_PROXY_HOPS: '1' })).map((warning) => warning.code), ['trust_proxy_on_open_interface'])
+  assert.deepEqual(productionWarnings(loadConfig({ ...production, TRUST_PROXY_HOPS: '1', HOST: '127.0.0.1' })), [])
+  for (const weak of ['changeme', 'ops-token', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'my-production-secret-value-123']) {
+    const warnings = productionWarnings(loadConfig({ ...production, OPS_TOKEN: weak }))
+    assert.deepEqual(warnings.map((warning) => warning.code), ['weak_secret'], weak)
+    assert.match(warnings[0]!.message, /OPS_TOKEN/)
+  }
+  assert.deepEqual(productionWarnings(loadConfig({})), [], 'the sandbox warns of nothing')
 })

@@ -133,3 +133,9 @@ test('decisions 14: with one price source, the first price has nothing to check 
   const next = await pay()
   assert.deepEqual([next.status, next.quote_source], ['depix_sent', 'ticker'])
 })
+
+test('issue 21 (point 8): /readyz names the unsafe settings production runs with', async () => {
+  // This test's OPS_TOKEN ("ops-token") and webhook secret ("hook-secret") look like examples.
+  const ready = await service.app.inject({ method: 'GET', url: '/readyz' })
+  assert.deepEqual(ready.json().warnings, ['weak_secret', 'weak_secret'])
+})

@@ -4,6 +4,7 @@
 // minutes, else the server itself, asked at most every 30 s. Mail that cannot leave makes no
 // instance unready, since every instance shares it, but an operator must see it.
 import type { FastifyPluginAsync } from 'fastify'
+import { productionWarnings } from '../../config.ts'
 import type { AppDeps } from '../app.ts'
 import { documentAudience } from '../openapi.ts'
 
@@ -15,6 +16,7 @@ const RECENT_MAIL_MS = 5 * 60_000
 export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   documentAudience(app, 'health')
   let providerCheck: { at: number; ok: boolean } | null = null
+  const warnings = productionWarnings(deps.config).map((warning) => warning.code)
 
   async function providerReachable(): Promise<boolean> {
     if (providerCheck && performance.now() - providerCheck.at < PROVIDER_CHECK_EVERY_MS) return providerCheck.ok
@@ -48,6 +50,7 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
       database: { type: 'string', enum: ['ok', 'unreachable'] },
       provider: { type: 'string', enum: ['ok', 'unreachable'] },
       mail: { type: 'string', enum: ['ok', 'failing'], description: 'The mail server answers and the outbox\'s last attempt went through; not part of readiness.' },
+      warnings: { type: 'array', items: { type: 'string' }, description: 'Production settings that are unsafe (an http BASE_URL, a trusted proxy on an open interface, a default-looking secret); each is explained in the log at start.' },
     },
     examples: [{ status: 'ready', database: 'ok', provider: 'ok', mail: 'ok' }],
   }
@@ -63,6 +66,12 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     const provider = await providerReachable()
     const mail = database && (await mailWorks())
     const ready = database && provider
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unready', database: database ? 'ok' : 'unreachable', provider: provider ? 'ok' : 'unreachable', mail: mail ? 'ok' : 'failing' })
+    return reply.code(ready ? 200 : 503).send({
+      status: ready ? 'ready' : 'unready',
+      database: database ? 'ok' : 'unreachable',
+      provider: provider ? 'ok' : 'unreachable',
+      mail: mail ? 'ok' : 'failing',
+      ...(warnings.length > 0 ? { warnings } : {}),
+    })
   })
 }
