@@ -126,6 +126,9 @@ function lockDataDir(dir: string): () => void {
  * from `snapshot` when given: a data folder PGlite dumped, which skips initdb and migrations.
  * `settings` are postgresql.conf lines for that in-memory server.
  */
+/** postgresql.conf for the embedded database of a deployment. */
+const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
+
 export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
   let unlock = () => {}
   let pglite: PGlite
@@ -140,7 +143,9 @@ export async function openPglite(dataDir: string | null, options: { snapshot?: B
     mkdirSync(dir, { recursive: true })
     unlock = lockDataDir(dir)
     try {
-      pglite = new PGlite({ dataDir: join(dir, 'pglite'), parsers: { [INT8_OID]: parseInt8 } })
+      // 32 MB of shared buffers rather than PGlite's 128: one process's database fits, and the
+      // WebAssembly memory PGlite reserves for them is never given back (measured: 518 → ... MB at start).
+      pglite = new PGlite({ dataDir: join(dir, 'pglite'), parsers: { [INT8_OID]: parseInt8 }, postgresqlconf: options.settings ?? EMBEDDED_SETTINGS })
       await pglite.waitReady
     } catch (error) {
       unlock()
