@@ -8,7 +8,7 @@ import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
 import { sweepPlans } from './domain/reconciliation.ts'
-import { createTokenCache } from './app/token-cache.ts'
+import { createTokenCache } from './store/token-cache.ts'
 import { buildApp } from './http/app.ts'
 import { jobHandlers } from './jobs/handlers.ts'
 import { createJobRunner } from './jobs/runner.ts'
@@ -18,7 +18,8 @@ import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
 import { withProviderRateLimits, type TakeToken } from './provider/rate-limits.ts'
-import { pointFakeProviderAt, startSandbox, type SandboxParts } from './sandbox/wiring.ts'
+import { ownerPaysOwnPurchase } from './sandbox/owner-payment.ts'
+import { addSandbox, startSandbox, type SandboxParts } from './sandbox/wiring.ts'
 import { openDatabase, type OpenedDatabase } from './store/database.ts'
 import { JOBS_CHANNEL } from './store/jobs.ts'
 import { migrateToLatest } from './store/migrate.ts'
@@ -96,21 +97,21 @@ export async function startService(config: Config, options: ServiceOptions = {})
         provider,
         clock,
         tokenCache,
-        jobs,
         providerWebhookSecret,
         opsToken,
-        mailer,
         mailSeal,
+        mailServerAnswers: () => mailer.check(),
         quotes,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
-        ...(sandbox ? { sandbox } : {}),
+        ...(sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: sandbox.fake, store, jobs }) } : {}),
       },
       options.logger === undefined ? {} : { logger: options.logger },
     )
     // Closed first: stop accepting, finish the requests in flight; then the job being worked on,
     // then the fake provider those requests and jobs may still call, then the database.
     closers.push(() => app!.close())
-    if (sandbox) pointFakeProviderAt(app, sandbox.fake, providerWebhookSecret)
+    // Sandbox mode adds its controls and points its fake provider's webhooks here; nothing else does.
+    if (sandbox) await addSandbox(app, { store, clock, tokenCache, jobs, sandbox, providerWebhookSecret })
     return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
   } catch (error) {
     await close()

@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../store/store.ts'
-import type { TokenCache } from './token-cache.ts'
+import type { TokenCache } from '../store/token-cache.ts'
 
 export async function activateToken(
   deps: { store: Store; clock: Clock; tokenCache?: TokenCache },

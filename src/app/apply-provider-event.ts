@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts'
 import { awaitsArrival, taxNumberMatches, type ChargeEvent } from '../domain/charge.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
-import type { ProviderDeposit } from '../provider/provider.ts'
+import type { ProviderDeposit } from '../domain/provider-report.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { moveCharge, type MoveResult } from './move-charge.ts'

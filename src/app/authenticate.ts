@@ -2,8 +2,8 @@
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../store/store.ts'
-import { hashToken } from './issue-token.ts'
-import type { TokenCache } from './token-cache.ts'
+import { hashToken } from '../secrets/token-hash.ts'
+import type { TokenCache } from '../store/token-cache.ts'
 
 export type Merchant = { accountId: number; email: string; tokenId: string; merchantId: string | null }
 

@@ -1,19 +1,16 @@
 // "Novo Token" (spec section 5): a random token shown once, stored hashed, active at once with
 // the account's EUID as merchantId; it revokes the previous token. Earlier-revision kinds exist
 // for the sandbox so integrators can meet token_pending and merchant_id_missing.
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
+import { hashToken } from '../secrets/token-hash.ts'
 import type { Store } from '../store/store.ts'
-import type { TokenCache } from './token-cache.ts'
+import type { TokenCache } from '../store/token-cache.ts'
 
 export type TokenKind = 'current' | 'pending' | 'no_merchant_id'
 
 export type IssuedToken = { token: string; tokenId: string; merchantId: string | null }
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
-}
 
 export async function issueToken(
   deps: { store: Store; clock: Clock; tokenCache?: TokenCache },

@@ -5,7 +5,8 @@
 // the plan's calls, so the sweep stays within the provider's 12/min on /deposits.
 import type { Clock } from '../clock.ts'
 import { advanceSweep, sweepWindow, type SweepPlan } from '../domain/reconciliation.ts'
-import type { PaymentProvider, ProviderDeposit } from '../provider/provider.ts'
+import type { ProviderDeposit } from '../domain/provider-report.ts'
+import type { PaymentProvider } from '../provider/provider.ts'
 import type { Store } from '../store/store.ts'
 import { applyProviderEvent } from './apply-provider-event.ts'
 import type { QuoteBook } from './quote-book.ts'

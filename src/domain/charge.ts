@@ -4,6 +4,7 @@
 import { takeBack, type ClawbackKind, type TakeBack } from './clawback.ts'
 import { creditedAmount, type Currency } from './money.ts'
 import { creditCapUnits, type Quote } from './quotes.ts'
+import type { ProviderStatus } from './provider-report.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from './tax-number.ts'
 
 export const chargeStatuses = [
@@ -20,15 +21,6 @@ export const chargeStatuses = [
   'error',
 ] as const
 export type ChargeStatus = (typeof chargeStatuses)[number]
-
-/** The provider's deposit statuses (reference/eulen-api.md); the adapter reads its strings into these once. */
-export const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error'] as const
-export type ProviderStatus = (typeof providerStatuses)[number]
-
-/** A provider status string as ours; null for one we do not know (reported, kept, never acted on). */
-export function parseProviderStatus(text: string): ProviderStatus | null {
-  return (providerStatuses as readonly string[]).includes(text) ? (text as ProviderStatus) : null
-}
 
 /** A payment id: 128 random bits as 32 lower-case hex characters. */
 export function isChargeId(value: string): boolean {

@@ -2,15 +2,9 @@
 import { randomFillSync } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
 import { DomainError } from '../domain/errors.ts'
-import type { PaymentProvider } from '../provider/provider.ts'
-import type { Store } from '../store/store.ts'
-import type { ResolveHost } from '../webhooks/destination.ts'
-import type { TokenCache } from '../app/token-cache.ts'
-import type { CreateChargeDeps } from '../app/create-charge.ts'
-import { createAuthFailureLimiter, type AuthFailureLimiter } from './auth-failures.ts'
+import { createAuthFailureLimiter } from './auth-failures.ts'
+import type { AppDeps } from './deps.ts'
 import { clientErrorHandler, fromFastifyError, installErrorHandling, sendError } from './errors.ts'
 import swagger from '@fastify/swagger'
 import { openApiOptions } from './openapi.ts'
@@ -20,31 +14,7 @@ import { createMetrics } from './metrics.ts'
 import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
-import type { JobRunner } from '../jobs/runner.ts'
-import { sandboxRoutes, type SandboxDeps } from './routes/sandbox.ts'
-import type { Mailer } from '../mail/mailer.ts'
-import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { QuoteBook } from '../app/quote-book.ts'
-import { ownerPaysOwnPurchase } from '../sandbox/owner-payment.ts'
 import { walletRoutes } from '../wallet/routes.ts'
-
-export type AppDeps = {
-  config: Config
-  store: Store
-  provider: PaymentProvider
-  clock: Clock
-  resolveHost?: ResolveHost
-  tokenCache?: TokenCache
-  jobs: JobRunner
-  providerWebhookSecret: string
-  opsToken: string
-  mailer: Mailer
-  /** Seals the outbox's mail with the deployment's key. */
-  mailSeal: MailSeal
-  quotes: QuoteBook
-  /** Present in sandbox mode only: the fake provider and the movable clock behind /sandbox. */
-  sandbox?: SandboxDeps
-}
 
 /** Deeper than any body we accept; a bound keeps hostile nesting from exhausting the stack. */
 const MAX_NESTING = 32
@@ -215,30 +185,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   await app.register(apiRoutes, routeDeps)
   await app.register(providerRoutes, routeDeps)
   await app.register(opsRoutes, { ...routeDeps, metrics })
-  await app.register(walletRoutes, {
-    ...routeDeps,
-    ...(deps.sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: deps.sandbox.fake, store: deps.store, jobs: deps.jobs }) } : {}),
-  })
-  if (deps.sandbox) await app.register(sandboxRoutes, { ...routeDeps, sandbox: deps.sandbox })
+  await app.register(walletRoutes, routeDeps)
   return app
 }
-
-/** What create-charge needs, from the app's parts and configuration; the same for every route that charges. */
-export function createChargeDeps(deps: AppDeps, log: CreateChargeDeps['log']): CreateChargeDeps {
-  return {
-    store: deps.store,
-    provider: deps.provider,
-    clock: deps.clock,
-    baseUrl: deps.config.baseUrl,
-    payerLadder: deps.config.payerLadder,
-    publicWebhooksOnly: deps.config.publicWebhooksOnly,
-    providerDelayHours: deps.config.providerDelayHours,
-    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-    ...(log ? { log } : {}),
-  }
-}
-
-/** What every route plugin is handed. */
-export type RouteDeps = AppDeps & { authFailures: AuthFailureLimiter }
 
 export type App = Awaited<ReturnType<typeof buildApp>>

@@ -2,7 +2,8 @@
 // the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
 // urlResponse they name).
 import { randomUUID } from 'node:crypto'
-import { parseProviderStatus, type ProviderStatus } from '../domain/charge.ts'
+import type { ProviderDeposit, ProviderStatus } from '../domain/provider-report.ts'
+import { asRecord, integer, parseProviderDeposit, providerSentence, text } from './eulen-deposit.ts'
 import {
   ProviderBusyError,
   ProviderRejectedError,
@@ -11,7 +12,6 @@ import {
   type CreateDepositRequest,
   type CreatedDeposit,
   type PaymentProvider,
-  type ProviderDeposit,
   type ProviderUserInfo,
 } from './provider.ts'
 
@@ -30,44 +30,6 @@ const DEFAULT_RETRY_AFTER_SECONDS = 60
 const ASYNC_POLL_MS = 100
 /** The longest we follow an asynchronous reply, whatever expiration it states. */
 const ASYNC_WAIT_MS = 30_000
-
-function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
-}
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.length > 0 ? value : null
-}
-
-function integer(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value
-  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value)
-  return null
-}
-
-/** The provider's own sentence about a failure, wherever its envelope version puts it. */
-function providerSentence(body: Record<string, unknown> | null): string | null {
-  const response = asRecord(body?.response)
-  return text(response?.errorMessage) ?? text(body?.errorMessage) ?? text(body?.message)
-}
-
-export function parseProviderDeposit(raw: unknown): ProviderDeposit {
-  const object = asRecord(raw)
-  const qrId = text(object?.qrId) ?? text(object?.id)
-  const status = text(object?.status)
-  if (!object || !qrId || !status) throw new ProviderUnavailableError('provider deposit object lacks qrId or status')
-  return {
-    qrId,
-    status: parseProviderStatus(status),
-    statusText: status,
-    valueInCents: integer(object.valueInCents),
-    payerName: text(object.payerName),
-    payerTaxNumber: text(object.payerTaxNumber),
-    payerEuid: text(object.payerEUID) ?? text(object.payerEuid),
-    bankTxId: text(object.bankTxId),
-    blockchainTxId: text(object.blockchainTxID) ?? text(object.blockchainTxId),
-  }
-}
 
 export function createEulenClient(options: EulenClientOptions): PaymentProvider {
   const base = options.baseUrl.replace(/\/+$/, '')

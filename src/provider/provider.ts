@@ -1,6 +1,6 @@
 // What the service needs from the payment provider. The production adapter speaks Eulen's DePix
 // API over HTTP; the sandbox points the same adapter at a fake of that API.
-import type { ProviderStatus } from '../domain/charge.ts'
+import type { ProviderDeposit, ProviderStatus } from '../domain/provider-report.ts'
 
 export type CreateDepositRequest = {
   amountInCents: number
@@ -19,21 +19,6 @@ export type CreatedDeposit = {
   qrCopyPaste: string
   /** The payer's EUID when the provider already knows the tax number the charge named (spec 2.2). */
   payerEuid: string | null
-}
-
-/** The provider's deposit status object, as far as we read it. */
-export type ProviderDeposit = {
-  qrId: string
-  /** The status in the domain's words; null for a status string we do not know. */
-  status: ProviderStatus | null
-  /** The status as the provider wrote it, kept for support. */
-  statusText: string
-  valueInCents: number | null
-  payerName: string | null
-  payerTaxNumber: string | null
-  payerEuid: string | null
-  bankTxId: string | null
-  blockchainTxId: string | null
 }
 
 export type ProviderUserInfo = {

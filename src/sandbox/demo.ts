@@ -5,7 +5,7 @@ import { openAccount } from '../app/open-account.ts'
 import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
 import type { FakeEulen } from './fake-eulen.ts'
-import type { TokenCache } from '../app/token-cache.ts'
+import type { TokenCache } from '../store/token-cache.ts'
 
 export const DEMO_EMAIL = 'demo@example.com'
 const DEMO_TAX_NUMBER = '52998224725'

@@ -4,7 +4,7 @@ import type { JobRunner } from '../jobs/runner.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { FakeEulen } from './fake-eulen.ts'
-import { finishWorkTheSandboxCaused } from './wiring.ts'
+import { finishWorkTheSandboxCaused } from './finish-work.ts'
 
 export function ownerPaysOwnPurchase(deps: { fake: FakeEulen; store: Store; jobs: JobRunner }) {
   return async (charge: Charge): Promise<void> => {

@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { createAdjustableClock, type AdjustableClock } from '../clock.ts'
 import type { Config } from '../config.ts'
-import type { JobRunner } from '../jobs/runner.ts'
 import { createSmtpMailer, type Mailer } from '../mail/mailer.ts'
 import { createTickerPriceSource, type PriceSource } from '../prices/ticker.ts'
 import { createEulenClient } from '../provider/eulen-client.ts'
@@ -14,12 +13,14 @@ import { withProviderRateLimits, type TakeToken } from '../provider/rate-limits.
 import type { OpenedDatabase } from '../store/database.ts'
 import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
 import { startFakeTicker, type FakeTicker } from './fake-ticker.ts'
+import { sandboxRoutes, type SandboxParts, type SandboxRouteDeps } from './routes.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
 
 /** Sandbox conversions work out of the box (BRL micro-reais); PUT /sandbox/quotes changes the fake tickers. */
 const SANDBOX_DEFAULT_PRICES = { BTC: 350_000_000_000, USDt: 5_400_000 }
 
-export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
+
+export type { SandboxParts }
 
 export async function startSandbox(options: {
   config: Config
@@ -62,8 +63,17 @@ export async function startSandbox(options: {
   }
 }
 
+/**
+ * Sandbox mode's part of the HTTP app: its controls, one plugin, and the fake provider's webhooks
+ * pointed at wherever the app ends up listening. The composition root calls it in sandbox mode only.
+ */
+export async function addSandbox(app: FastifyInstance, deps: Omit<SandboxRouteDeps, 'sandbox'> & { sandbox: SandboxParts; providerWebhookSecret: string }): Promise<void> {
+  await app.register(sandboxRoutes, deps)
+  pointFakeProviderAt(app, deps.sandbox.fake, deps.providerWebhookSecret)
+}
+
 /** The fake provider sends its webhooks to wherever this service ends up listening. */
-export function pointFakeProviderAt(
+function pointFakeProviderAt(
   app: Pick<FastifyInstance, 'server'> & { addHook(name: 'onListen', hook: () => Promise<void>): unknown },
   fake: FakeEulen,
   providerWebhookSecret: string,
@@ -75,13 +85,4 @@ export function pointFakeProviderAt(
       fake.setWebhookTarget(`http://${host}:${address.port}/provider/webhooks`, providerWebhookSecret)
     }
   })
-}
-
-/**
- * The sandbox's controls (pay, MED, clock, "Simular pagamento") answer once the work they caused
- * is done, so a demo or a test sees the result at once. The one place a request runs jobs; no
- * production route does.
- */
-export function finishWorkTheSandboxCaused(jobs: JobRunner): Promise<number> {
-  return jobs.runDue()
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { ProviderDeposit } from '../provider/provider.ts'
+import type { ProviderDeposit } from '../domain/provider-report.ts'
 import type { Database } from './schema.ts'
 
 export type UnknownDepositSource = 'webhook' | 'sweep' | 'lost_reply'

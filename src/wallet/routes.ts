@@ -13,7 +13,7 @@ import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveri
 import { DomainError } from '../domain/errors.ts'
 import { errorText } from '../i18n/errors.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
-import { createChargeDeps, type RouteDeps } from '../http/app.ts'
+import { createChargeDeps, type RouteDeps } from '../http/deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
@@ -24,10 +24,7 @@ import { createSessionStore } from './session-store.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
 
-export type WalletDeps = RouteDeps & {
-  /** Sandbox only: "Simular pagamento", the owner pays their own purchase at the fake provider. */
-  simulatePurchase?: (charge: Charge) => Promise<void>
-}
+export type WalletDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'opsToken' | 'mailSeal' | 'authFailures' | 'simulatePurchase'>
 
 declare module 'fastify' {
   interface Session {

@@ -7,9 +7,7 @@ import {
   decideCharge,
   optInWebhookEvents,
   paidAmountFits,
-  parseProviderStatus,
   payerMatches,
-  providerStatuses,
   reviewDecisionsFor,
   taxNumberMatches,
   type ArrivalFacts,
@@ -20,6 +18,7 @@ import {
   type PaymentReport,
 } from '../../src/domain/charge.ts'
 import { expectedChargeBooks, bookKey, clawbackLossPosting, clawbackPosting, creditPosting, isBalanced, refundOwedPosting, refundSettledPosting, releasePosting, type Entry } from '../../src/domain/ledger.ts'
+import { parseProviderStatus, providerStatuses } from '../../src/domain/provider-report.ts'
 import { creditCapUnits, type Quote } from '../../src/domain/quotes.ts'
 
 const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('2026-11-22T12:00:00Z'), referenceMicros: 350_000_000_000 }

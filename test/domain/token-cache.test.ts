@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createTokenCache } from '../../src/app/token-cache.ts'
+import { createTokenCache } from '../../src/store/token-cache.ts'
 import type { TokenWithEmail } from '../../src/store/tokens.ts'
 
 const token = (hash: string, accountId: number): TokenWithEmail => ({

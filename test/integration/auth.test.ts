@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { hashToken } from '../../src/app/issue-token.ts'
+import { hashToken } from '../../src/secrets/token-hash.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService

@@ -11,7 +11,7 @@ import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliv
 import { Type } from 'typebox'
 import { isChargeId } from '../../domain/charge.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { createChargeDeps, type RouteDeps } from '../app.ts'
+import { createChargeDeps, type RouteDeps } from '../deps.ts'
 import { createAddressWindows } from '../address-windows.ts'
 import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
@@ -50,7 +50,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
 }
 
 
-export const apiRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'authFailures'>> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
   documentAudience(app, 'merchant')
 

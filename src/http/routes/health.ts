@@ -5,7 +5,7 @@
 // instance unready, since every instance shares it, but an operator must see it.
 import type { FastifyPluginAsync } from 'fastify'
 import { productionWarnings } from '../../config.ts'
-import type { AppDeps } from '../app.ts'
+import type { AppDeps } from '../deps.ts'
 import { documentAudience } from '../openapi.ts'
 
 const PROVIDER_CHECK_EVERY_MS = 60_000
@@ -13,7 +13,7 @@ const MAIL_CHECK_EVERY_MS = 30_000
 /** An attempt to send this recent says more about the mail server than asking it. */
 const RECENT_MAIL_MS = 5 * 60_000
 
-export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider' | 'clock' | 'config' | 'mailServerAnswers'>> = async (app, deps) => {
   documentAudience(app, 'health')
   let providerCheck: { at: number; ok: boolean } | null = null
   const warnings = productionWarnings(deps.config).map((warning) => warning.code)
@@ -31,7 +31,7 @@ export const healthRoutes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     if (last && deps.clock.now().getTime() - last.at.getTime() < RECENT_MAIL_MS) return last.ok
     if (!mailCheck || performance.now() - mailCheck.at >= MAIL_CHECK_EVERY_MS) {
       // A mail server that hangs must not hang readiness: two seconds is all it gets.
-      const answered = await Promise.race([deps.mailer.check(), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false).unref())])
+      const answered = await Promise.race([deps.mailServerAnswers(), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false).unref())])
       mailCheck = { at: performance.now(), ok: answered }
     }
     return mailCheck.ok

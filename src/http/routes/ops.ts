@@ -16,7 +16,7 @@ import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
 import type { Refund } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
-import type { RouteDeps } from '../app.ts'
+import type { RouteDeps } from '../deps.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
 import { documentAudience } from '../openapi.ts'
@@ -32,7 +32,7 @@ function operation<S extends object>(operationId: string, summary: string, examp
 }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
-export const opsRoutes: FastifyPluginAsyncTypebox<RouteDeps & { metrics: Metrics }> = async (app, deps) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsToken' | 'tokenCache' | 'authFailures'> & { metrics: Metrics }> = async (app, deps) => {
   documentAudience(app, 'operator')
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {

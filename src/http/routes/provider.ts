@@ -5,14 +5,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { parseProviderDeposit } from '../../provider/eulen-client.ts'
+import { parseProviderDeposit } from '../../provider/eulen-deposit.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
-import type { RouteDeps } from '../app.ts'
+import type { RouteDeps } from '../deps.ts'
 import { documentAudience } from '../openapi.ts'
 import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
-export const providerRoutes: FastifyPluginAsync<RouteDeps> = async (app, deps) => {
+export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'providerWebhookSecret' | 'authFailures'>> = async (app, deps) => {
   documentAudience(app, 'provider')
   const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
   const schema = (operationId: string, summary: string, description: string) => ({

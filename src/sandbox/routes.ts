@@ -1,25 +1,36 @@
-// Sandbox controls (decisions section 8): no token, sandbox mode only. They drive the same use
+// Sandbox controls (decisions section 8): no token, sandbox mode only. One plugin, registered by
+// the composition root (service.ts) in sandbox mode and never otherwise. They drive the same use
 // cases as production, with the fake provider standing in for the payer's side.
 import { Type } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { issueToken } from '../../app/issue-token.ts'
-import { openAccount } from '../../app/open-account.ts'
-import { parseQuotes, showQuote } from '../../app/set-quotes.ts'
-import { DomainError } from '../../domain/errors.ts'
-import { parseTaxNumber } from '../../domain/tax-number.ts'
-import { isChargeId } from '../../domain/charge.ts'
-import { finishWorkTheSandboxCaused, type SandboxParts } from '../../sandbox/wiring.ts'
-import type { AppDeps } from '../app.ts'
-import { documentAudience } from '../openapi.ts'
-import { ChargeRecord, ErrorBody, QuoteValue } from '../schemas.ts'
-import { toChargeRecord } from '../../app/get-charge.ts'
+import { issueToken } from '../app/issue-token.ts'
+import { openAccount } from '../app/open-account.ts'
+import { parseQuotes, showQuote } from '../app/set-quotes.ts'
+import { DomainError } from '../domain/errors.ts'
+import { parseTaxNumber } from '../domain/tax-number.ts'
+import { isChargeId } from '../domain/charge.ts'
+import type { Clock } from '../clock.ts'
+import type { JobRunner } from '../jobs/runner.ts'
+import type { Store } from '../store/store.ts'
+import type { TokenCache } from '../store/token-cache.ts'
+import { finishWorkTheSandboxCaused } from './finish-work.ts'
+import type { AdjustableClock } from '../clock.ts'
+import type { FakeEulen } from './fake-eulen.ts'
+import type { FakeTicker } from './fake-ticker.ts'
+import type { Outbox } from './outbox.ts'
+import { documentAudience } from '../http/openapi.ts'
+import { ChargeRecord, ErrorBody, QuoteValue } from '../http/schemas.ts'
+import { toChargeRecord } from '../app/get-charge.ts'
 
-export type SandboxDeps = SandboxParts
+/** What sandbox mode adds to the service: the fake provider, the movable clock, the outbox, the fake tickers. */
+export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
+
+export type SandboxRouteDeps = { store: Store; clock: Clock; tokenCache?: TokenCache; jobs: JobRunner; sandbox: SandboxParts }
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const errors = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody }
 
-export const sandboxRoutes: FastifyPluginAsyncTypebox<AppDeps & { sandbox: SandboxDeps }> = async (app, deps) => {
+export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async (app, deps) => {
   const { store, sandbox } = deps
   documentAudience(app, 'sandbox')
 

@@ -1,7 +1,7 @@
 // A short-lived, in-process memory of token rows by hash, so a busy merchant does not cost a
 // database round trip per request. Revocation is immediate on the instance that issued the new
 // token (it calls forgetAccount) and takes at most `ttlMs` on the others. ttlMs = 0 disables it.
-import type { TokenWithEmail } from '../store/tokens.ts'
+import type { TokenWithEmail } from './tokens.ts'
 
 const MAX_ENTRIES = 10_000
 

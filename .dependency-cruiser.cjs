@@ -1,0 +1,55 @@
+// The layers of docs/design.md, as a check npm test runs: a new engineer learns the rules from a
+// failing check rather than from a review. Each rule says why in its comment.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Modules that import each other cannot be read, tested or moved one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-nothing-outside',
+      comment: 'The domain is pure rules: it knows no use case, adapter, store or configuration.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'app-not-adapters',
+      comment: 'Use cases take their dependencies as arguments: they never reach into HTTP, pages, the sandbox or the composition root.',
+      severity: 'error',
+      from: { path: '^src/app/' },
+      to: { path: '^src/(http|wallet|sandbox|jobs)/|^src/(service|main)\\.ts$' },
+    },
+    {
+      name: 'store-not-app',
+      comment: 'Repositories know the database and the domain, not the use cases or the adapters above them.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(app|http|wallet|sandbox|jobs|mail|provider|prices|webhooks)/|^src/(service|main|config)\\.ts$' },
+    },
+    {
+      name: 'sandbox-only-from-the-composition-root',
+      comment: 'Sandbox mode is wired in one place: production code never imports the fakes.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(sandbox/|service\\.ts$|main\\.ts$)' },
+      to: { path: '^src/sandbox/' },
+    },
+    {
+      name: 'adapters-not-each-other',
+      comment: 'Adapters at the edges do not lean on one another: HTTP routes do not import the job runner, the provider client or the mail transport directly; they are handed what they use.',
+      severity: 'error',
+      from: { path: '^src/(http|wallet)/' },
+      to: { path: '^src/(jobs|provider/eulen-client|mail/mailer)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(node_modules|sdk/dist)' },
+  },
+}
