@@ -48,6 +48,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
     for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)
   })
+  fromDatabase('pix_jobs_parked', 'Background jobs set aside because their payload is not their kind\'s (the jobs table\'s last_error says why), by kind.', ['kind'], async (gauge) => {
+    for (const row of await deps.store.jobs.parkedByKind()) gauge.set({ kind: row.kind }, row.n)
+  })
   fromDatabase('pix_job_queue_oldest_due_seconds', 'How long the oldest due job has waited.', [], async (gauge) => {
     const oldestDue = await deps.store.jobs.oldestDue(deps.clock.now())
     gauge.set(oldestDue ? Math.max(0, (deps.clock.now().getTime() - oldestDue.getTime()) / 1000) : 0)

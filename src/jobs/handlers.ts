@@ -30,18 +30,17 @@ export function jobHandlers(deps: {
   resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void }
 }): JobHandlers {
-  const chargeIdOf = (payload: Record<string, unknown>) => String(payload.chargeId)
   return {
     async expire_charge(payload) {
-      await expireCharge(deps, chargeIdOf(payload))
+      await expireCharge(deps, payload.chargeId)
       return { done: true }
     },
     async release_hold(payload) {
-      await releaseHold(deps, chargeIdOf(payload))
+      await releaseHold(deps, payload.chargeId)
       return { done: true }
     },
     async reconcile_charge(payload) {
-      const next = await reconcileCharge(deps, chargeIdOf(payload))
+      const next = await reconcileCharge(deps, payload.chargeId)
       return next === null ? { done: true } : { again: next }
     },
     async sweep_deposits() {
@@ -49,11 +48,11 @@ export function jobHandlers(deps: {
       return { again: new Date(deps.clock.now().getTime() + SWEEP_EVERY_MS) }
     },
     async send_mail(payload) {
-      const next = await sendQueuedMail(deps, Number(payload.mailId))
+      const next = await sendQueuedMail(deps, payload.mailId)
       return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload) {
-      const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, String(payload.eventId))
+      const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, payload.eventId)
       return next === null ? { done: true } : { again: next }
     },
   }

@@ -4,17 +4,18 @@
 // slow receiver; and the Wallet's mail, which never waits behind either, nor holds them up. Committed work wakes the runner at once (wake(), called on the database's job
 // notifications); a poll catches what is scheduled for later. A job is deleted when its handler
 // finishes (by the runner's next claim, which follows at once), rescheduled when it asks to be,
-// and retried with backoff when it throws; a worker that dies mid-job, or before its finished
-// jobs are deleted, loses its lease and another instance takes over: every handler can run again
-// (a delivery, an expiry or a release already settled does nothing the second time).
+// retried with backoff when it throws, and parked when its payload is not its kind's; a worker
+// that dies mid-job, or before its finished jobs are deleted, loses its lease and another instance
+// takes over: every handler can run again (a delivery, an expiry or a release already settled does
+// nothing the second time).
 import type { Clock } from '../clock.ts'
-import type { Job, JobKind } from '../store/jobs.ts'
+import { readJob, type Job, type JobKind, type JobPayload, type JobRow } from '../store/job-kinds.ts'
 import type { Store } from '../store/store.ts'
 
 /** A handler's answer: finished, or "run me again at". */
 export type JobOutcome = { done: true } | { again: Date }
 
-export type JobHandlers = Record<JobKind, (payload: Record<string, unknown>, job: Job) => Promise<JobOutcome>>
+export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>) => Promise<JobOutcome> }
 
 export type Lane = 'deliveries' | 'charges' | 'mail'
 const allLanes: readonly Lane[] = ['charges', 'deliveries', 'mail']
@@ -47,8 +48,8 @@ export function backoffAfterFailure(attempts: number): number {
 }
 
 /** Deliveries are bounded by the host they go to; jobs queued before destinations were recorded count alone. */
-function destinationOf(job: Job): string {
-  return typeof job.payload.destination === 'string' ? job.payload.destination : `event:${String(job.payload.eventId)}`
+function destinationOf(job: Job<'deliver_webhook'>): string {
+  return job.payload.destination ?? `event:${job.payload.eventId}`
 }
 
 export function createJobRunner(deps: {
@@ -72,16 +73,40 @@ export function createJobRunner(deps: {
   /** Jobs whose handler finished, still leased, deleted by the next claim (or by stop()). */
   const finished: number[] = []
 
+  /** Generic in the kind: on the union of jobs, TypeScript cannot pair a handler with its payload. */
+  function handle<K extends JobKind>(job: Job<K>): Promise<JobOutcome> {
+    return deps.handlers[job.kind](job.payload, job)
+  }
+
   async function runOne(job: Job, complete: (id: number) => Promise<void> | void): Promise<void> {
     try {
-      const outcome = await deps.handlers[job.kind](job.payload, job)
+      const outcome = await handle(job)
       if ('done' in outcome) await complete(job.id)
-      else await deps.store.jobs.retry(job.id, outcome.again, '')
+      else await deps.store.jobs.reschedule(job.id, outcome.again)
     } catch (error) {
       deps.log.error({ err: error, job: { id: job.id, kind: job.kind } }, 'job failed; will retry')
       const retryAt = new Date(deps.clock.now().getTime() + backoffAfterFailure(job.attempts))
       await deps.store.jobs.retry(job.id, retryAt, (error as Error).message ?? String(error))
     }
+  }
+
+  /**
+   * The claimed jobs a handler can run. Any other (its payload not its kind's, or its kind retired)
+   * is logged and parked: retried, it would fail the same way forever.
+   */
+  async function runnable(rows: JobRow[]): Promise<Job[]> {
+    const jobs: Job[] = []
+    for (const row of rows) {
+      const read = readJob(row)
+      if ('job' in read) {
+        jobs.push(read.job)
+        continue
+      }
+      deps.log.error({ job: { id: row.id, kind: row.kind }, problem: read.problem }, 'job cannot be run; parked')
+      // Not parked, it comes back when its lease runs out, to be logged and parked again.
+      await deps.store.jobs.park(row.id, read.problem).catch((error: unknown) => deps.log.error({ err: error, job: { id: row.id } }, 'could not park job'))
+    }
+    return jobs
   }
 
   /** Starts a claimed job in its lane; the slot is given back, and the runner refilled, when it ends. */
@@ -113,11 +138,11 @@ export function createJobRunner(deps: {
       const now = deps.clock.now()
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
-      const jobs = await deletingFinished((ids) =>
+      const jobs = await runnable(await deletingFinished((ids) =>
         deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
-      )
+      ))
       for (const job of jobs) {
-        const destination = lane === 'deliveries' ? destinationOf(job) : null
+        const destination = job.kind === 'deliver_webhook' ? destinationOf(job) : null
         if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
           await deps.store.jobs.postpone(job.id, new Date(now.getTime() + DESTINATION_BUSY_MS))
           continue
@@ -164,9 +189,9 @@ export function createJobRunner(deps: {
     let ran = 0
     for (;;) {
       if (stopping) return ran
-      const jobs = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, LEASE_MS)
-      if (jobs.length === 0) return ran
-      for (const job of jobs) {
+      const claimed = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, LEASE_MS)
+      if (claimed.length === 0) return ran
+      for (const job of await runnable(claimed)) {
         await runOne(job, (id) => deps.store.jobs.complete([id]))
         ran++
       }

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Update
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { compiledOnce } from './database.ts'
-import { jobRow, type JobKind } from './jobs.ts'
+import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
 export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at'>
@@ -43,7 +43,7 @@ export function chargesRepository(db: Kysely<Database>) {
      * transaction around it, and one round trip instead of begin, three inserts and commit.
      * The jobs are due later (expiry, first reconciliation), so no runner needs waking.
      */
-    open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: ReadonlyArray<{ kind: JobKind; payload: Record<string, unknown>; runAt: Date }>): Promise<Charge> {
+    open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[]): Promise<Charge> {
       return db
         .with('charge', (query) => query.insertInto('charges').values(values).returningAll())
         .with('queued', (query) => query.insertInto('jobs').values(scheduled.map((job) => jobRow(job.kind, job.payload, job.runAt, values.created_at))).returning('id'))

@@ -1,17 +1,26 @@
 // Background work as rows: written in the same transaction as the change that causes it,
 // claimed with FOR UPDATE SKIP LOCKED so several instances never run one job twice at once.
 import { sql, type Kysely } from 'kysely'
+import { payloadProblem, type JobKind, type JobPayload, type JobRow } from './job-kinds.ts'
 import type { Database } from './schema.ts'
 
 /** The notification channel committed work is announced on. */
 export const JOBS_CHANNEL = 'pix_jobs'
 
-export type JobKind = 'expire_charge' | 'reconcile_charge' | 'release_hold' | 'deliver_webhook' | 'sweep_deposits' | 'send_mail'
+/** A job to queue, of any kind, with its kind's payload. */
+export type ScheduledJob = { [K in JobKind]: { kind: K; payload: JobPayload<K>; runAt: Date } }[JobKind]
 
-export type Job = { id: number; kind: JobKind; payload: Record<string, unknown>; attempts: number }
+/**
+ * When a parked job is due: never in practice, yet a date both drivers read back. A job is parked
+ * rather than deleted because its row is the only record of the work it stood for (a charge to
+ * expire, a webhook to send): an operator can mend its payload and run_at instead of rebuilding it.
+ */
+const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z')
 
-/** A job as a row of the jobs table. */
-export function jobRow(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date) {
+/** A job as a row of the jobs table. Its payload is checked here too: one built from data, or cast, gets past the types. */
+export function jobRow<K extends JobKind>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date) {
+  const problem = payloadProblem(kind, payload)
+  if (problem !== null) throw new TypeError(`cannot queue a ${kind} job: ${problem}`)
   return { kind, payload: JSON.stringify(payload), run_at: runAt, created_at: now }
 }
 
@@ -21,7 +30,7 @@ export function jobsRepository(db: Kysely<Database>) {
      * Queues a job and notifies every instance listening on JOBS_CHANNEL; inside a transaction the
      * notification goes out when it commits, so the runner never wakes to work it cannot see.
      */
-    async enqueue(kind: JobKind, payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
+    async enqueue<K extends JobKind>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date): Promise<void> {
       await db.insertInto('jobs').values(jobRow(kind, payload, runAt, now)).execute()
       if (runAt.getTime() <= now.getTime()) await sql`select pg_notify(${JOBS_CHANNEL}, ${kind})`.execute(db)
     },
@@ -44,7 +53,7 @@ export function jobsRepository(db: Kysely<Database>) {
     },
 
     /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
-    async ensureSingleton(kind: 'sweep_deposits', payload: Record<string, unknown>, runAt: Date, now: Date): Promise<void> {
+    async ensureSingleton(kind: 'sweep_deposits', payload: JobPayload<'sweep_deposits'>, runAt: Date, now: Date): Promise<void> {
       await db
         .insertInto('jobs')
         .values(jobRow(kind, payload, runAt, now))
@@ -57,14 +66,14 @@ export function jobsRepository(db: Kysely<Database>) {
      * With `spread`, at most `perDestination` jobs per destination, none for the busy ones: a
      * backlog of one merchant's webhooks never fills a claim with work that would have to wait.
      * `finished` jobs (still leased by the caller) are deleted by the same statement, which saves
-     * the runner a statement and a commit per job.
+     * the runner a statement and a commit per job. Payloads come back unchecked: see readJob.
      */
     async claimDue(
       now: Date,
       limit: number,
       leaseMs: number,
       options: { kinds?: JobKind[]; spread?: { perDestination: number; busy: string[] }; finished?: number[] } = {},
-    ): Promise<Job[]> {
+    ): Promise<JobRow[]> {
       const { kinds, spread, finished = [] } = options
       const due = sql<boolean>`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`
       let picked = db.selectFrom('jobs').select('id').where(due)
@@ -101,21 +110,35 @@ export function jobsRepository(db: Kysely<Database>) {
         .where('id', 'in', picked.orderBy('run_at').limit(limit).forUpdate().skipLocked())
         .returning(['id', 'kind', 'payload', 'attempts'])
         .execute()
-      return claimed
-        .sort((a, b) => a.id - b.id)
-        .map((job) => ({ id: job.id, kind: job.kind as JobKind, payload: job.payload as Record<string, unknown>, attempts: job.attempts }))
+      return claimed.sort((a, b) => a.id - b.id)
     },
 
     async complete(ids: number[]): Promise<void> {
       if (ids.length > 0) await db.deleteFrom('jobs').where('id', 'in', ids).execute()
     },
 
+    /** A run that failed: `attempts` counts the failures in a row, which set the back-off. */
     async retry(id: number, runAt: Date, error: string): Promise<void> {
       await db
         .updateTable('jobs')
         .set((eb) => ({ run_at: runAt, locked_until: null, last_error: error.slice(0, 2000), attempts: eb('attempts', '+', 1) }))
         .where('id', '=', id)
         .execute()
+    },
+
+    /** A run that did its work and asks for another at `runAt`: not a failure, so the count of failures starts again. */
+    async reschedule(id: number, runAt: Date): Promise<void> {
+      await db.updateTable('jobs').set({ run_at: runAt, locked_until: null, last_error: null, attempts: 0 }).where('id', '=', id).execute()
+    },
+
+    /** Sets aside a job no handler can run, with why: retried, it would fail the same way forever. */
+    async park(id: number, problem: string): Promise<void> {
+      await db.updateTable('jobs').set({ run_at: PARKED_UNTIL, locked_until: null, last_error: problem.slice(0, 2000) }).where('id', '=', id).execute()
+    },
+
+    /** Parked jobs, per kind (metrics): each needs an operator, who reads why in last_error. */
+    async parkedByKind(): Promise<Array<{ kind: string; n: number }>> {
+      return db.selectFrom('jobs').select(['kind', sql<number>`count(*)::int4`.as('n')]).where('run_at', '=', PARKED_UNTIL).groupBy('kind').execute()
     },
 
     /** Jobs due by `now`, per kind (metrics). */

@@ -1,0 +1,45 @@
+// Every kind of job and the payload it carries, declared once. A payload is JSON in a table,
+// queued by one version of the service and perhaps claimed by another, so it is checked both ways:
+// when queued (a wrong payload fails the transaction that queues it, next to the bug) and when
+// claimed (a handler never sees a payload its kind does not carry).
+import { Type, type Static } from 'typebox'
+import { Compile } from 'typebox/compile'
+
+const aboutACharge = Type.Object({ chargeId: Type.String() })
+
+export const jobPayloads = {
+  expire_charge: aboutACharge,
+  reconcile_charge: aboutACharge,
+  release_hold: aboutACharge,
+  // Deliveries queued before destinations were recorded (migration 012) have none.
+  deliver_webhook: Type.Object({ eventId: Type.String(), destination: Type.Optional(Type.Union([Type.String(), Type.Null()])) }),
+  sweep_deposits: Type.Object({}),
+  send_mail: Type.Object({ mailId: Type.Integer() }),
+}
+
+export type JobKind = keyof typeof jobPayloads
+
+export type JobPayload<K extends JobKind> = Static<(typeof jobPayloads)[K]>
+
+/** A claimed job whose payload is its kind's. */
+export type Job<K extends JobKind = JobKind> = { [P in K]: { id: number; kind: P; payload: JobPayload<P>; attempts: number } }[K]
+
+/** A job as the jobs table hands it back, not yet checked. */
+export type JobRow = { id: number; kind: string; payload: unknown; attempts: number }
+
+const checkers = new Map(Object.entries(jobPayloads).map(([kind, schema]) => [kind, Compile(schema)]))
+
+/** Why `payload` cannot be a `kind` job's, or null when it can. */
+export function payloadProblem(kind: string, payload: unknown): string | null {
+  const checker = checkers.get(kind)
+  if (!checker) return `there is no job kind ${kind}`
+  if (checker.Check(payload)) return null
+  const [first] = checker.Errors(payload)
+  return `payload does not match ${kind}${first ? `: ${first.instancePath || 'the payload'} ${first.message}` : ''}`
+}
+
+/** The row as a job of its kind, or why it is none. */
+export function readJob(row: JobRow): { job: Job } | { problem: string } {
+  const problem = payloadProblem(row.kind, row.payload)
+  return problem === null ? { job: row as Job } : { problem }
+}
