@@ -32,6 +32,13 @@ module.exports = {
       to: { path: '^src/(app|http|wallet|sandbox|jobs|mail|provider|prices|webhooks)/|^src/(service|main|config)\\.ts$' },
     },
     {
+      name: 'contract-texts-and-template-are-leaves',
+      comment: 'The API contract (contract/), the language catalogues (i18n/) and the HTML template (html/) are read by every layer above the domain, so they lean on nothing but the domain.',
+      severity: 'error',
+      from: { path: '^src/(contract|i18n|html)/' },
+      to: { path: '^src/', pathNot: '^src/(domain|contract|i18n|html)/' },
+    },
+    {
       name: 'sandbox-only-from-the-composition-root',
       comment: 'Sandbox mode is wired in one place: production code never imports the fakes.',
       severity: 'error',

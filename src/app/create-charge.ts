@@ -2,6 +2,7 @@
 // deposit outside any transaction, store the charge, answer the creation result.
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
+import type { ChargeCreated } from '../contract/api.ts'
 import { expiresAtFor } from '../domain/charge.ts'
 import { parseChargeRequest, type ChargeRequest, type ChargeRequestInput } from '../domain/charge-request.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -36,14 +37,6 @@ export type CreateChargeDeps = {
   providerDelayHours?: number
   resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void }
-}
-
-export type ChargeCreated = {
-  id: string
-  qrCopyPaste: string
-  qrImageUrl: string
-  expiresAt: string
-  status: 'waiting_payment'
 }
 
 export type CreateChargeCommand = {

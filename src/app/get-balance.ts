@@ -1,15 +1,7 @@
 // GET /api/get-balance: the token's own account, every currency, as spec 2.3 formats it.
+import type { BalanceRecord } from '../contract/api.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
 import type { Store } from '../store/store.ts'
-
-export type BalanceRecord = {
-  email: string
-  balances: {
-    DEPIX: { available_cents: number; available_brl: string }
-    BTC: { available_sats: number; available_btc: string }
-    USDt: { available_cents_USDt: number; available_USDt: string }
-  }
-}
 
 /** The e-mail comes with the token (an account's e-mail never changes): the read is the balances alone. */
 export async function getBalance(deps: { store: Store }, account: { accountId: number; email: string }): Promise<BalanceRecord> {

@@ -1,21 +1,10 @@
 // GET /api/get-payment/{id}: the charge status record of spec 2.2, for the merchant that made it.
 import { DomainError } from '../domain/errors.ts'
-import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
+import type { ChargeRecord } from '../contract/api.ts'
+import { isChargeId } from '../domain/charge.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import type { ChargeStatusRow } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
-
-export type ChargeRecord = {
-  qrId: string
-  status: ChargeStatus
-  payerName: string | null
-  payerTaxNumber: string | null
-  payerEuid: string | null
-  amount: number
-  /** What the payer paid, in centavos, as the provider reported it (decisions 14); null before payment. */
-  paidAmount: number | null
-  updatedAt: string
-}
 
 export function toChargeRecord(charge: ChargeStatusRow): ChargeRecord {
   return {

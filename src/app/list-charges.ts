@@ -4,7 +4,8 @@ import { chargeStatuses, isChargeId, type ChargeStatus } from '../domain/charge.
 import { DomainError } from '../domain/errors.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { toChargeRecord, type ChargeRecord } from './get-charge.ts'
+import type { PaymentList } from '../contract/api.ts'
+import { toChargeRecord } from './get-charge.ts'
 
 export function parseStatusFilter(value: string | undefined): ChargeStatus | null {
   if (value === undefined || value === '') return null
@@ -35,8 +36,6 @@ export async function chargePage(
   return { charges, nextCursor: found.length > filters.limit ? encodeCursor(charges.at(-1)!) : null }
 }
 
-export type PaymentListItem = ChargeRecord & { createdAt: string; expiresAt: string; swap_to: Charge['currency'] }
-
 function dateFilter(value: string | undefined, param: string): Date | null {
   if (value === undefined || value === '') return null
   const date = new Date(value)
@@ -49,7 +48,7 @@ function dateFilter(value: string | undefined, param: string): Date | null {
 export async function listMerchantCharges(
   deps: { store: Store },
   request: { merchantAccountId: number; status?: string; createdFrom?: string; createdTo?: string; limit?: number; cursor?: string },
-): Promise<{ payments: PaymentListItem[]; next_cursor: string | null }> {
+): Promise<PaymentList> {
   const page = await chargePage(deps.store, { merchantAccountId: request.merchantAccountId }, {
     status: parseStatusFilter(request.status),
     cursor: request.cursor,

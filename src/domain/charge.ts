@@ -118,6 +118,9 @@ export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.u
 export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
 export type WebhookEventName = (typeof webhookEventNames)[number]
 
+/** Where a webhook event's delivery stands: being tried, acknowledged, given up on, or refused for good (410). */
+export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'gone'
+
 /** What must happen with a move, in order, besides the new status. Amounts are decided here. */
 export type ChargeEffect =
   /** Post the credit of what arrived: `units` to the account, available or held (after7d: release scheduled). */

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import { errorText } from '../i18n/catalogue.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
 
 export type ErrorContext = { docsUrl: string; supportEmail: string }
@@ -60,7 +61,7 @@ export function fromFastifyError(error: FastifyError, request: FastifyRequest): 
 
 export function errorBody(error: DomainError, request: Pick<FastifyRequest, 'id'>, context: ErrorContext) {
   return {
-    error: error.message,
+    error: error.detail ?? errorText(error.code, 'en'),
     code: error.code,
     // Each code has its own anchor on the docs page.
     docs_url: `${context.docsUrl}#${error.code}`,

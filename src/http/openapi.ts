@@ -5,8 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifyDynamicSwaggerOptions, SwaggerOptions } from '@fastify/swagger'
 import { defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
 import { RETRY_SCHEDULE_MS } from '../webhooks/sender.ts'
-import { webhookEventMeaning } from './docs-page.ts'
-import { ErrorBody, namedSchemas, WebhookBody } from './schemas.ts'
+import { catalogues } from '../i18n/catalogue.ts'
+import { WebhookBody } from '../contract/api.ts'
+import { ErrorBody, namedSchemas } from './schemas.ts'
 
 export type Audience = 'merchant' | 'public' | 'operator' | 'provider' | 'sandbox' | 'health'
 
@@ -44,7 +45,7 @@ function webhooksSection() {
         post: {
           operationId: `webhook_${event.replace('.', '_')}`,
           summary: `${event}${(optInWebhookEvents as readonly string[]).includes(event) ? ' (opt-in)' : ''}`,
-          description: `${(optInWebhookEvents as readonly string[]).includes(event) ? 'Opt-in. ' : ''}${webhookEventMeaning[event].en} Sent to the charge's \`webhook_url\`; any 2xx acknowledges it, anything else is retried after ${retrySchedule}; 410 stops the retries.`,
+          description: `${(optInWebhookEvents as readonly string[]).includes(event) ? 'Opt-in. ' : ''}${catalogues.en.docs.eventMeaning[event]} Sent to the charge's \`webhook_url\`; any 2xx acknowledges it, anything else is retried after ${retrySchedule}; 410 stops the retries.`,
           tags: ['webhooks'],
           security: [],
           parameters: signatureHeaders.map(([name, description]) => ({ in: 'header', name, required: !name.startsWith('X-') && name !== 'webhook-signature', description, schema: { type: 'string' } })),

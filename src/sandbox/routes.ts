@@ -19,7 +19,8 @@ import type { FakeEulen } from './fake-eulen.ts'
 import type { FakeTicker } from './fake-ticker.ts'
 import type { Outbox } from './outbox.ts'
 import { documentAudience } from '../http/openapi.ts'
-import { ChargeRecord, ErrorBody, QuoteValue } from '../http/schemas.ts'
+import { ChargeRecord } from '../contract/api.ts'
+import { ErrorBody, QuoteValue } from '../http/schemas.ts'
 import { toChargeRecord } from '../app/get-charge.ts'
 
 /** What sandbox mode adds to the service: the fake provider, the movable clock, the outbox, the fake tickers. */

@@ -1,6 +1,6 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
-import type { ChargeStatus, HoldReason, WebhookEventName } from '../domain/charge.ts'
+import type { ChargeStatus, HoldReason, WebhookEventName, WebhookEventState } from '../domain/charge.ts'
 import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
@@ -212,8 +212,6 @@ export type ProviderSweepsTable = {
   cursor_at: Date | null
   span_ms: number
 }
-
-export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'gone'
 
 export type WebhookEventsTable = {
   id: string

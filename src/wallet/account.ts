@@ -1,6 +1,7 @@
 // What the Wallet shows and does for a signed-in owner, through the service's own use cases:
 // the identity purchase is a charge made by create-charge; the token comes from issue-token.
-import { createCharge, type ChargeCreated, type CreateChargeDeps } from '../app/create-charge.ts'
+import { createCharge, type CreateChargeDeps } from '../app/create-charge.ts'
+import type { ChargeCreated } from '../contract/api.ts'
 import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { chargePage, parseStatusFilter } from '../app/list-charges.ts'
 import { DomainError } from '../domain/errors.ts'

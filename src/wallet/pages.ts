@@ -1,26 +1,32 @@
-// The Wallet's HTML: server-rendered, every value escaped, no inline script or style (the CSP
-// forbids them), forms that work without JavaScript. wallet.js only adds copy buttons and status
-// refresh.
-import { chargeStatuses, type ChargeStatus } from '../domain/charge.ts'
+// The Wallet's HTML: server-rendered through the one template (html/template.ts: every value
+// escaped), no inline script or style (the CSP forbids them), forms that work without JavaScript.
+// wallet.js only adds copy buttons and status refresh. Every text comes from the catalogue.
+import { chargeStatuses, type ChargeStatus, type WebhookEventState } from '../domain/charge.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
-import { statusLabel, translate, type Lang, type MessageKey } from './i18n.ts'
+import { html, href, type Html } from '../html/template.ts'
+import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+type Page = { lang: Lang; csrf: string }
+type Layout = Page & { title: WalletKey; signedIn: boolean }
+
+function texts(lang: Lang) {
+  return (key: WalletKey, values: Record<string, string> = {}) => translate(lang, key, values)
 }
-
-type Page = { lang: Lang; title: MessageKey; csrf: string; signedIn: boolean }
 
 function when(lang: Lang, date: Date | null): string {
-  if (date === null) return translate(lang, 'never')
-  return new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' }).format(date)
+  return date === null ? translate(lang, 'never') : formatDateTime(lang, date)
 }
 
-function layout(page: Page, body: string): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
+/** A moment as a <time>: the São Paulo reading for people, the exact instant for machines. */
+function time(lang: Lang, date: Date): Html {
+  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date)}</time>`
+}
+
+function layout(page: Layout, body: Html): string {
+  const t = texts(page.lang)
   const other = page.lang === 'en' ? 'pt-BR' : 'en'
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="${page.lang}">
 <head>
 <meta charset="utf-8">
@@ -33,25 +39,25 @@ function layout(page: Page, body: string): string {
 <header class="top">
   <a class="brand" href="/wallet">Pix · ${t('title')}</a>
   <nav aria-label="${t('nav')}">
-    ${page.signedIn ? `<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>` : ''}
-    <a href="/wallet/lang/${other}" lang="${other}">${t('language')}</a>
-    ${page.signedIn ? `<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>` : ''}
+    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
+    <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
+    ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}
   </nav>
 </header>
 <main>
 ${body}
 </main>
 </body>
-</html>`
+</html>`.toString()
 }
 
-function csrfField(csrf: string): string {
-  return `<input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">`
+function csrfField(csrf: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${csrf}">`
 }
 
-export function signInPage(page: Omit<Page, 'title' | 'signedIn'>): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: 'signInTitle', signedIn: false }, `
+export function signInPage(page: Page): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'signInTitle', signedIn: false }, html`
 <h1>${t('signInTitle')}</h1>
 <p>${t('signInLead')}</p>
 <form method="post" action="/wallet/sign-in" class="card">
@@ -62,9 +68,9 @@ export function signInPage(page: Omit<Page, 'title' | 'signedIn'>): string {
 <p>${t('noAccount')} <a href="/wallet/sign-up">${t('signUpLink')}</a></p>`)
 }
 
-export function signUpPage(page: Omit<Page, 'title' | 'signedIn'>): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: 'signUpTitle', signedIn: false }, `
+export function signUpPage(page: Page): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'signUpTitle', signedIn: false }, html`
 <h1>${t('signUpTitle')}</h1>
 <p>${t('signUpLead')}</p>
 <form method="post" action="/wallet/sign-up" class="card">
@@ -77,15 +83,15 @@ export function signUpPage(page: Omit<Page, 'title' | 'signedIn'>): string {
 <p>${t('haveAccount')} <a href="/wallet">${t('signInLink')}</a></p>`)
 }
 
-export function codePage(page: Omit<Page, 'title' | 'signedIn'>, email: string, mailFailing: boolean): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: 'codeTitle', signedIn: false }, `
+export function codePage(page: Page, email: string, mailFailing: boolean): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'codeTitle', signedIn: false }, html`
 <h1>${t('codeTitle')}</h1>
-<p>${escapeHtml(translate(page.lang, 'codeSent', { email }))}</p>${mailFailing ? `
-<p class="guidance" role="status" data-code="mail_failing">${t('mailFailing')}</p>` : ''}
+<p>${t('codeSent', { email })}</p>${mailFailing && html`
+<p class="guidance" role="status" data-code="mail_failing">${t('mailFailing')}</p>`}
 <form method="post" action="/wallet/code" class="card">
   ${csrfField(page.csrf)}
-  <input type="hidden" name="email" value="${escapeHtml(email)}">
+  <input type="hidden" name="email" value="${email}">
   <label>${t('code')}<input type="text" name="code" required inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code"></label>
   <button type="submit">${t('confirm')}</button>
 </form>
@@ -105,29 +111,28 @@ export type Overview = {
 const formats = { DEPIX: formatBrl, BTC: formatBtc, USDt: formatUsdt } as const
 
 /** What the Wallet says of the account's current token: never its value. */
-function currentToken(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview): string {
-  const t = (key: MessageKey, values: Record<string, string> = {}) => escapeHtml(translate(page.lang, key, values))
+function currentToken(lang: Lang, overview: Overview): Html {
+  const t = texts(lang)
   return overview.token
-    ? `<p>${t('tokenCurrent', { last4: overview.token.last4 ?? '····', created: when(page.lang, overview.token.createdAt), lastUsed: when(page.lang, overview.token.lastUsedAt) })}</p>`
-    : `<p>${t('tokenNone')}</p>`
+    ? html`<p>${t('tokenCurrent', { last4: overview.token.last4 ?? '····', created: when(lang, overview.token.createdAt), lastUsed: when(lang, overview.token.lastUsedAt) })}</p>`
+    : html`<p>${t('tokenNone')}</p>`
 }
 
-export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview, supportEmail: string, tokenNonce: string): string {
-  const t = (key: MessageKey, values: Record<string, string> = {}) => escapeHtml(translate(page.lang, key, values))
-  const rows = (['DEPIX', 'BTC', 'USDt'] as const)
-    .map((currency) => `<tr><th scope="row">${currency}</th><td>${escapeHtml(formats[currency](overview.available[currency]))}</td><td>${escapeHtml(formats[currency](overview.held[currency]))}</td></tr>`)
-    .join('')
+export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string): string {
+  const t = texts(page.lang)
+  const rows = (['DEPIX', 'BTC', 'USDt'] as const).map(
+    (currency) => html`<tr><th scope="row">${currency}</th><td>${formats[currency](overview.available[currency])}</td><td>${formats[currency](overview.held[currency])}</td></tr>`,
+  )
   const taxNumber = overview.ownerTaxNumber === null ? '' : maskTaxNumber(overview.ownerTaxNumber)
   const identity =
     overview.kyc === 'verified'
-      ? `<p class="ok">${t('identityVerified', { euid: overview.euid ?? '' })}</p>`
+      ? html`<p class="ok">${t('identityVerified', { euid: overview.euid ?? '' })}</p>`
       : overview.kyc === 'unidentified'
-        ? `<p class="guidance" data-code="kyc_identity_unidentified">${t('identityUnidentified', { support: supportEmail })}</p>`
-        : `<p class="guidance" data-code="kyc_purchase_required">${t('identityNone', { taxNumber })}</p>`
-  const token = currentToken(page, overview)
+        ? html`<p class="guidance" data-code="kyc_identity_unidentified">${t('identityUnidentified', { support: supportEmail })}</p>`
+        : html`<p class="guidance" data-code="kyc_purchase_required">${t('identityNone', { taxNumber })}</p>`
   const canIssue = overview.kyc === 'verified'
-  return layout({ ...page, title: 'account', signedIn: true }, `
-<h1>${escapeHtml(overview.email)}</h1>
+  return layout({ ...page, title: 'account', signedIn: true }, html`
+<h1>${overview.email}</h1>
 <section aria-labelledby="balances"><h2 id="balances">${t('balances')}</h2>
 <table><thead><tr><th scope="col">${t('currency')}</th><th scope="col">${t('available')}</th><th scope="col">${t('held')}</th></tr></thead><tbody>${rows}</tbody></table>
 </section>
@@ -141,106 +146,111 @@ export function dashboardPage(page: Omit<Page, 'title' | 'signedIn'>, overview: 
 </form>
 </section>
 <section aria-labelledby="token"><h2 id="token">${t('tokenTitle')}</h2>
-${token}
+${currentToken(page.lang, overview)}
 <form method="post" action="/wallet/token" class="card">
   ${csrfField(page.csrf)}
-  <input type="hidden" name="nonce" value="${escapeHtml(tokenNonce)}">
-  <label class="check"><input type="checkbox" name="confirm" value="yes" required ${canIssue ? '' : 'disabled'}> ${t('tokenConfirm')}</label>
-  <button type="submit" ${canIssue ? '' : 'disabled'}>${t('newToken')}</button>
+  <input type="hidden" name="nonce" value="${tokenNonce}">
+  <label class="check"><input type="checkbox" name="confirm" value="yes" required ${!canIssue && 'disabled'}> ${t('tokenConfirm')}</label>
+  <button type="submit" ${!canIssue && 'disabled'}>${t('newToken')}</button>
 </form>
 </section>`)
 }
 
 export type PurchaseView = { id: string; status: ChargeStatus; qrCopyPaste: string; qrImageUrl: string; expiresAt: Date; valueCents: number; ownerTaxNumber: string }
 
-export function purchasePage(page: Omit<Page, 'title' | 'signedIn'>, purchase: PurchaseView, sandbox: boolean): string {
-  const t = (key: MessageKey, values: Record<string, string> = {}) => escapeHtml(translate(page.lang, key, values))
+export function purchasePage(page: Page, purchase: PurchaseView, sandbox: boolean): string {
+  const t = texts(page.lang)
   const waiting = purchase.status === 'waiting_payment'
-  return layout({ ...page, title: 'purchaseTitle', signedIn: true }, `
-<h1>${t('purchaseTitle')} · ${escapeHtml(formatBrl(purchase.valueCents))}</h1>
+  const path = `/wallet/purchases/${encodeURIComponent(purchase.id)}`
+  return layout({ ...page, title: 'purchaseTitle', signedIn: true }, html`
+<h1>${t('purchaseTitle')} · ${formatBrl(purchase.valueCents)}</h1>
 <p>${t('purchaseLead', { taxNumber: maskTaxNumber(purchase.ownerTaxNumber) })}</p>
 <div class="purchase">
-  <img src="${escapeHtml(purchase.qrImageUrl)}" alt="${t('qrAlt')}" width="240" height="240">
+  <img src="${href(purchase.qrImageUrl)}" alt="${t('qrAlt')}" width="240" height="240">
   <div>
     <label for="copy-paste">${t('copyPaste')}</label>
-    <textarea id="copy-paste" readonly rows="4">${escapeHtml(purchase.qrCopyPaste)}</textarea>
+    <textarea id="copy-paste" readonly rows="4">${purchase.qrCopyPaste}</textarea>
     <button type="button" data-copy="copy-paste" data-copied="${t('copied')}" hidden>${t('copy')}</button>
     <dl>
-      <dt>${t('expiresAt')}</dt><dd><time datetime="${purchase.expiresAt.toISOString()}">${escapeHtml(when(page.lang, purchase.expiresAt))}</time></dd>
-      <dt>${t('status')}</dt><dd><output id="status" data-status="${purchase.status}" data-poll="/wallet/purchases/${purchase.id}/status">${escapeHtml(statusLabel(page.lang, purchase.status))}</output></dd>
+      <dt>${t('expiresAt')}</dt><dd>${time(page.lang, purchase.expiresAt)}</dd>
+      <dt>${t('status')}</dt><dd><output id="status" data-status="${purchase.status}" data-poll="${href(`${path}/status`)}">${statusLabel(page.lang, purchase.status)}</output></dd>
     </dl>
-    <p><a href="/wallet/purchases/${purchase.id}">${t('refresh')}</a> · <a href="/wallet">${t('backToWallet')}</a></p>
-    ${sandbox && waiting ? `<form method="post" action="/wallet/purchases/${purchase.id}/simulate">${csrfField(page.csrf)}<button type="submit">${t('simulate')}</button></form>` : ''}
+    <p><a href="${href(path)}">${t('refresh')}</a> · <a href="/wallet">${t('backToWallet')}</a></p>
+    ${sandbox && waiting && html`<form method="post" action="${href(`${path}/simulate`)}">${csrfField(page.csrf)}<button type="submit">${t('simulate')}</button></form>`}
   </div>
 </div>`)
 }
 
-export function tokenPage(page: Omit<Page, 'title' | 'signedIn'>, token: string): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: 'tokenShownTitle', signedIn: true }, `
+export function tokenPage(page: Page, token: string): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'tokenShownTitle', signedIn: true }, html`
 <h1>${t('tokenShownTitle')}</h1>
 <p class="guidance">${t('tokenShownLead')}</p>
 <label for="token">${t('tokenTitle')}</label>
-<input id="token" class="token" type="text" readonly value="${escapeHtml(token)}">
+<input id="token" class="token" type="text" readonly value="${token}">
 <button type="button" data-copy="token" data-copied="${t('copied')}" hidden>${t('copy')}</button>
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }
 
 /** The token page read again (a reload, the back button): the token was shown once, and is not shown again. */
-export function tokenShownPage(page: Omit<Page, 'title' | 'signedIn'>, overview: Overview): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: 'tokenAlreadyShownTitle', signedIn: true }, `
+export function tokenShownPage(page: Page, overview: Overview): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'tokenAlreadyShownTitle', signedIn: true }, html`
 <h1>${t('tokenAlreadyShownTitle')}</h1>
 <p class="guidance" role="status">${t('tokenAlreadyShown')}</p>
-${currentToken(page, overview)}
+${currentToken(page.lang, overview)}
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }
 
 export type ChargeRow = { id: string; status: ChargeStatus; valueCents: number; createdAt: Date; role: 'received' | 'asMerchant' | 'identityPurchase' }
 
-export function chargesPage(page: Omit<Page, 'title' | 'signedIn'>, rows: ChargeRow[], filter: ChargeStatus | null, nextHref: string | null): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  const options = [`<option value="">${t('allStatuses')}</option>`]
-    .concat(chargeStatuses.map((status) => `<option value="${status}" ${status === filter ? 'selected' : ''}>${status}</option>`))
-    .join('')
+export function chargesPage(page: Page, rows: ChargeRow[], filter: ChargeStatus | null, nextHref: string | null): string {
+  const t = texts(page.lang)
+  const options = chargeStatuses.map((status) => html`<option value="${status}" ${status === filter && 'selected'}>${statusLabel(page.lang, status)}</option>`)
   const body = rows.length === 0
-    ? `<p>${t('noCharges')}</p>`
-    : `<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('role')}</th><th scope="col">id</th></tr></thead><tbody>${rows
-        .map((row) => `<tr><td>${escapeHtml(when(page.lang, row.createdAt))}</td><td>${escapeHtml(formatBrl(row.valueCents))}</td><td>${escapeHtml(statusLabel(page.lang, row.status))}<br><code>${row.status}</code></td><td>${t(row.role)}</td><td><code class="id">${row.id}</code></td></tr>`)
-        .join('')}</tbody></table>`
-  return layout({ ...page, title: 'charges', signedIn: true }, `
+    ? html`<p>${t('noCharges')}</p>`
+    : html`<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('role')}</th><th scope="col">id</th></tr></thead><tbody>${rows.map(
+        (row) => html`<tr><td>${time(page.lang, row.createdAt)}</td><td>${formatBrl(row.valueCents)}</td><td>${statusLabel(page.lang, row.status)}<br><code>${row.status}</code></td><td>${t(row.role)}</td><td><code class="id">${row.id}</code></td></tr>`,
+      )}</tbody></table>`
+  return layout({ ...page, title: 'charges', signedIn: true }, html`
 <h1>${t('charges')}</h1>
 <p>${t('chargesLead')}</p>
 <form method="get" action="/wallet/charges" class="card row">
-  <label>${t('status')}<select name="status">${options}</select></label>
+  <label>${t('status')}<select name="status"><option value="">${t('allStatuses')}</option>${options}</select></label>
   <button type="submit">${t('filter')}</button>
 </form>
 ${body}
-${nextHref ? `<p><a href="${escapeHtml(nextHref)}" rel="next">${t('next')}</a></p>` : ''}`)
+${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next')}</a></p>`}`)
 }
 
-export type DeliveryRow = { id: string; paymentId: string; event: string; state: string; attempts: Array<{ at: string; statusCode: number | null; error: string | null }> }
+export type DeliveryRow = {
+  id: string
+  paymentId: string
+  event: string
+  state: WebhookEventState
+  attempts: Array<{ at: Date; statusCode: number | null; error: string | null }>
+}
 
-export function deliveriesPage(page: Omit<Page, 'title' | 'signedIn'>, rows: DeliveryRow[], queued: boolean): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
+export function deliveriesPage(page: Page, rows: DeliveryRow[], queued: boolean): string {
+  const t = texts(page.lang)
+  const attempts = (row: DeliveryRow) =>
+    row.attempts.map((attempt) => html`<li>${time(page.lang, attempt.at)}: ${attempt.statusCode ?? '—'}${attempt.error !== null && html` (${attempt.error})`}</li>`)
   const body = rows.length === 0
-    ? `<p>${t('noDeliveries')}</p>`
-    : `<table><thead><tr><th scope="col">${t('event')}</th><th scope="col">${t('status')}</th><th scope="col">${t('attempts')}</th><th scope="col"></th></tr></thead><tbody>${rows
-        .map((row) => `<tr><td><code>${escapeHtml(row.event)}</code><br><code class="id">${row.paymentId}</code></td><td><code>${escapeHtml(row.state)}</code></td><td><ul class="attempts">${row.attempts
-          .map((attempt) => `<li>${escapeHtml(attempt.at)}: ${attempt.statusCode ?? '—'}${attempt.error ? ` (${escapeHtml(attempt.error)})` : ''}</li>`)
-          .join('')}</ul></td><td><form method="post" action="/wallet/deliveries/${escapeHtml(row.id)}/redeliver">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form></td></tr>`)
-        .join('')}</tbody></table>`
-  return layout({ ...page, title: 'deliveries', signedIn: true }, `
+    ? html`<p>${t('noDeliveries')}</p>`
+    : html`<table><thead><tr><th scope="col">${t('event')}</th><th scope="col">${t('status')}</th><th scope="col">${t('attempts')}</th><th scope="col"></th></tr></thead><tbody>${rows.map(
+        (row) => html`<tr><td><code>${row.event}</code><br><code class="id">${row.paymentId}</code></td><td>${deliveryStateLabel(page.lang, row.state)}<br><code>${row.state}</code></td><td><ul class="attempts">${attempts(row)}</ul></td><td><form method="post" action="${href(`/wallet/deliveries/${encodeURIComponent(row.id)}/redeliver`)}">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form></td></tr>`,
+      )}</tbody></table>`
+  return layout({ ...page, title: 'deliveries', signedIn: true }, html`
 <h1>${t('deliveries')}</h1>
 <p>${t('deliveriesLead')}</p>
-${queued ? `<p class="ok" role="status">${t('redeliverQueued')}</p>` : ''}
+${queued && html`<p class="ok" role="status">${t('redeliverQueued')}</p>`}
 ${body}`)
 }
 
-export function errorPage(page: Omit<Page, 'title'>, message: string, code: string, csrfFailure: boolean): string {
-  const t = (key: MessageKey) => escapeHtml(translate(page.lang, key))
-  return layout({ ...page, title: csrfFailure ? 'csrfTitle' : 'errorTitle' }, `
+export function errorPage(page: Page & { signedIn: boolean }, message: string, code: string, csrfFailure: boolean): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: csrfFailure ? 'csrfTitle' : 'errorTitle' }, html`
 <h1>${csrfFailure ? t('csrfTitle') : t('errorTitle')}</h1>
-<p class="error" data-code="${escapeHtml(code)}">${escapeHtml(csrfFailure ? translate(page.lang, 'csrfText') : message)}</p>
+<p class="error" data-code="${code}">${csrfFailure ? t('csrfText') : message}</p>
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }

@@ -11,13 +11,12 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
-import { errorText } from '../i18n/errors.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
 import { createChargeDeps, type RouteDeps } from '../http/deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
-import { langOf, statusLabel, translate, type Lang } from './i18n.ts'
+import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
 import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from './session-store.ts'
@@ -118,7 +117,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
       // No session to hold a token (the request failed before it was read): the page has no forms.
     }
     const lang = langFor(request)
-    const message = mapped.localized ? mapped.message : errorText(mapped.code, lang)
+    const message = mapped.localized && mapped.detail !== undefined ? mapped.detail : errorText(mapped.code, lang)
     return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure), mapped.status)
   })
 
@@ -248,7 +247,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { deliveries } = await listWebhookDeliveries(deps, { merchantAccountId: accountOf(request)!, chargeId: null })
     const rows = deliveries.map((delivery) => ({
       id: delivery.id, paymentId: delivery.payment_id, event: delivery.event, state: delivery.state,
-      attempts: delivery.attempt_log.map((attempt) => ({ at: attempt.at, statusCode: attempt.status_code, error: attempt.error })),
+      attempts: delivery.attempt_log.map((attempt) => ({ at: new Date(attempt.at), statusCode: attempt.status_code, error: attempt.error })),
     }))
     return html(reply, deliveriesPage(pageOf(request, reply), rows, request.query.queued === '1'))
   })

@@ -8,7 +8,7 @@ import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Store } from '../store/store.ts'
-import { translate, type Lang } from './i18n.ts'
+import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 
 export const CODE_VALIDITY_MS = 10 * 60 * 1000
 export const MAX_WRONG_TRIES = 5
@@ -70,7 +70,7 @@ export async function sendCode(
     const mailId = await store.mail.queue({
       codeId,
       to: request.email,
-      sealed: deps.mailSeal.seal({ to: request.email, subject: translate(request.lang, 'codeMailSubject', { code }), text: translate(request.lang, 'codeMailText', { code }), code }),
+      sealed: deps.mailSeal.seal({ to: request.email, subject: fill(catalogues[request.lang].mail.codeSubject, { code }), text: fill(catalogues[request.lang].mail.codeText, { code }), code }),
       now,
       sendBefore: expiresAt,
     })

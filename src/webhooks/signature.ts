@@ -1,17 +1,9 @@
 // Merchant webhook body and signatures (spec section 6, decisions section 7).
 import { createHmac } from 'node:crypto'
-import type { WebhookEventName } from '../domain/charge.ts'
+import { WebhookBody } from '../contract/api.ts'
 
-export type WebhookBody = {
-  payment_id: string
-  email: string
-  value_in_cents: number
-  /** What the payer paid, as the provider reported it (decisions 14); null before payment. */
-  paid_in_cents: number | null
-  payer_euid: string | null
-  event: WebhookEventName
-  status: string
-}
+/** The body's key order is the schema's. */
+const bodyKeys = Object.keys(WebhookBody.properties) as Array<keyof WebhookBody>
 
 /**
  * Compact JSON with every non-ASCII character escaped as \uXXXX, in a fixed key order, so a
@@ -19,15 +11,7 @@ export type WebhookBody = {
  * json.dumps(body, separators=(',', ':')) compute the same bytes.
  */
 export function serializeWebhookBody(body: WebhookBody): string {
-  const ordered = {
-    payment_id: body.payment_id,
-    email: body.email,
-    value_in_cents: body.value_in_cents,
-    paid_in_cents: body.paid_in_cents,
-    payer_euid: body.payer_euid,
-    event: body.event,
-    status: body.status,
-  }
+  const ordered = Object.fromEntries(bodyKeys.map((key) => [key, body[key]]))
   return JSON.stringify(ordered).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 

@@ -133,6 +133,9 @@ test('the Python webhook snippet on /docs verifies a real delivery, with plain a
   }
 })
 
+/** What a browser shows of escaped text: the named entities the template writes, and numeric ones. */
 function unescapeHtml(html: string): string {
-  return html.replace(/&(amp|lt|gt|quot);/g, (_entity, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[name]!)
+  return html.replace(/&(amp|lt|gt|quot|#\d+);/g, (_entity, name: string) =>
+    name.startsWith('#') ? String.fromCharCode(Number(name.slice(1))) : ({ amp: '&', lt: '<', gt: '>', quot: '"' })[name]!,
+  )
 }

@@ -249,7 +249,15 @@ test('an e-mail a merchant\'s charge created is claimed, not duplicated; an owne
 
   const bad = walletClient(service)
   await bad.get('/wallet/sign-up')
-  assert.equal((await bad.post('/wallet/sign-up', { email: 'x@example.com', name: 'Ana Maria', tax_number: '11111111111' })).headers['x-error-code'], 'tax_number_invalid')
+  const refusedPt = await bad.post('/wallet/sign-up', { email: 'x@example.com', name: 'Ana Maria', tax_number: '11111111111' })
+  assert.equal(refusedPt.headers['x-error-code'], 'tax_number_invalid')
+  // Issue 22 (point 2): the error reads in the page's language, from the catalogue.
+  assert.match(refusedPt.html, /<h1>Algo não deu certo<\/h1>\s*<p class="error" data-code="tax_number_invalid">tax_number deve ser um CPF \(11 dígitos\) ou CNPJ \(14 caracteres\) válido\.<\/p>/)
+  await bad.get('/wallet/lang/en')
+  await bad.get('/wallet/sign-up')
+  const refusedEn = await bad.post('/wallet/sign-up', { email: 'x@example.com', name: 'Ana Maria', tax_number: '11111111111' })
+  assert.match(refusedEn.html, /<h1>Something went wrong<\/h1>\s*<p class="error" data-code="tax_number_invalid">tax_number must be a valid CPF/)
+  await bad.get('/wallet/lang/pt-BR')
   await bad.get('/wallet/sign-up')
   assert.equal((await bad.post('/wallet/sign-up', { email: 'x@example.com', name: 'Ana', tax_number: generateCpf() })).headers['x-error-code'], 'name_invalid')
 })
@@ -278,6 +286,12 @@ test('charges (received and as merchant) newest first, paginated and filtered; d
 
   const deliveries = await client.get('/wallet/deliveries')
   assert.equal([...deliveries.html.matchAll(/>Reenviar</g)].length, 2)
+  // Issue 22 (point 2): states and attempt times read in the page's language and São Paulo time, not as codes and UTC.
+  const attempt = /<li><time datetime="([^"]+)">([^<]+)<\/time>/.exec(deliveries.html)!
+  const saoPaulo = new Date(new Date(attempt[1]!).getTime() - 3 * 3600_000).toISOString()
+  assert.equal(attempt[2], `${saoPaulo.slice(8, 10)}/${saoPaulo.slice(5, 7)}/${saoPaulo.slice(0, 4)}, ${saoPaulo.slice(11, 19)}`)
+  assert.match(deliveries.html, /<td>Enviando<br><code>pending<\/code>/)
+  assert.doesNotMatch(deliveries.html.replaceAll(/datetime="[^"]+"/g, ''), /\d{4}-\d\d-\d\dT/)
   const eventId = /action="\/wallet\/deliveries\/(msg_[0-9a-f]+)\/redeliver"/.exec(deliveries.html)![1]!
   const redelivered = await client.post(`/wallet/deliveries/${eventId}/redeliver`)
   assert.equal(redelivered.location, '/wallet/deliveries?queued=1')

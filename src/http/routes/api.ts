@@ -15,23 +15,8 @@ import { createChargeDeps, type RouteDeps } from '../deps.ts'
 import { createAddressWindows } from '../address-windows.ts'
 import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
-import {
-  BalanceRecord,
-  ChargeCreated,
-  ChargeRecord,
-  CreatePaymentBody,
-  createPaymentErrors,
-  deliveryErrors,
-  readErrors,
-  PaymentIdParams,
-  qrErrors,
-  RedeliveryAccepted,
-  PaymentList,
-  PaymentListQuery,
-  QrFileParams,
-  WebhookDeliveries,
-  createPaymentFieldCodes,
-} from '../schemas.ts'
+import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
+import { CreatePaymentBody, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

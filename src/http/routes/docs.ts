@@ -2,10 +2,11 @@
 // validate requests, and /docs, the page every error's docs_url points to.
 import type { FastifyPluginAsync } from 'fastify'
 import type { AppDeps } from '../deps.ts'
-import { docsLanguageFor, docsLanguages, renderDocs } from '../docs-page.ts'
+import { langs } from '../../i18n/catalogue.ts'
+import { docsLanguageFor, renderDocs } from '../docs-page.ts'
 
 export const docsRoutes: FastifyPluginAsync<Pick<AppDeps, 'config'>> = async (app, deps) => {
-  const pages = Object.fromEntries(docsLanguages.map((lang) => [lang, renderDocs(lang, deps.config)]))
+  const pages = Object.fromEntries(langs.map((lang) => [lang, renderDocs(lang, deps.config)]))
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get<{ Querystring: { lang?: string } }>('/docs', { schema: { hide: true } }, async (request, reply) => {
     const lang = docsLanguageFor(request.query.lang, request.headers['accept-language'])

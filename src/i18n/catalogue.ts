@@ -1,0 +1,51 @@
+// The languages the service speaks and the way texts are read from them: one catalogue per
+// language (pt-BR.ts, en.ts), Portuguese unless English is asked for.
+import type { ChargeStatus, WebhookEventState } from '../domain/charge.ts'
+import type { ErrorCode } from '../domain/errors.ts'
+import { en } from './en.ts'
+import { ptBR, type Catalogue } from './pt-BR.ts'
+
+export type { Catalogue }
+export const langs = ['pt-BR', 'en'] as const
+export type Lang = (typeof langs)[number]
+
+export const catalogues: Record<Lang, Catalogue> = { 'pt-BR': ptBR, en }
+
+/** `{name}` in a text, replaced by its value; a placeholder without a value stays as it is. */
+export function fill(text: string, values: Record<string, string> = {}): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole)
+}
+
+export type WalletKey = keyof Catalogue['wallet']
+
+export function translate(lang: Lang, key: WalletKey, values: Record<string, string> = {}): string {
+  return fill(catalogues[lang].wallet[key], values)
+}
+
+export function statusLabel(lang: Lang, status: ChargeStatus): string {
+  return catalogues[lang].statuses[status]
+}
+
+export function deliveryStateLabel(lang: Lang, state: WebhookEventState): string {
+  return catalogues[lang].deliveryStates[state]
+}
+
+/** What an error code says to a person; the API's `error` field is the English one. */
+export function errorText(code: ErrorCode, lang: Lang): string {
+  return catalogues[lang].errors[code]
+}
+
+const dateTimeFormats: Record<Lang, Intl.DateTimeFormat> = {
+  'pt-BR': new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),
+  en: new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),
+}
+
+/** A moment as people in Brazil read it: São Paulo time, in the page's language. */
+export function formatDateTime(lang: Lang, date: Date): string {
+  return dateTimeFormats[lang].format(date)
+}
+
+/** Portuguese unless English was asked for (the language link's cookie, or ?lang=en). */
+export function langOf(choice: string | undefined): Lang {
+  return choice === 'en' ? 'en' : 'pt-BR'
+}
