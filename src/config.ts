@@ -1,9 +1,11 @@
-// Every environment variable the service reads, parsed and validated in one place.
+// Every environment variable the service reads, declared once in `environment`; the README's
+// configuration table is generated from the same declarations (npm run docs:config).
+import { custom, httpUrl, integer, modes, onOff, oneOf, parseEnvironment, text, url, type Env, type Mode } from './config-schema.ts'
 import { defaultPayerLadder, parseLadder, type LadderStep } from './domain/payer-limits.ts'
 import { DEFAULT_QUOTE_BAND_PERCENT } from './domain/quotes.ts'
 import { parsePriceSource, type PriceFormat } from './prices/ticker.ts'
 
-export type Mode = 'sandbox' | 'production'
+export { ConfigError, type Mode } from './config-schema.ts'
 
 export type Config = {
   mode: Mode
@@ -57,128 +59,186 @@ export type Config = {
   smtpTimeoutMs: number
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-type Env = Record<string, string | undefined>
-
-function nonEmpty(env: Env, name: string): string | null {
-  const value = env[name]?.trim()
-  return value ? value : null
-}
-
-function positiveInteger(env: Env, name: string, fallback: number): number {
-  const raw = nonEmpty(env, name)
-  if (raw === null) return fallback
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
-  return Number(raw)
-}
-
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = nonEmpty(env, name)
-  if (raw === null) return fallback
-  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be "on" or "off", got "${raw}"`)
-  return raw === 'on'
-}
-
 /** A price source: a URL in Binance's ticker format, or "mercadobitcoin:<url>". */
-function priceSource(name: string, value: string): { format: PriceFormat; url: string } {
+function priceSource(value: string): { format: PriceFormat; url: string } {
   const source = parsePriceSource(value)
-  return { format: source.format, url: absoluteUrl(name, source.url) }
+  return { format: source.format, url: httpUrl(source.url) }
 }
 
-function absoluteUrl(name: string, value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`${name} must be an absolute URL, got "${value}"`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be http(s)`)
-  return value.replace(/\/+$/, '')
+// Calls made from jobs stay well under the job runner's 60 s lease, or a slow one would be taken
+// over by another worker and made twice.
+const JOB_CALL_MAX_MS = 30_000
+// Five minutes is far beyond what a request of at most a megabyte needs; more only holds sockets for slow clients.
+const HTTP_TIMEOUT_MAX_MS = 300_000
+
+/** In README order: the table is generated from it. */
+export const environment = {
+  // 0 lets the system choose a free port, which the tests and the benchmarks use.
+  PORT: integer({ default: 8080, minimum: 0, maximum: 65_535, description: 'HTTP port' }),
+  HOST: text({ default: '0.0.0.0', description: 'Interface to listen on' }),
+  BASE_URL: url({
+    derive: (lookup) => `http://localhost:${lookup('PORT')}`,
+    documentedDefault: '`http://localhost:$PORT`',
+    description: 'Public base address; used in `qrImageUrl` and `docs_url`',
+  }),
+  MODE: oneOf(modes, { default: 'sandbox', description: '`sandbox` (fake provider, `/sandbox` controls) or `production`' }),
+  DATABASE_URL: text({ documentedDefault: 'unset', description: 'PostgreSQL URL; unset = embedded PGlite in `DATA_DIR` (one process at a time)' }),
+  DATA_DIR: text({ default: './data', description: 'Folder of the embedded database' }),
+  PROVIDER_URL: url({ requiredInProduction: true, documentedDefault: '–', description: 'Eulen API base, e.g. `https://depix.eulen.app/api`' }),
+  PROVIDER_TOKEN: text({ requiredInProduction: true, documentedDefault: '–', description: 'Eulen Bearer JWT' }),
+  PROVIDER_WEBHOOK_SECRET: text({ requiredInProduction: true, documentedDefault: '–', description: 'The `Authorization: Basic` secret registered for provider webhooks' }),
+  PROVIDER_TIMEOUT_MS: integer({ default: 10_000, minimum: 1, maximum: JOB_CALL_MAX_MS, description: 'Time-out of one provider call' }),
+  // Eulen refuses merchant charges without a delay; the sandbox's fake does only when asked to.
+  PROVIDER_DELAY_HOURS: integer({
+    derive: (lookup) => (lookup('MODE') === 'production' ? 24 : 0),
+    minimum: 0,
+    maximum: 720,
+    production: { minimum: 1 },
+    documentedDefault: '`24` in production, `0` in sandbox',
+    description: '`delayDepixInHours` sent on every merchant charge (Eulen requires a floor for merchants); the payment is `pending` until the provider delivers',
+  }),
+  SANDBOX_PROVIDER_MIN_DELAY_HOURS: integer({
+    default: 0,
+    minimum: 0,
+    maximum: 720,
+    description: "Makes the sandbox's fake provider refuse merchant charges below this delay, as Eulen does (520, no QR)",
+  }),
+  PRICE_SOURCE_URL: custom(priceSource, {
+    default: { format: 'binance', url: 'https://api.binance.com/api/v3/ticker/price' },
+    documentedDefault: '`https://api.binance.com/api/v3/ticker/price`',
+    description: "Public ticker for the BRL prices of BTC and USDt, asked at each confirmation: Binance's format (pairs `BTCBRL`, `USDTBRL`), or Mercado Bitcoin's as `mercadobitcoin:<url>` (`BTC-BRL`, `USDT-BRL`); the sandbox runs fakes of both",
+  }),
+  PRICE_CHECK_SOURCE_URL: custom(priceSource, {
+    documentedDefault: 'unset',
+    description: 'A second public ticker (same two formats) that checks the first: a price more than `QUOTE_BAND_PERCENT` away from it is not used. Recommended: without it, the first price after installation anchors the band',
+  }),
+  QUOTE_BAND_PERCENT: integer({
+    default: DEFAULT_QUOTE_BAND_PERCENT,
+    minimum: 1,
+    maximum: 50,
+    description: 'A fetched price more than this far from the last accepted one (or from the second source) is not used: the payment waits in `security_hold` (`quote_unavailable`)',
+  }),
+  QUOTE_MAX_AGE_SECONDS: integer({
+    default: 120,
+    minimum: 0,
+    maximum: 3_600,
+    description: 'When the ticker does not answer, its last price serves this long; after that a BTC/USDt payment waits in `security_hold` (`quote_unavailable`)',
+  }),
+  SUPPORT_EMAIL: text({ default: 'support@example.com', description: '`support_email` of every error body' }),
+  DOCS_URL: url({ derive: (lookup) => `${lookup('BASE_URL')}/docs`, documentedDefault: '`$BASE_URL/docs`', description: '`docs_url` of every error body' }),
+  OPS_TOKEN: text({ requiredInProduction: true, documentedDefault: 'generated in sandbox', description: 'Bearer token of the support operations' }),
+  PAYER_LIMIT_LADDER: custom(parseLadder, {
+    default: defaultPayerLadder,
+    documentedDefault: '`0:0:499.00,5:7:1000.00,15:30:2500.00,30:60:5000.00`',
+    description: 'Per-charge limit of an identified payer: `confirmed_payments:days_since_first:limit_brl` steps',
+  }),
+  BODY_LIMIT_BYTES: integer({ default: 16_384, minimum: 1_024, maximum: 1_048_576, description: 'Largest accepted request body (413 `body_too_large` above)' }),
+  TOKEN_CACHE_MS: integer({
+    default: 1_000,
+    minimum: 0,
+    maximum: 60_000,
+    description: 'How long an instance remembers a token row (0 = ask the database every time). A token replaced on another instance stops working within this time',
+  }),
+  WEBHOOK_TIMEOUT_MS: integer({ default: 15_000, minimum: 1, maximum: JOB_CALL_MAX_MS, description: 'Time-out of one merchant webhook attempt' }),
+  RATE_LIMIT_PER_MINUTE: integer({
+    default: 600,
+    minimum: 0,
+    maximum: 100_000,
+    description: 'Requests per minute per API token on `/api`, for the whole deployment (instances share it through the database); above it, 429 `rate_limited` with `Retry-After`. `0` switches it off. Counted after the token is authenticated: an unknown token costs no row (its failure counts against the address, in memory)',
+  }),
+  RATE_LIMIT_BURST: integer({
+    derive: (lookup) => Math.max(1, Math.ceil(Number(lookup('RATE_LIMIT_PER_MINUTE')) / 6)),
+    minimum: 1,
+    maximum: 100_000,
+    documentedDefault: 'a sixth of `RATE_LIMIT_PER_MINUTE`',
+    description: 'What a fresh or idle token may spend at once before the per-minute rate applies',
+  }),
+  AUTH_FAILURES_PER_MINUTE: integer({
+    default: 60,
+    minimum: 0,
+    maximum: 100_000,
+    description: 'Failed authentications (API token, operator token, provider webhook secret) per client address per minute; above it, 429 `rate_limited` with `Retry-After`. `0` switches it off',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: integer({
+    default: 10_000,
+    minimum: 1,
+    maximum: HTTP_TIMEOUT_MAX_MS,
+    description: 'Longest time to receive one whole request (headers and body); a slower client gets 408',
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: integer({ default: 5_000, minimum: 1, maximum: HTTP_TIMEOUT_MAX_MS, description: "Longest time to receive a request's headers" }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer({ default: 5_000, minimum: 1, maximum: HTTP_TIMEOUT_MAX_MS, description: 'How long an idle keep-alive connection is kept open' }),
+  SANDBOX_PROVIDER_REQUIRE_NAME: onOff({
+    default: true,
+    description: "The sandbox's fake provider refuses a `tax_number` it does not know sent without `payer_name` (400 `payer_name_required`), as Eulen does; `off` lets such charges through",
+  }),
+  SANDBOX_PROVIDER_LIMITS: onOff({
+    default: false,
+    documentedDefault: 'off',
+    description: "`on` makes the sandbox hold its provider calls to Eulen's published limits, as production always does (`/deposit` 15/min, burst 50; `/deposit-status` 60/min; `/ping` 1/min): a burst beyond them is 503 `provider_unavailable` with `Retry-After` instead of a provider ban",
+  }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
+  SMTP_URL: text({
+    requiredInProduction: true,
+    documentedDefault: '– (sandbox: the outbox)',
+    description: "SMTP server for the Wallet's sign-in codes, e.g. `smtp://user:pass@mail.example.com:587` (STARTTLS when offered) or `smtps://…:465`",
+  }),
+  MAIL_FROM: text({ requiredInProduction: true, default: 'Pix charge service <no-reply@localhost>', description: "Sender of the Wallet's mail" }),
+  SMTP_TIMEOUT_MS: integer({
+    default: 10_000,
+    minimum: 1,
+    maximum: JOB_CALL_MAX_MS,
+    description: 'Longest wait on the mail server (connection, greeting, each reply). Mail leaves from the job queue, so only the sending job waits, never a request; a message is retried until its code expires',
+  }),
+  // More hops than any real chain of proxies is a mistake, and would let clients pick their address.
+  TRUST_PROXY_HOPS: integer({
+    default: 0,
+    minimum: 0,
+    maximum: 10,
+    description: 'Proxies in front of the service whose `X-Forwarded-For`/`-Proto` are believed; set it behind a TLS-terminating proxy so the client address (rate limits) and https (Secure cookies) are right',
+  }),
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const modeRaw = nonEmpty(env, 'MODE') ?? 'sandbox'
-  if (modeRaw !== 'sandbox' && modeRaw !== 'production') {
-    throw new ConfigError(`MODE must be "sandbox" or "production", got "${modeRaw}"`)
-  }
-  const mode: Mode = modeRaw
-  const port = positiveInteger(env, 'PORT', 8080)
-  const baseUrl = absoluteUrl('BASE_URL', nonEmpty(env, 'BASE_URL') ?? `http://localhost:${port}`)
-  const providerUrl = nonEmpty(env, 'PROVIDER_URL')
-  const providerToken = nonEmpty(env, 'PROVIDER_TOKEN')
-  const providerWebhookSecret = nonEmpty(env, 'PROVIDER_WEBHOOK_SECRET')
-
-  if (mode === 'production') {
-    const missing = [
-      ['PROVIDER_URL', providerUrl],
-      ['PROVIDER_TOKEN', providerToken],
-      ['PROVIDER_WEBHOOK_SECRET', providerWebhookSecret],
-      ['OPS_TOKEN', nonEmpty(env, 'OPS_TOKEN')],
-      ['SMTP_URL', nonEmpty(env, 'SMTP_URL')],
-      ['MAIL_FROM', nonEmpty(env, 'MAIL_FROM')],
-    ]
-      .filter(([, value]) => value === null)
-      .map(([name]) => name)
-    if (missing.length > 0) {
-      throw new ConfigError(`production mode needs ${missing.join(', ')}; set them in the environment`)
-    }
-  }
-
-  const ladderText = nonEmpty(env, 'PAYER_LIMIT_LADDER')
-  let payerLadder: readonly LadderStep[] = defaultPayerLadder
-  if (ladderText !== null) {
-    try {
-      payerLadder = parseLadder(ladderText)
-    } catch (error) {
-      throw new ConfigError(`PAYER_LIMIT_LADDER: ${(error as Error).message}`)
-    }
-  }
-
+  const values = parseEnvironment(environment, env)
   return {
-    mode,
-    port,
-    host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
-    baseUrl,
-    databaseUrl: nonEmpty(env, 'DATABASE_URL'),
-    dataDir: nonEmpty(env, 'DATA_DIR') ?? './data',
-    providerUrl: providerUrl === null ? null : absoluteUrl('PROVIDER_URL', providerUrl),
-    providerToken,
-    providerWebhookSecret,
-    providerTimeoutMs: positiveInteger(env, 'PROVIDER_TIMEOUT_MS', 10_000),
-    supportEmail: nonEmpty(env, 'SUPPORT_EMAIL') ?? 'support@example.com',
-    docsUrl: nonEmpty(env, 'DOCS_URL') ?? `${baseUrl}/docs`,
-    opsToken: nonEmpty(env, 'OPS_TOKEN'),
-    payerLadder,
-    bodyLimitBytes: positiveInteger(env, 'BODY_LIMIT_BYTES', 16_384),
-    tokenCacheMs: positiveInteger(env, 'TOKEN_CACHE_MS', 1_000),
-    webhookTimeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-    rateLimitPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600),
-    rateLimitBurst: Math.max(1, positiveInteger(env, 'RATE_LIMIT_BURST', Math.ceil(positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600) / 6))),
-    priceSources: [
-      priceSource('PRICE_SOURCE_URL', nonEmpty(env, 'PRICE_SOURCE_URL') ?? 'https://api.binance.com/api/v3/ticker/price'),
-      ...(nonEmpty(env, 'PRICE_CHECK_SOURCE_URL') === null ? [] : [priceSource('PRICE_CHECK_SOURCE_URL', nonEmpty(env, 'PRICE_CHECK_SOURCE_URL')!)]),
-    ],
-    quoteBandPercent: positiveInteger(env, 'QUOTE_BAND_PERCENT', DEFAULT_QUOTE_BAND_PERCENT),
-    quoteMaxAgeMs: positiveInteger(env, 'QUOTE_MAX_AGE_SECONDS', 120) * 1000,
-    providerDelayHours: positiveInteger(env, 'PROVIDER_DELAY_HOURS', mode === 'production' ? 24 : 0),
-    sandboxMinimumDelayHours: positiveInteger(env, 'SANDBOX_PROVIDER_MIN_DELAY_HOURS', 0),
-    sandboxRequireName: onOff(env, 'SANDBOX_PROVIDER_REQUIRE_NAME', true),
-    authFailuresPerMinute: positiveInteger(env, 'AUTH_FAILURES_PER_MINUTE', 60),
+    mode: values.MODE,
+    port: values.PORT,
+    host: values.HOST,
+    baseUrl: values.BASE_URL,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: values.DATA_DIR,
+    providerUrl: values.PROVIDER_URL,
+    providerToken: values.PROVIDER_TOKEN,
+    providerWebhookSecret: values.PROVIDER_WEBHOOK_SECRET,
+    providerTimeoutMs: values.PROVIDER_TIMEOUT_MS,
+    supportEmail: values.SUPPORT_EMAIL,
+    docsUrl: values.DOCS_URL,
+    opsToken: values.OPS_TOKEN,
+    payerLadder: values.PAYER_LIMIT_LADDER,
+    bodyLimitBytes: values.BODY_LIMIT_BYTES,
+    tokenCacheMs: values.TOKEN_CACHE_MS,
+    webhookTimeoutMs: values.WEBHOOK_TIMEOUT_MS,
+    rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    rateLimitBurst: values.RATE_LIMIT_BURST,
+    priceSources: [values.PRICE_SOURCE_URL, ...(values.PRICE_CHECK_SOURCE_URL === null ? [] : [values.PRICE_CHECK_SOURCE_URL])],
+    quoteBandPercent: values.QUOTE_BAND_PERCENT,
+    quoteMaxAgeMs: values.QUOTE_MAX_AGE_SECONDS * 1000,
+    providerDelayHours: values.PROVIDER_DELAY_HOURS,
+    sandboxMinimumDelayHours: values.SANDBOX_PROVIDER_MIN_DELAY_HOURS,
+    sandboxRequireName: values.SANDBOX_PROVIDER_REQUIRE_NAME,
+    authFailuresPerMinute: values.AUTH_FAILURES_PER_MINUTE,
     http: {
-      requestTimeoutMs: positiveInteger(env, 'HTTP_REQUEST_TIMEOUT_MS', 10_000),
-      headersTimeoutMs: positiveInteger(env, 'HTTP_HEADERS_TIMEOUT_MS', 5_000),
-      keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+      requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
-    providerLimits: mode === 'production' || nonEmpty(env, 'SANDBOX_PROVIDER_LIMITS') === 'on',
-    publicWebhooksOnly: mode === 'production',
-    logLevel: nonEmpty(env, 'LOG_LEVEL') ?? 'info',
-    trustProxy: positiveInteger(env, 'TRUST_PROXY_HOPS', 0),
-    smtpUrl: nonEmpty(env, 'SMTP_URL'),
-    mailFrom: nonEmpty(env, 'MAIL_FROM') ?? 'Pix charge service <no-reply@localhost>',
-    smtpTimeoutMs: positiveInteger(env, 'SMTP_TIMEOUT_MS', 10_000),
+    providerLimits: values.MODE === 'production' || values.SANDBOX_PROVIDER_LIMITS,
+    publicWebhooksOnly: values.MODE === 'production',
+    logLevel: values.LOG_LEVEL,
+    trustProxy: values.TRUST_PROXY_HOPS,
+    smtpUrl: values.SMTP_URL,
+    mailFrom: values.MAIL_FROM,
+    smtpTimeoutMs: values.SMTP_TIMEOUT_MS,
   }
 }
 

@@ -1,6 +1,14 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ConfigError, loadConfig, productionWarnings } from '../../src/config.ts'
+import { readdirSync, readFileSync } from 'node:fs'
+import ts from 'typescript'
+import { parseEnvironment, withConfigTable } from '../../src/config-schema.ts'
+import { ConfigError, environment, loadConfig, productionWarnings } from '../../src/config.ts'
+
+const production = {
+  MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o',
+  SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>',
+}
 
 test('sandbox defaults need no environment', () => {
   const config = loadConfig({})
@@ -54,4 +62,72 @@ test('issue 21 (point 8): production warns on an http BASE_URL, a trusted proxy 
     assert.match(warnings[0]!.message, /OPS_TOKEN/)
   }
   assert.deepEqual(productionWarnings(loadConfig({})), [], 'the sandbox warns of nothing')
+})
+
+test('issue 22 (point 5): the configuration table in the README is the one the declarations give', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  assert.equal(withConfigTable(readme, environment), readme, 'README and src/config.ts differ: run npm run docs:config')
+})
+
+test('a documented default written as a value is the value the service uses', () => {
+  const defaults: Record<string, unknown> = parseEnvironment(environment, {})
+  for (const [name, variable] of Object.entries(environment)) {
+    const literal = /^`([^`$]+)`$/.exec(variable.documentedDefault)?.[1]
+    if (literal !== undefined) assert.deepEqual(variable.parse(literal), defaults[name], name)
+  }
+})
+
+test('PROVIDER_DELAY_HOURS: production refuses 0 and 721, naming it; the sandbox allows 0', () => {
+  for (const hours of ['0', '721']) {
+    assert.throws(() => loadConfig({ ...production, PROVIDER_DELAY_HOURS: hours }), (error: unknown) =>
+      error instanceof ConfigError && error.message.startsWith('PROVIDER_DELAY_HOURS must be between 1 and 720 in production'))
+  }
+  assert.equal(loadConfig({ ...production, PROVIDER_DELAY_HOURS: '1' }).providerDelayHours, 1)
+  assert.equal(loadConfig({ ...production, PROVIDER_DELAY_HOURS: '720' }).providerDelayHours, 720)
+  assert.equal(loadConfig(production).providerDelayHours, 24)
+  assert.equal(loadConfig({ PROVIDER_DELAY_HOURS: '0' }).providerDelayHours, 0)
+  assert.equal(loadConfig({}).providerDelayHours, 0)
+  assert.throws(() => loadConfig({ PROVIDER_DELAY_HOURS: '721' }), /^ConfigError: PROVIDER_DELAY_HOURS must be between 0 and 720/)
+})
+
+test('a value of the wrong kind or out of bounds is refused, naming its variable', () => {
+  const wrong = { integer: '12.5', 'on-off': 'yes', enum: 'nope', url: 'nope', custom: 'nope', string: null }
+  for (const [name, variable] of Object.entries(environment)) {
+    const namesIt = (error: unknown) => error instanceof ConfigError && error.message.startsWith(name)
+    const value = wrong[variable.kind]
+    if (value !== null) assert.throws(() => loadConfig({ ...production, [name]: value }), namesIt, `${name}=${value}`)
+    if (variable.maximum !== undefined) {
+      const above = String(variable.maximum + 1)
+      assert.throws(() => loadConfig({ [name]: above }), namesIt, `${name}=${above}`)
+    }
+  }
+})
+
+test('every variable the code reads from the environment is declared', () => {
+  const read = new Set<string>()
+  const recording = (env: Record<string, string>) => new Proxy(env, {
+    get: (target, name) => {
+      if (typeof name === 'string') read.add(name)
+      return target[name as string]
+    },
+  })
+  loadConfig(recording({}))
+  loadConfig(recording(production))
+  assert.deepEqual([...read].filter((name) => !(name in environment)), [], 'loadConfig reads only declared variables')
+  assert.deepEqual(Object.keys(environment).filter((name) => !read.has(name)), [], 'every declared variable is read')
+
+  // Everything else takes its settings from the Config: only loadConfig may touch the environment.
+  const readers: string[] = []
+  const src = new URL('../../src/', import.meta.url)
+  for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts') && path !== 'config.ts')) {
+    const source = ts.createSourceFile(file, readFileSync(new URL(file, src), 'utf8'), ts.ScriptTarget.Latest)
+    const visit = (node: ts.Node): void => {
+      const processEnv = ts.isPropertyAccessExpression(node) && node.name.text === 'env' && ts.isIdentifier(node.expression) && node.expression.text === 'process'
+      const processModule = ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && /^(node:)?process$/.test(node.moduleSpecifier.text)
+      if (processEnv || processModule) readers.push(`src/${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`)
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+  }
+  assert.deepEqual(readers, [])
 })
