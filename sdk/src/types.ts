@@ -90,7 +90,10 @@ export type BalanceRecord = {
 
 export type WebhookDelivery = {
   id: string
-  payment_id: string
+  /** The charge the event is about; null for a withdrawal's. */
+  payment_id: string | null
+  /** The withdrawal the event is about; null for a charge's. */
+  withdrawal_id: string | null
   event: string
   state: 'pending' | 'delivered' | 'failed' | 'gone'
   attempts: number

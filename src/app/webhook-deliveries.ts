@@ -10,6 +10,7 @@ export async function listWebhookDeliveries(deps: { store: Store }, request: { m
     deliveries: events.map((event) => ({
       id: event.id,
       payment_id: event.charge_id,
+      withdrawal_id: event.withdrawal_id,
       event: event.event,
       state: event.state,
       attempts: event.attempts,

@@ -100,7 +100,8 @@ export const WebhookDeliveries = Type.Object(
   deliveries: Type.Array(
     Type.Object({
       id: Type.String(),
-      payment_id: Type.String(),
+      payment_id: Nullable(Type.String({ description: 'The charge the event is about; null for a withdrawal\'s.' })),
+      withdrawal_id: Nullable(Type.String({ description: 'The withdrawal the event is about; null for a charge\'s.' })),
       event: Type.String(),
       state: Type.Enum(['pending', 'delivered', 'failed', 'gone']),
       attempts: Type.Integer(),
@@ -116,7 +117,7 @@ export const WebhookDeliveries = Type.Object(
     title: 'WebhookDeliveries',
     examples: [{
       deliveries: [{
-        id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', event: 'payment.confirmed', state: 'delivered', attempts: 1,
+        id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', withdrawal_id: null, event: 'payment.confirmed', state: 'delivered', attempts: 1,
         created_at: '2026-11-23T12:03:12.000Z', delivered_at: '2026-11-23T12:03:12.100Z', attempt_log: [{ at: '2026-11-23T12:03:12.000Z', status_code: 200, duration_ms: 84, error: null }],
       }],
     }],

@@ -6,8 +6,8 @@
 import { fixedFeeOf, type Currency } from './money.ts'
 import type { TakeBack } from './clawback.ts'
 
-export const customerBooks = ['available', 'held'] as const
-export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid'] as const
+export const customerBooks = ['available', 'held', 'withdrawing'] as const
+export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid', 'withdrawals_sent'] as const
 export type Book = (typeof customerBooks)[number] | (typeof serviceBooks)[number]
 
 /** The service books that only ever hold DEPIX: the provider moves DePix, never BTC or USDt. */
@@ -15,7 +15,7 @@ export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'me
 
 export type Entry = { book: Book; accountId: number | null; currency: Currency; amount: number }
 
-export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled'
+export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return'
 
 export type Posting = { key: string; kind: PostingKind; entries: Entry[] }
 
@@ -117,6 +117,64 @@ export function clawbackLossPosting(charge: { id: string; amountCents: number; l
     { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: charge.amountCents },
     { book: 'med_losses', accountId: null, currency: 'DEPIX', amount: -charge.amountCents },
   ])
+}
+
+/** What a withdrawal's postings need: its account, currency, amount, our fee and what left the treasury. */
+export type WithdrawalAmounts = { id: string; accountId: number; currency: Currency; amount: number; fee: number; net: number }
+
+/** A withdrawal confirmed: its amount leaves available for the withdrawing book until it is sent or given back. */
+export function withdrawalReservePosting(w: WithdrawalAmounts): Posting {
+  return posting(`withdrawal_reserve:${w.id}`, 'withdrawal_reserve', [
+    { book: 'available', accountId: w.accountId, currency: w.currency, amount: -w.amount },
+    { book: 'withdrawing', accountId: w.accountId, currency: w.currency, amount: w.amount },
+  ])
+}
+
+/** Canceled, rejected or failed before anything left: the amount goes back to available. */
+export function withdrawalReleasePosting(w: WithdrawalAmounts): Posting {
+  return posting(`withdrawal_release:${w.id}`, 'withdrawal_release', [
+    { book: 'withdrawing', accountId: w.accountId, currency: w.currency, amount: -w.amount },
+    { book: 'available', accountId: w.accountId, currency: w.currency, amount: w.amount },
+  ])
+}
+
+/** The money left the treasury: our fee is earned, the rest is what was sent. */
+export function withdrawalSettlePosting(w: WithdrawalAmounts): Posting {
+  if (w.fee + w.net !== w.amount) throw new Error(`withdrawal ${w.id}: ${w.fee} + ${w.net} is not ${w.amount}`)
+  return posting(`withdrawal_settle:${w.id}`, 'withdrawal_settle', [
+    { book: 'withdrawing', accountId: w.accountId, currency: w.currency, amount: -w.amount },
+    { book: 'fees', accountId: null, currency: w.currency, amount: w.fee },
+    { book: 'withdrawals_sent', accountId: null, currency: w.currency, amount: w.net },
+  ])
+}
+
+/** What was sent came back to the treasury (a refunded payout, seen by support): the account gets its amount back. */
+export function withdrawalReturnPosting(w: WithdrawalAmounts): Posting {
+  return posting(`withdrawal_return:${w.id}`, 'withdrawal_return', [
+    { book: 'withdrawals_sent', accountId: null, currency: w.currency, amount: -w.net },
+    { book: 'fees', accountId: null, currency: w.currency, amount: -w.fee },
+    { book: 'available', accountId: w.accountId, currency: w.currency, amount: w.amount },
+  ])
+}
+
+/**
+ * The balances a withdrawal's postings must leave, from its status: reserved while it waits or
+ * is being sent, settled once sent, nothing when it was given back (or never confirmed).
+ */
+export function expectedWithdrawalBooks(w: WithdrawalAmounts & { status: 'reserved' | 'settled' | 'none' }): Map<BookKey, number> {
+  const books = new Map<BookKey, number>()
+  const add = (book: Book, currency: Currency, amount: number) => {
+    if (amount !== 0) books.set(bookKey(book, currency), (books.get(bookKey(book, currency)) ?? 0) + amount)
+  }
+  if (w.status === 'reserved') {
+    add('available', w.currency, -w.amount)
+    add('withdrawing', w.currency, w.amount)
+  } else if (w.status === 'settled') {
+    add('available', w.currency, -w.amount)
+    add('fees', w.currency, w.fee)
+    add('withdrawals_sent', w.currency, w.net)
+  }
+  return books
 }
 
 /** What one charge's postings must add up to, per book and currency, from what the charge records. */

@@ -24,3 +24,26 @@ export type ProviderDeposit = {
   bankTxId: string | null
   blockchainTxId: string | null
 }
+
+/** The provider's payout (withdraw) statuses: waiting for our DePix, paying the Pix, paid, or not. */
+export const payoutStatuses = ['unsent', 'sending', 'sent', 'error', 'canceled', 'refunded'] as const
+export type PayoutStatus = (typeof payoutStatuses)[number]
+
+export function parsePayoutStatus(text: string): PayoutStatus | null {
+  return (payoutStatuses as readonly string[]).includes(text) ? (text as PayoutStatus) : null
+}
+
+/** The provider's payout object (POST /withdraw's reply, GET /withdraw-status, the withdraw webhook), as far as we read it. */
+export type ProviderPayout = {
+  withdrawalId: string
+  /** Null for a status string we do not know; `statusText` keeps it. */
+  status: PayoutStatus | null
+  statusText: string | null
+  /** Where to send the DePix, how much, and until when. */
+  depositAddress: string | null
+  depositAmountInCents: number | null
+  payoutAmountInCents: number | null
+  expiration: Date | null
+  receiptUrl: string | null
+  blockchainTxId: string | null
+}

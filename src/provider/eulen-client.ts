@@ -2,8 +2,8 @@
 // the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
 // urlResponse they name).
 import { randomUUID } from 'node:crypto'
-import type { ProviderDeposit, ProviderStatus } from '../domain/provider-report.ts'
-import { asRecord, integer, parseProviderDeposit, providerSentence, text } from './eulen-deposit.ts'
+import type { ProviderDeposit, ProviderPayout, ProviderStatus } from '../domain/provider-report.ts'
+import { asRecord, integer, parseProviderDeposit, parseProviderPayout, providerSentence, text } from './eulen-replies.ts'
 import {
   ProviderBusyError,
   ProviderRejectedError,
@@ -12,6 +12,7 @@ import {
   type CreateDepositRequest,
   type CreatedDeposit,
   type PaymentProvider,
+  type PayoutRequest,
   type ProviderUserInfo,
 } from './provider.ts'
 
@@ -72,12 +73,12 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
    * deposit with 520, and in practice 500, carrying its sentence: that is a refusal the merchant
    * can act on. Everything else the provider refused.
    */
-  function fail(reply: Reply, call: 'deposit' | 'read'): never {
+  function fail(reply: Reply, call: 'deposit' | 'withdraw' | 'read'): never {
     const sentence = providerSentence(reply.body)
     const message = sentence ?? `provider answered HTTP ${reply.status}`
     if (reply.status === 429) throw new ProviderBusyError(message, reply.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS)
     const ours = reply.status === 401 || reply.status === 403
-    const depositRefused = call === 'deposit' && sentence !== null && (reply.status === 500 || reply.status === 520)
+    const depositRefused = call !== 'read' && sentence !== null && (reply.status === 500 || reply.status === 520)
     if (ours || (reply.status >= 500 && reply.status !== 520 && !depositRefused)) throw new ProviderUnavailableError(message)
     throw new ProviderRejectedError(message, reply.status)
   }
@@ -166,6 +167,37 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     async ping(): Promise<void> {
       const reply = await call('GET', '/ping')
       if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
+    },
+
+    /**
+     * POST /withdraw, once, with our nonce. An asynchronous reply is followed as a deposit's is;
+     * a reply we cannot read is a lost reply: the caller looks the payout up by its nonce and
+     * never posts again.
+     */
+    async createPayout(request: PayoutRequest): Promise<ProviderPayout> {
+      const body = { pixKey: request.pixKey, taxNumber: request.taxNumber, depositAmountInCents: request.depositAmountInCents }
+      let reply = await call('POST', '/withdraw', body, request.nonce)
+      if (reply.status >= 200 && reply.status < 300 && reply.body?.async === true) reply = await awaitAsyncReply(reply.body)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'withdraw')
+      const refusal = text(asRecord(reply.body?.response)?.errorMessage) ?? text(reply.body?.errorMessage)
+      if (refusal !== null) throw new ProviderRejectedError(refusal, reply.status)
+      for (const candidate of [asRecord(reply.body?.response), reply.body]) {
+        if (text(candidate?.withdrawalId) !== null || text(candidate?.id) !== null) return parseProviderPayout(candidate)
+      }
+      throw new ProviderReplyLostError('the provider\'s withdraw reply names no payout we can read')
+    },
+
+    async payoutStatus(withdrawalId: string): Promise<ProviderPayout> {
+      const reply = await call('GET', `/withdraw-status?id=${encodeURIComponent(withdrawalId)}`)
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
+      return parseProviderPayout(payload(reply))
+    },
+
+    async findPayoutByNonce(nonce: string): Promise<ProviderPayout | null> {
+      const reply = await call('GET', `/withdraw-status?nonce=${encodeURIComponent(nonce)}`)
+      if (reply.status === 404) return null
+      if (reply.status < 200 || reply.status >= 300) fail(reply, 'read')
+      return parseProviderPayout(payload(reply))
     },
 
     async userInfo(euid: string): Promise<ProviderUserInfo | null> {

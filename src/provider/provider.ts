@@ -1,6 +1,6 @@
 // What the service needs from the payment provider. The production adapter speaks Eulen's DePix
 // API over HTTP; the sandbox points the same adapter at a fake of that API.
-import type { ProviderDeposit, ProviderStatus } from '../domain/provider-report.ts'
+import type { ProviderDeposit, ProviderPayout, ProviderStatus } from '../domain/provider-report.ts'
 
 export type CreateDepositRequest = {
   amountInCents: number
@@ -27,6 +27,16 @@ export type ProviderUserInfo = {
   maxDailyInCents: number | null
 }
 
+/** A Pix-out: the provider pays `pixKey` once it receives `depositAmountInCents` of DePix at the address it answers. */
+export type PayoutRequest = {
+  /** Ours, stored before the call: the provider's idempotency key for it, and how a lost reply is found. */
+  nonce: string
+  pixKey: string
+  /** The key owner's CPF/CNPJ (the account owner's own). */
+  taxNumber: string
+  depositAmountInCents: number
+}
+
 export interface PaymentProvider {
   createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit>
   depositStatus(id: string): Promise<ProviderDeposit>
@@ -36,6 +46,11 @@ export interface PaymentProvider {
   userInfo(euid: string): Promise<ProviderUserInfo | null>
   /** Resolves when the provider answers GET /ping with our credentials. */
   ping(): Promise<void>
+  /** POST /withdraw, once: never repeated, whatever happens to the reply. */
+  createPayout(request: PayoutRequest): Promise<ProviderPayout>
+  payoutStatus(withdrawalId: string): Promise<ProviderPayout>
+  /** The payout made with this nonce, after a lost reply; null when the provider knows none. */
+  findPayoutByNonce(nonce: string): Promise<ProviderPayout | null>
 }
 
 /** The provider could not be reached or failed on its side; the outcome is unknown or retryable. */

@@ -6,10 +6,13 @@ import { ProviderBusyError, type PaymentProvider } from './provider.ts'
 
 export type Limit = { perMinute: number; burst: number }
 
-/** reference/eulen-api.md; user-info has no published limit, so it gets deposit-status's. */
-export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'deposits' | 'userInfo' | 'ping', Limit> = {
+/** reference/eulen-api.md; user-info and withdraw-status have no published limit, so they get deposit-status's. */
+export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'deposits' | 'userInfo' | 'ping' | 'withdraw' | 'withdrawStatus', Limit> = {
   deposit: { perMinute: 15, burst: 50 },
   depositStatus: { perMinute: 60, burst: 50 },
+  withdraw: { perMinute: 10, burst: 50 },
+  // Not published; deposit-status's, which it mirrors.
+  withdrawStatus: { perMinute: 60, burst: 50 },
   deposits: { perMinute: 12, burst: 10 },
   userInfo: { perMinute: 60, burst: 50 },
   ping: { perMinute: 1, burst: 1 },
@@ -71,6 +74,18 @@ export function withProviderRateLimits(provider: PaymentProvider, takeToken: Tak
     async ping() {
       await guard('ping')
       return provider.ping()
+    },
+    async createPayout(request) {
+      await guard('withdraw')
+      return provider.createPayout(request)
+    },
+    async payoutStatus(id) {
+      await guard('withdrawStatus')
+      return provider.payoutStatus(id)
+    },
+    async findPayoutByNonce(nonce) {
+      await guard('withdrawStatus')
+      return provider.findPayoutByNonce(nonce)
     },
   }
 }

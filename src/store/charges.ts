@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { compiledOnce } from './database.ts'
@@ -24,11 +24,12 @@ export function chargesRepository(db: Kysely<Database>) {
       .where('id', '=', ''),
   )
 
-  const clawbacksToReview = () =>
-    db.selectFrom('charges').where((eb) => eb.or([
-      eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
-      eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
-    ]))
+  // A claw-back support must look at: will_refund or refunded after a credit, refunded after a partial MED.
+  const toReview = (eb: ExpressionBuilder<Database, 'charges'>) => [
+    eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
+    eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
+  ]
+  const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
 
   return {
     /** How many charges were created, or confirmed (credited), per credited currency (metrics). */
@@ -91,6 +92,25 @@ export function chargesRepository(db: Kysely<Database>) {
      */
     listClawbacksToReview(): Promise<Charge[]> {
       return clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').execute()
+    },
+
+    /**
+     * Charges of this account that stop it withdrawing (decisions 15): a claw-back support must
+     * look at, or a MED that took part of a payment confirmed since `medWindowStart` (the provider
+     * may take the rest).
+     */
+    async withdrawalBlockers(accountId: number, medWindowStart: Date): Promise<number> {
+      const row = await db
+        .selectFrom('charges')
+        .select(sql<number>`count(*)::int4`.as('n'))
+        .where('account_id', '=', accountId)
+        .where((eb) => eb.or([
+          ...toReview(eb),
+          eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
+          eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
+        ]))
+        .executeTakeFirstOrThrow()
+      return row.n
     },
 
     async countClawbacksToReview(): Promise<number> {

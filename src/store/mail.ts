@@ -4,13 +4,18 @@ import type { Database } from './schema.ts'
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
   return {
-    /** Queues a message; a newer code's message supersedes any still waiting for the same address. */
+    /**
+     * Queues a message. A code's message supersedes any still waiting for the same address with a
+     * code for the same purpose (the newer code is the one that matters); other mail supersedes
+     * nothing and is never superseded.
+     */
     async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<number> {
-      const superseded = await db
+      const superseded = values.codeId === null ? [] : await db
         .updateTable('mail_outbox')
         .set({ state: 'superseded' })
         .where('to_address', '=', values.to)
         .where('state', '=', 'pending')
+        .where('code_id', 'in', db.selectFrom('wallet_codes as other').select('other.id').where('other.purpose', '=', db.selectFrom('wallet_codes').select('purpose').where('id', '=', values.codeId)))
         .returning('code_id')
         .execute()
       const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))

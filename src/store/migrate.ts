@@ -16,6 +16,7 @@ import * as webhookOptIn from './migrations/011_webhook_opt_in.ts'
 import * as deliveryDestinations from './migrations/012_delivery_destinations.ts'
 import * as clawbacks from './migrations/013_clawbacks.ts'
 import * as mailOutbox from './migrations/014_mail_outbox.ts'
+import * as withdrawals from './migrations/015_withdrawals.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '012_delivery_destinations': deliveryDestinations,
   '013_clawbacks': clawbacks,
   '014_mail_outbox': mailOutbox,
+  '015_withdrawals': withdrawals,
 }
 
 /** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */

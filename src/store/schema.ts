@@ -5,6 +5,7 @@ import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
+import type { DestinationType, FailureCode, ReviewReason, WithdrawalStatus } from '../domain/withdrawal.ts'
 
 type Json = ColumnType<unknown, string, string>
 
@@ -143,6 +144,7 @@ export type LedgerPostingsTable = {
   id: Generated<number>
   key: string
   charge_id: string | null
+  withdrawal_id: ColumnType<string | null, string | null | undefined, string | null>
   kind: string
   created_at: Date
 }
@@ -215,7 +217,9 @@ export type ProviderSweepsTable = {
 
 export type WebhookEventsTable = {
   id: string
-  charge_id: string
+  /** The charge, or the withdrawal, the event is about: one of the two. */
+  charge_id: string | null
+  withdrawal_id: ColumnType<string | null, string | null | undefined, string | null>
   event: string
   body: string
   state: WebhookEventState
@@ -247,7 +251,13 @@ export type WalletCodesTable = {
   requested_from: string
   /** Where its mail is: waiting to be sent, handed to the mail server, given up, or replaced by a newer code. */
   mail_state: ColumnType<MailState | null, MailState | null | undefined, MailState | null>
+  /** What the code allows: signing in, confirming a destination, or confirming one withdrawal. */
+  purpose: ColumnType<CodePurpose, CodePurpose | undefined, CodePurpose>
+  /** The destination, or the withdrawal with its amount and destination, the code is bound to. */
+  subject: ColumnType<string | null, string | null | undefined, string | null>
 }
+
+export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal'
 
 export type MailState = 'pending' | 'sent' | 'failed' | 'superseded'
 
@@ -295,6 +305,61 @@ export type AccountBalancesTable = {
   amount: number
 }
 
+export type DestinationState = 'unconfirmed' | 'confirmed' | 'canceled'
+
+export type WithdrawalDestinationsTable = {
+  id: string
+  account_id: number
+  type: DestinationType
+  value: string
+  script_hex: string | null
+  label: string | null
+  state: DestinationState
+  created_at: Date
+  confirmed_at: Date | null
+  usable_at: Date | null
+  canceled_at: Date | null
+  cancel_token_hash: string
+}
+
+type Later<T> = ColumnType<T | null, T | null | undefined, T | null>
+
+export type WithdrawalsTable = {
+  id: string
+  account_id: number
+  destination_id: string
+  destination_type: DestinationType
+  currency: Currency
+  amount: number
+  fee: number
+  net_amount: number
+  payout_cents: number | null
+  brl_cents: number
+  status: WithdrawalStatus
+  review_reason: Later<ReviewReason>
+  failure_code: Later<FailureCode>
+  via: 'wallet' | 'api'
+  webhook_url: string | null
+  webhook_secret: string | null
+  created_at: Date
+  updated_at: Date
+  confirmed_at: Later<Date>
+  sent_at: Later<Date>
+  completed_at: Later<Date>
+  psbt: Later<string>
+  tx_hex: Later<string>
+  txid: Later<string>
+  network_fee_sats: Later<number>
+  confirmations: Later<number>
+  provider_nonce: Later<string>
+  provider_withdrawal_id: Later<string>
+  provider_deposit_address: Later<string>
+  provider_deposit_cents: Later<number>
+  provider_expires_at: Later<Date>
+  provider_status: Later<string>
+  provider_receipt_url: Later<string>
+}
+
 export type RateBucketsTable = {
   key: string
   tokens: number
@@ -325,9 +390,13 @@ export type Database = {
   refunds: RefundsTable
   provider_sweeps: ProviderSweepsTable
   mail_outbox: MailOutboxTable
+  withdrawal_destinations: WithdrawalDestinationsTable
+  withdrawals: WithdrawalsTable
 }
 
 export type Account = Selectable<AccountsTable>
+export type WithdrawalDestination = Selectable<WithdrawalDestinationsTable>
+export type Withdrawal = Selectable<WithdrawalsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
 export type Refund = Selectable<RefundsTable>

@@ -19,6 +19,7 @@ import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
 import { webhookEventsRepository } from './webhook-events.ts'
+import { withdrawalsRepository } from './withdrawals.ts'
 
 export type Store = {
   accounts: ReturnType<typeof accountsRepository>
@@ -38,6 +39,7 @@ export type Store = {
   refunds: ReturnType<typeof refundsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   mail: ReturnType<typeof mailRepository>
+  withdrawals: ReturnType<typeof withdrawalsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -62,6 +64,7 @@ export function createStore(db: Kysely<Database>): Store {
     refunds: refundsRepository(db),
     sweeps: sweepsRepository(db),
     mail: mailRepository(db),
+    withdrawals: withdrawalsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

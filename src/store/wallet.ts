@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely'
-import type { Database, WalletSignup } from './schema.ts'
+import type { CodePurpose, Database, WalletSignup } from './schema.ts'
 
 /** The Wallet's sign-in codes and sessions; both are kept only as SHA-256 hashes. */
 export function walletRepository(db: Kysely<Database>) {
   return {
-    /** A code whose mail is queued with it. */
-    async insertCode(values: { email: string; codeHash: string; signup: WalletSignup | null; expiresAt: Date; now: Date; address: string }): Promise<number> {
+    /** A code whose mail is queued with it; an action code carries its purpose and subject. */
+    async insertCode(values: { email: string; codeHash: string; signup: WalletSignup | null; expiresAt: Date; now: Date; address: string; purpose?: CodePurpose; subject?: string }): Promise<number> {
       const row = await db
         .insertInto('wallet_codes')
         .values({
@@ -16,30 +16,39 @@ export function walletRepository(db: Kysely<Database>) {
           created_at: values.now,
           requested_from: values.address,
           mail_state: 'pending',
+          purpose: values.purpose ?? 'sign_in',
+          subject: values.subject ?? null,
         })
         .returning('id')
         .executeTakeFirstOrThrow()
       return row.id
     },
 
-    /** Codes of the e-mail made since `since` whose mail was handed to the mail server: the hourly budget. */
-    async codesMailedSince(email: string, since: Date): Promise<number> {
+    /**
+     * Codes of the e-mail made since `since` whose mail was handed to the mail server: the hourly
+     * budget. Sign-in codes have theirs; action codes (destinations, withdrawals) share another.
+     */
+    async codesMailedSince(email: string, since: Date, budget: 'sign_in' | 'actions' = 'sign_in'): Promise<number> {
       const row = await db
         .selectFrom('wallet_codes')
         .select(sql<number>`count(*)::int4`.as('n'))
         .where('email', '=', email)
+        .where('purpose', budget === 'sign_in' ? '=' : '<>', 'sign_in')
         .where('created_at', '>=', since)
         .where('mail_state', '=', 'sent')
         .executeTakeFirstOrThrow()
       return row.n
     },
 
-    /** The e-mail's codes still usable: unused, unexpired, fewer than `maxTries` wrong tries. */
-    usableCodes(email: string, now: Date, maxTries: number) {
-      return db
+    /** The e-mail's codes for `purpose` (and `subject`) still usable: unused, unexpired, fewer than `maxTries` wrong tries. */
+    usableCodes(email: string, now: Date, maxTries: number, bound: { purpose: CodePurpose; subject: string | null } = { purpose: 'sign_in', subject: null }) {
+      let query = db
         .selectFrom('wallet_codes')
         .selectAll()
         .where('email', '=', email)
+        .where('purpose', '=', bound.purpose)
+      if (bound.subject !== null) query = query.where('subject', '=', bound.subject)
+      return query
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
         .where('attempts', '<', maxTries)

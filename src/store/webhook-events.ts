@@ -7,12 +7,17 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       await db.insertInto('webhook_events').values(values).execute()
     },
 
-    /** The event with what sending it needs from its charge. */
+    /** The event with what sending it needs from its charge or withdrawal. */
     findForDelivery(id: string) {
       return db
         .selectFrom('webhook_events')
-        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
-        .select(['webhook_events.id', 'webhook_events.body', 'webhook_events.state', 'webhook_events.attempts', 'charges.webhook_url', 'charges.webhook_secret'])
+        .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .leftJoin('withdrawals', 'withdrawals.id', 'webhook_events.withdrawal_id')
+        .select((eb) => [
+          'webhook_events.id', 'webhook_events.body', 'webhook_events.state', 'webhook_events.attempts',
+          eb.fn.coalesce('charges.webhook_url', 'withdrawals.webhook_url').as('webhook_url'),
+          eb.fn.coalesce('charges.webhook_secret', 'withdrawals.webhook_secret').as('webhook_secret'),
+        ])
         .where('webhook_events.id', '=', id)
         .executeTakeFirst()
     },
@@ -38,13 +43,14 @@ export function webhookEventsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** A merchant's events, newest first, optionally for one charge, with their attempts. */
+    /** A merchant's events (its charges' and its own withdrawals'), newest first, optionally for one charge, with their attempts. */
     async listForMerchant(merchantAccountId: number, chargeId: string | null, limit: number) {
       let query = db
         .selectFrom('webhook_events')
-        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
-        .select(['webhook_events.id', 'webhook_events.charge_id', 'webhook_events.event', 'webhook_events.state', 'webhook_events.attempts', 'webhook_events.created_at', 'webhook_events.delivered_at'])
-        .where('charges.merchant_account_id', '=', merchantAccountId)
+        .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .leftJoin('withdrawals', 'withdrawals.id', 'webhook_events.withdrawal_id')
+        .select(['webhook_events.id', 'webhook_events.charge_id', 'webhook_events.withdrawal_id', 'webhook_events.event', 'webhook_events.state', 'webhook_events.attempts', 'webhook_events.created_at', 'webhook_events.delivered_at'])
+        .where((eb) => eb.or([eb('charges.merchant_account_id', '=', merchantAccountId), eb('withdrawals.account_id', '=', merchantAccountId)]))
       if (chargeId !== null) query = query.where('webhook_events.charge_id', '=', chargeId)
       const events = await query.orderBy('webhook_events.created_at', 'desc').orderBy('webhook_events.id').limit(limit).execute()
       if (events.length === 0) return []
@@ -60,10 +66,11 @@ export function webhookEventsRepository(db: Kysely<Database>) {
     findForMerchant(id: string, merchantAccountId: number) {
       return db
         .selectFrom('webhook_events')
-        .innerJoin('charges', 'charges.id', 'webhook_events.charge_id')
-        .select(['webhook_events.id', 'webhook_events.state', 'charges.webhook_url'])
+        .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')
+        .leftJoin('withdrawals', 'withdrawals.id', 'webhook_events.withdrawal_id')
+        .select((eb) => ['webhook_events.id', 'webhook_events.state', eb.fn.coalesce('charges.webhook_url', 'withdrawals.webhook_url').as('webhook_url')])
         .where('webhook_events.id', '=', id)
-        .where('charges.merchant_account_id', '=', merchantAccountId)
+        .where((eb) => eb.or([eb('charges.merchant_account_id', '=', merchantAccountId), eb('withdrawals.account_id', '=', merchantAccountId)]))
         .executeTakeFirst()
     },
   }

@@ -225,7 +225,8 @@ ${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next'
 
 export type DeliveryRow = {
   id: string
-  paymentId: string
+  /** The charge or withdrawal the event is about. */
+  subjectId: string
   event: string
   state: WebhookEventState
   attempts: Array<{ at: Date; statusCode: number | null; error: string | null }>
@@ -238,7 +239,7 @@ export function deliveriesPage(page: Page, rows: DeliveryRow[], queued: boolean)
   const body = rows.length === 0
     ? html`<p>${t('noDeliveries')}</p>`
     : html`<table><thead><tr><th scope="col">${t('event')}</th><th scope="col">${t('status')}</th><th scope="col">${t('attempts')}</th><th scope="col"></th></tr></thead><tbody>${rows.map(
-        (row) => html`<tr><td><code>${row.event}</code><br><code class="id">${row.paymentId}</code></td><td>${deliveryStateLabel(page.lang, row.state)}<br><code>${row.state}</code></td><td><ul class="attempts">${attempts(row)}</ul></td><td><form method="post" action="${href(`/wallet/deliveries/${encodeURIComponent(row.id)}/redeliver`)}">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form></td></tr>`,
+        (row) => html`<tr><td><code>${row.event}</code><br><code class="id">${row.subjectId}</code></td><td>${deliveryStateLabel(page.lang, row.state)}<br><code>${row.state}</code></td><td><ul class="attempts">${attempts(row)}</ul></td><td><form method="post" action="${href(`/wallet/deliveries/${encodeURIComponent(row.id)}/redeliver`)}">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form></td></tr>`,
       )}</tbody></table>`
   return layout({ ...page, title: 'deliveries', signedIn: true }, html`
 <h1>${t('deliveries')}</h1>

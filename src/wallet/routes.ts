@@ -246,7 +246,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.get<{ Querystring: { queued?: string } }>('/wallet/deliveries', { onRequest: signedIn }, async (request, reply) => {
     const { deliveries } = await listWebhookDeliveries(deps, { merchantAccountId: accountOf(request)!, chargeId: null })
     const rows = deliveries.map((delivery) => ({
-      id: delivery.id, paymentId: delivery.payment_id, event: delivery.event, state: delivery.state,
+      id: delivery.id, subjectId: delivery.payment_id ?? delivery.withdrawal_id ?? '', event: delivery.event, state: delivery.state,
       attempts: delivery.attempt_log.map((attempt) => ({ at: new Date(attempt.at), statusCode: attempt.status_code, error: attempt.error })),
     }))
     return html(reply, deliveriesPage(pageOf(request, reply), rows, request.query.queued === '1'))

@@ -1,24 +1,22 @@
 // Joining and signing in to the Wallet (decisions 11) with a one-time 6-digit code sent by
 // e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per e-mail
 // per hour, and the same answer, in the same time, whether or not the e-mail has an account.
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { openAccount } from '../app/open-account.ts'
+import { queueMail } from '../app/queue-mail.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
+import { codeHash, CODE_VALIDITY_MS, matchingCodes, MAX_WRONG_TRIES, newCode, typedCode } from '../secrets/one-time-code.ts'
 import type { Store } from '../store/store.ts'
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 
-export const CODE_VALIDITY_MS = 10 * 60 * 1000
-export const MAX_WRONG_TRIES = 5
 export const CODES_PER_EMAIL_PER_HOUR = 5
 export const CODES_PER_ADDRESS_PER_HOUR = 30
 export const HOUR_MS = 3600 * 1000
 
 export type SignInDeps = { store: Store; clock: Clock; mailSeal: MailSeal }
 
-const hashCode = (email: string, code: string) => createHash('sha256').update(`${email}\n${code}`).digest()
 const emailPattern = /^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$/
 
 export function normalizeEmail(input: string): string {
@@ -57,24 +55,18 @@ export async function sendCode(
     const mailable = request.signUp !== null || (account !== undefined && account.owner_tax_number !== null)
     const sent = await store.wallet.codesMailedSince(request.email, new Date(now.getTime() - HOUR_MS))
     if (!mailable || sent >= CODES_PER_EMAIL_PER_HOUR) return
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
+    const code = newCode()
     const expiresAt = new Date(now.getTime() + CODE_VALIDITY_MS)
     const codeId = await store.wallet.insertCode({
       email: request.email,
-      codeHash: hashCode(request.email, code).toString('hex'),
+      codeHash: codeHash(request.email, code).toString('hex'),
       signup: request.signUp,
       expiresAt,
       now,
       address: request.address,
     })
-    const mailId = await store.mail.queue({
-      codeId,
-      to: request.email,
-      sealed: deps.mailSeal.seal({ to: request.email, subject: fill(catalogues[request.lang].mail.codeSubject, { code }), text: fill(catalogues[request.lang].mail.codeText, { code }), code }),
-      now,
-      sendBefore: expiresAt,
-    })
-    await store.jobs.enqueue('send_mail', { mailId }, now, now)
+    const texts = catalogues[request.lang].mail
+    await queueMail({ store, mailSeal: deps.mailSeal }, { to: request.email, subject: fill(texts.codeSubject, { code }), text: fill(texts.codeText, { code }), code, codeId, now, sendBefore: expiresAt })
   })
 }
 
@@ -87,10 +79,7 @@ export async function sendCode(
 export async function verifyCode(deps: SignInDeps, request: { email: string; code: string }): Promise<{ accountId: number }> {
   const now = deps.clock.now()
   const rows = await deps.store.wallet.usableCodes(request.email, now, MAX_WRONG_TRIES)
-  const given = hashCode(request.email, /^\d{6}$/.test(request.code.trim()) ? request.code.trim() : 'x')
-  // Every candidate is compared, in constant time each, so the answer's timing says nothing of which.
-  const matches = rows.filter((candidate) => timingSafeEqual(given, Buffer.from(candidate.code_hash, 'hex')))
-  const row = matches[0]
+  const row = matchingCodes(rows, codeHash(request.email, typedCode(request.code)))[0]
   if (!row) {
     await deps.store.wallet.countWrongTry(rows.map((candidate) => candidate.id))
     throw new DomainError('wallet_code_invalid', { param: 'code' })

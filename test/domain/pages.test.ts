@@ -42,7 +42,7 @@ function everyPage(lang: Lang, value: string) {
     token: tokenPage(page, value),
     tokenShown: tokenShownPage(page, overview('verified')),
     charges: chargesPage(page, [{ id: value, status: 'depix_sent', valueCents: 1000, createdAt: when, role: 'received' }], null, value),
-    deliveries: deliveriesPage(page, [{ id: value, paymentId: value, event: value, state: 'failed', attempts: [{ at: when, statusCode: 500, error: value }] }], true),
+    deliveries: deliveriesPage(page, [{ id: value, subjectId: value, event: value, state: 'failed', attempts: [{ at: when, statusCode: 500, error: value }] }], true),
     error: errorPage({ ...page, signedIn: true }, value, value, false),
     docs: renderDocs(lang, { baseUrl: value, supportEmail: value }),
   }

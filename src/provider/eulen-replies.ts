@@ -1,7 +1,7 @@
-// Reading Eulen's replies (reference/eulen-api.md): the deposit status object, which its API
-// answers and its webhooks POST alike, and the loose values it holds, wherever its envelope
+// Reading Eulen's replies (reference/eulen-api.md): the deposit and payout objects, which its API
+// answers and its webhooks POST alike, and the loose values they hold, wherever its envelope
 // version puts them.
-import { parseProviderStatus, type ProviderDeposit } from '../domain/provider-report.ts'
+import { parsePayoutStatus, parseProviderStatus, type ProviderDeposit, type ProviderPayout } from '../domain/provider-report.ts'
 import { ProviderUnavailableError } from './provider.ts'
 
 export function asRecord(value: unknown): Record<string, unknown> | null {
@@ -38,6 +38,26 @@ export function parseProviderDeposit(raw: unknown): ProviderDeposit {
     payerTaxNumber: text(object.payerTaxNumber),
     payerEuid: text(object.payerEUID) ?? text(object.payerEuid),
     bankTxId: text(object.bankTxId),
+    blockchainTxId: text(object.blockchainTxID) ?? text(object.blockchainTxId),
+  }
+}
+
+/** A payout object: POST /withdraw's reply, GET /withdraw-status and the withdraw webhook alike. */
+export function parseProviderPayout(raw: unknown): ProviderPayout {
+  const object = asRecord(raw)
+  const withdrawalId = text(object?.withdrawalId) ?? text(object?.id)
+  if (!object || !withdrawalId) throw new ProviderUnavailableError('provider payout object lacks withdrawalId')
+  const statusText = text(object.status)
+  const expiration = Date.parse(text(object.expiration) ?? '')
+  return {
+    withdrawalId,
+    status: statusText === null ? null : parsePayoutStatus(statusText),
+    statusText,
+    depositAddress: text(object.depositAddress),
+    depositAmountInCents: integer(object.depositAmountInCents),
+    payoutAmountInCents: integer(object.payoutAmountInCents),
+    expiration: Number.isNaN(expiration) ? null : new Date(expiration),
+    receiptUrl: text(object.receiptUrl),
     blockchainTxId: text(object.blockchainTxID) ?? text(object.blockchainTxId),
   }
 }

@@ -1,0 +1,210 @@
+// Withdrawals (decisions 15): what an owner may take out, what it costs, and the one function
+// that moves a withdrawal from status to status. No I/O: the use cases bring the facts (the
+// balance, the limits used, the treasury's word) and carry out the effects.
+import { unitsPerWhole, type Currency } from './money.ts'
+
+export const withdrawalStatuses = ['requested', 'confirmed', 'in_review', 'sending', 'sent', 'completed', 'failed', 'canceled'] as const
+export type WithdrawalStatus = (typeof withdrawalStatuses)[number]
+
+export const destinationTypes = ['pix', 'liquid'] as const
+export type DestinationType = (typeof destinationTypes)[number]
+
+/** Why a withdrawal waits for support. */
+export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed'] as const
+export type ReviewReason = (typeof reviewReasons)[number]
+
+/** Why a withdrawal ended without paying; the amount went back to available. */
+export const failureCodes = ['canceled_by_owner', 'rejected_by_support', 'code_expired', 'provider_refused', 'payout_expired', 'payout_returned'] as const
+export type FailureCode = (typeof failureCodes)[number]
+
+/** What a refused request answers; each is a code of the error catalogue. */
+export type WithdrawalRefusal =
+  | 'insufficient_funds'
+  | 'amount_below_minimum'
+  | 'amount_above_maximum'
+  | 'withdrawal_limit_exceeded'
+  | 'withdrawal_not_allowed'
+  | 'withdrawal_not_cancelable'
+  | 'withdrawal_not_in_review'
+
+export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
+/** Eulen's own payout fee on a Pix-out: 1 % of what it receives, at least R$ 1,00; the key receives the rest. */
+export const PIX_PAYOUT_FEE_PERCENT = 1
+export const PIX_PAYOUT_MIN_FEE_CENTS = 100
+/** Pix-out per withdrawal (decisions 15): R$ 2,00 to R$ 6.000,00. */
+export const pixOutBoundsCents = { min: 200, max: 600_000 } as const
+/**
+ * The least worth sending on Liquid, per currency (the service pays the network fee, about 30
+ * satoshis of L-BTC; below these a withdrawal costs more than it moves): R$ 1,00, 1 000 sats, 1 USDt.
+ */
+export const liquidMinimum: Record<Currency, number> = { DEPIX: 100, BTC: 1_000, USDt: 1_000_000 }
+
+/** a × p / 100, rounded up to the unit. */
+function percentRoundedUp(amount: number, percent: number): number {
+  return Number((BigInt(amount) * BigInt(percent) + 99n) / 100n)
+}
+
+/** The service's fee on a withdrawal: 2 % of DEPIX, rounded up to the centavo; none on L-BTC and USDt (taken at conversion). */
+export function withdrawalFee(currency: Currency, amount: number): number {
+  return currency === 'DEPIX' ? percentRoundedUp(amount, DEPIX_WITHDRAWAL_FEE_PERCENT) : 0
+}
+
+/** Eulen's payout fee on `depositCents` of DePix sent to it for a Pix-out. */
+export function pixPayoutFee(depositCents: number): number {
+  return Math.max(PIX_PAYOUT_MIN_FEE_CENTS, percentRoundedUp(depositCents, PIX_PAYOUT_FEE_PERCENT))
+}
+
+/** What the owner sees before confirming: the amount, our fee, what leaves the treasury, and what a Pix key receives. */
+export type WithdrawalPrice = { amount: number; fee: number; net: number; payoutCents: number | null }
+
+export function priceWithdrawal(type: DestinationType, currency: Currency, amount: number): WithdrawalPrice | { refused: 'amount_below_minimum' | 'amount_above_maximum' } {
+  if (!Number.isSafeInteger(amount) || amount <= 0) return { refused: 'amount_below_minimum' }
+  if (type === 'pix') {
+    if (currency !== 'DEPIX') throw new Error('a Pix key receives DEPIX only')
+    if (amount < pixOutBoundsCents.min) return { refused: 'amount_below_minimum' }
+    if (amount > pixOutBoundsCents.max) return { refused: 'amount_above_maximum' }
+  } else if (amount < liquidMinimum[currency]) {
+    return { refused: 'amount_below_minimum' }
+  }
+  const fee = withdrawalFee(currency, amount)
+  const net = amount - fee
+  const payoutCents = type === 'pix' ? net - pixPayoutFee(net) : null
+  if (payoutCents !== null && payoutCents <= 0) return { refused: 'amount_below_minimum' }
+  return { amount, fee, net, payoutCents }
+}
+
+/** Limits per account in BRL cents (all positive: a limit is never "off"). */
+export type WithdrawalLimits = { perWithdrawalCents: number; dailyCents: number; monthlyCents: number; reviewCents: number }
+
+/**
+ * Refused above the per-withdrawal limit; otherwise waits for support beyond the rolling 24-hour
+ * or 30-day limits or above the review threshold (decisions 15); otherwise goes on its own.
+ * `last24hCents` and `last30dCents` are what the account withdrew (not failed or canceled) before.
+ */
+export function limitDecision(
+  amountCents: number,
+  used: { last24hCents: number; last30dCents: number },
+  limits: WithdrawalLimits,
+): { refused: 'withdrawal_limit_exceeded' } | { review: ReviewReason | null } {
+  if (amountCents > limits.perWithdrawalCents) return { refused: 'withdrawal_limit_exceeded' }
+  if (used.last24hCents + amountCents > limits.dailyCents) return { review: 'daily_limit' }
+  if (used.last30dCents + amountCents > limits.monthlyCents) return { review: 'monthly_limit' }
+  if (amountCents > limits.reviewCents) return { review: 'over_threshold' }
+  return { review: null }
+}
+
+/** A withdrawal's amount in BRL cents, for the limits: DEPIX is BRL; BTC and USDt at the price in micro-reais, rounded up. */
+export function brlCentsOf(currency: Currency, amount: number, priceMicros: number | null): number {
+  if (currency === 'DEPIX') return amount
+  if (priceMicros === null) throw new Error(`${currency} in BRL needs a price`)
+  const micros = BigInt(amount) * BigInt(priceMicros)
+  const perCent = unitsPerWhole[currency] * 10_000n
+  return Number((micros + perCent - 1n) / perCent)
+}
+
+/** Liquid assets have 8 decimals: one DePix (a real) or one USDt is 10^8 units, as a satoshi is of one L-BTC. */
+const assetUnitsPerMinor: Record<Currency, bigint> = { DEPIX: 10n ** 6n, BTC: 1n, USDt: 100n }
+
+/** A minor-unit amount as the asset amount a Liquid transaction carries (8 decimals). */
+export function toAssetUnits(currency: Currency, amount: number): bigint {
+  return BigInt(amount) * assetUnitsPerMinor[currency]
+}
+
+/** Asset units back to the currency's minor units; null when they are not a whole number of them. */
+export function fromAssetUnits(currency: Currency, units: bigint): number | null {
+  const per = assetUnitsPerMinor[currency]
+  return units % per === 0n ? Number(units / per) : null
+}
+
+/** Statuses in which the amount sits in the withdrawing book. */
+export function isReserved(status: WithdrawalStatus): boolean {
+  return status === 'confirmed' || status === 'in_review' || status === 'sending'
+}
+
+/** Until money may have left, the owner (or support) can still stop it. */
+export function isCancelable(status: WithdrawalStatus): boolean {
+  return status === 'requested' || status === 'confirmed' || status === 'in_review'
+}
+
+export function isFinal(status: WithdrawalStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'canceled'
+}
+
+export type WithdrawalEvent =
+  /** The owner's code, or an API request: reserve the amount if the balance covers it. */
+  | { kind: 'confirm'; available: number; allowed: boolean; review: ReviewReason | null }
+  | { kind: 'cancel' }
+  | { kind: 'code_expired' }
+  | { kind: 'approve' }
+  | { kind: 'reject' }
+  /** The worker takes it: from now on only the worker moves it. */
+  | { kind: 'start_sending' }
+  /** Something support must look at before money may leave (nothing has left). */
+  | { kind: 'hold'; reason: ReviewReason }
+  /** Nothing left, and nothing will: the amount goes back. */
+  | { kind: 'fail'; code: FailureCode }
+  /** The transaction is broadcast (or a payout accepted): the money left. */
+  | { kind: 'sent' }
+  | { kind: 'completed' }
+  /** Support saw the money come back to the treasury after it was sent (a refunded payout). */
+  | { kind: 'returned' }
+
+export type WithdrawalEffect =
+  | { kind: 'reserve' }
+  | { kind: 'release' }
+  | { kind: 'settle' }
+  | { kind: 'unsettle' }
+  | { kind: 'queue_send' }
+  | { kind: 'notify_owner' }
+
+export type WithdrawalDecision =
+  | { outcome: 'moved'; status: WithdrawalStatus; reviewReason: ReviewReason | null; failureCode: FailureCode | null; effects: WithdrawalEffect[] }
+  | { outcome: 'unchanged' }
+  | { outcome: 'refused'; code: WithdrawalRefusal }
+
+const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { reviewReason?: ReviewReason; failureCode?: FailureCode } = {}): WithdrawalDecision => ({
+  outcome: 'moved',
+  status,
+  reviewReason: more.reviewReason ?? null,
+  failureCode: more.failureCode ?? null,
+  effects: [...effects, { kind: 'notify_owner' }],
+})
+
+/**
+ * Every event a withdrawal can meet, and what follows: the next status and what must be done
+ * with it. An event that does not apply to the status leaves it unchanged (a replayed job, a
+ * second click), except a person's request, which is refused with its reason.
+ */
+export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number }, event: WithdrawalEvent): WithdrawalDecision {
+  const { status } = withdrawal
+  switch (event.kind) {
+    case 'confirm':
+      if (status !== 'requested') return { outcome: 'unchanged' }
+      if (!event.allowed) return { outcome: 'refused', code: 'withdrawal_not_allowed' }
+      if (event.available < withdrawal.amount) return { outcome: 'refused', code: 'insufficient_funds' }
+      return event.review === null
+        ? moved('confirmed', [{ kind: 'reserve' }, { kind: 'queue_send' }])
+        : moved('in_review', [{ kind: 'reserve' }], { reviewReason: event.review })
+    case 'cancel':
+      if (!isCancelable(status)) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      return moved('canceled', isReserved(status) ? [{ kind: 'release' }] : [], { failureCode: 'canceled_by_owner' })
+    case 'code_expired':
+      return status === 'requested' ? moved('canceled', [], { failureCode: 'code_expired' }) : { outcome: 'unchanged' }
+    case 'approve':
+      return status === 'in_review' ? moved('confirmed', [{ kind: 'queue_send' }]) : { outcome: 'refused', code: 'withdrawal_not_in_review' }
+    case 'reject':
+      return status === 'in_review' ? moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' }) : { outcome: 'refused', code: 'withdrawal_not_in_review' }
+    case 'start_sending':
+      return status === 'confirmed' ? moved('sending', []) : { outcome: 'unchanged' }
+    case 'hold':
+      return status === 'confirmed' || status === 'sending' ? moved('in_review', [], { reviewReason: event.reason }) : { outcome: 'unchanged' }
+    case 'fail':
+      return status === 'confirmed' || status === 'sending' ? moved('failed', [{ kind: 'release' }], { failureCode: event.code }) : { outcome: 'unchanged' }
+    case 'sent':
+      return status === 'sending' ? moved('sent', [{ kind: 'settle' }]) : { outcome: 'unchanged' }
+    case 'completed':
+      return status === 'sent' ? moved('completed', []) : { outcome: 'unchanged' }
+    case 'returned':
+      return status === 'sent' ? moved('failed', [{ kind: 'unsettle' }], { failureCode: 'payout_returned' }) : { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+  }
+}

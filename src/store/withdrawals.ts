@@ -1,0 +1,121 @@
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
+import type { WithdrawalStatus } from '../domain/withdrawal.ts'
+import type { Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
+
+/** An owner's withdrawal destinations and withdrawals. */
+export function withdrawalsRepository(db: Kysely<Database>) {
+  return {
+    async insertDestination(values: Insertable<WithdrawalDestinationsTable>): Promise<WithdrawalDestination | undefined> {
+      // The unique index keeps one live destination per key or script per account.
+      return db.insertInto('withdrawal_destinations').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst()
+    },
+
+    /** The live destination of this account with this key or script, if there is one. */
+    findLiveDestination(accountId: number, type: WithdrawalDestination['type'], match: string): Promise<WithdrawalDestination | undefined> {
+      return db
+        .selectFrom('withdrawal_destinations')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('type', '=', type)
+        .where(sql<string>`coalesce(script_hex, value)`, '=', match)
+        .where('state', '<>', 'canceled')
+        .executeTakeFirst()
+    },
+
+    findDestination(id: string, accountId: number): Promise<WithdrawalDestination | undefined> {
+      return db.selectFrom('withdrawal_destinations').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
+    },
+
+    findDestinationByCancelToken(tokenHash: string): Promise<WithdrawalDestination | undefined> {
+      return db.selectFrom('withdrawal_destinations').selectAll().where('cancel_token_hash', '=', tokenHash).executeTakeFirst()
+    },
+
+    listDestinations(accountId: number): Promise<WithdrawalDestination[]> {
+      return db
+        .selectFrom('withdrawal_destinations')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('state', '<>', 'canceled')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute()
+    },
+
+    /** Moves a destination from `from` only: false when it had already moved. */
+    async updateDestination(id: string, from: WithdrawalDestination['state'], values: Updateable<WithdrawalDestinationsTable>): Promise<WithdrawalDestination | undefined> {
+      return db.updateTable('withdrawal_destinations').set(values).where('id', '=', id).where('state', '=', from).returningAll().executeTakeFirst()
+    },
+
+    async insert(values: Insertable<WithdrawalsTable>): Promise<Withdrawal> {
+      return db.insertInto('withdrawals').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    findById(id: string): Promise<Withdrawal | undefined> {
+      return db.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    findForAccount(id: string, accountId: number): Promise<Withdrawal | undefined> {
+      return db.selectFrom('withdrawals').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
+    },
+
+    findByProviderWithdrawalId(providerWithdrawalId: string): Promise<Withdrawal | undefined> {
+      return db.selectFrom('withdrawals').selectAll().where('provider_withdrawal_id', '=', providerWithdrawalId).executeTakeFirst()
+    },
+
+    /**
+     * Inside a transaction: the withdrawal, then its account, locked until commit. Every change to
+     * a withdrawal starts here, in the order charges use (subject, then account), so a withdrawal
+     * and a charge of one account never wait on each other in opposite orders.
+     */
+    async lockById(id: string): Promise<Withdrawal | undefined> {
+      const withdrawal = await db.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+      if (withdrawal) await db.selectFrom('accounts').select('id').where('id', '=', withdrawal.account_id).forUpdate().execute()
+      return withdrawal
+    },
+
+    async update(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
+      return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */
+    async brlCentsSince(accountId: number, since: Date): Promise<number> {
+      const row = await db
+        .selectFrom('withdrawals')
+        .select(sql<string>`coalesce(sum(brl_cents), 0)::text`.as('total'))
+        .where('account_id', '=', accountId)
+        .where('created_at', '>=', since)
+        .where('status', 'not in', ['failed', 'canceled', 'requested'])
+        .executeTakeFirstOrThrow()
+      return Number(row.total)
+    },
+
+    list(
+      accountId: number,
+      options: { status: WithdrawalStatus | null; before: { createdAt: Date; id: string } | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
+    ): Promise<Withdrawal[]> {
+      let query = db.selectFrom('withdrawals').selectAll().where('account_id', '=', accountId)
+      if (options.status !== null) query = query.where('status', '=', options.status)
+      if (options.createdFrom) query = query.where('created_at', '>=', options.createdFrom)
+      if (options.createdTo) query = query.where('created_at', '<', options.createdTo)
+      if (options.before !== null) {
+        const { createdAt, id } = options.before
+        query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))
+      }
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
+    },
+
+    /** Withdrawals waiting for support, oldest first. */
+    inReview(limit: number): Promise<Withdrawal[]> {
+      return db.selectFrom('withdrawals').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
+    },
+
+    async countByStatus(): Promise<Array<{ status: WithdrawalStatus; n: number }>> {
+      return db.selectFrom('withdrawals').select(['status', sql<number>`count(*)::int4`.as('n')]).groupBy('status').execute()
+    },
+
+    findByIds(ids: readonly string[]): Promise<Withdrawal[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('withdrawals').selectAll().where('id', 'in', ids).execute()
+    },
+  }
+}
