@@ -4,6 +4,11 @@ import { custom, httpUrl, integer, modes, onOff, oneOf, parseEnvironment, text, 
 import { defaultPayerLadder, parseLadder, type LadderStep } from './domain/payer-limits.ts'
 import { DEFAULT_QUOTE_BAND_PERCENT } from './domain/quotes.ts'
 import { parsePriceSource, type PriceFormat } from './prices/ticker.ts'
+import { parseBrlToCents, type Currency } from './domain/money.ts'
+import type { WithdrawalLimits } from './domain/withdrawal.ts'
+import { liquidNetworks, type LiquidNetwork } from './treasury/liquid-address.ts'
+
+import { ConfigError } from './config-schema.ts'
 
 export { ConfigError, type Mode } from './config-schema.ts'
 
@@ -57,6 +62,55 @@ export type Config = {
   mailFrom: string
   /** Longest wait on the mail server for a connection, its greeting, or any reply (the job waits, never a request). */
   smtpTimeoutMs: number
+  /** The Liquid treasury: an Elements Core wallet over JSON-RPC (null in sandbox: the fake). */
+  treasury: {
+    network: LiquidNetwork
+    rpc: { url: string; wallet: string; auth: { user: string; password: string } | { cookieFile: string } } | null
+    assets: Record<Currency, string>
+    confirmations: number
+  }
+  withdrawals: { limits: WithdrawalLimits; cooldownMs: number }
+}
+
+/** A limit in BRL ("5000.00") as centavos; never 0 or less: a limit is never "off". */
+function positiveBrl(value: string): number {
+  const cents = parseBrlToCents(value)
+  if (cents === null || !Number.isSafeInteger(cents)) throw new Error(`must be an amount in BRL such as "5000.00", got "${value}"`)
+  if (cents <= 0) throw new Error('must be more than 0.00: a limit is never off')
+  return cents
+}
+
+/** A Liquid asset id: 64 hex characters. */
+function assetId(value: string): string {
+  if (!/^[0-9a-f]{64}$/.test(value)) throw new Error(`must be an asset id of 64 lowercase hex characters, got "${value}"`)
+  return value
+}
+
+/**
+ * Asset ids per network: L-BTC and USDt as Blockstream publishes them, DePix as its issuer's
+ * integrations name it on Liquid (docs/treasury.md). The sandbox's regtest ids are its own.
+ */
+const knownAssets: Record<LiquidNetwork, Partial<Record<Currency, string>>> = {
+  liquidv1: {
+    BTC: '6f0279e9ed041c3d710a9f57d0c02928416460c4b722ae3457a11eec381c526d',
+    USDt: 'ce091c998b83c78bb71a632313ba3760f1763d9cfcffae02258ffa9865a37bd2',
+    DEPIX: '02f22f8d9c76ab41661a2729e4752e2c5d1a263012141b86ea98af5472df5189',
+  },
+  liquidtestnet: {
+    BTC: '144c654344aa716d6f3abcc1ca90e5641e4e2a7f633bc09fe3baf64585819a49',
+    USDt: 'b612eb46313a2cd6ebabd8b7a8eed5696e29898b87a43bff41c94f51acef9d73',
+  },
+  elementsregtest: {
+    BTC: '5ac9f65c0efcc4775e0baec4ec03abdde22473cd3cf33c0419ca290e0751b225',
+    USDt: '0a5d2b0b5bd1a2ee5a3d9c2b22fa0f8ba0a7bb2a1e9f6b3a0d6c4d5e6f708192',
+    DEPIX: 'de9f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7',
+  },
+}
+
+const assetDefault = (currency: Currency) => (lookup: (name: string) => unknown) => {
+  const id = knownAssets[lookup('LIQUID_NETWORK') as LiquidNetwork][currency]
+  if (id === undefined) throw new Error(`has no default on ${String(lookup('LIQUID_NETWORK'))}: set it`)
+  return id
 }
 
 /** A price source: a URL in Binance's ticker format, or "mercadobitcoin:<url>". */
@@ -189,6 +243,33 @@ export const environment = {
     maximum: JOB_CALL_MAX_MS,
     description: 'Longest wait on the mail server (connection, greeting, each reply). Mail leaves from the job queue, so only the sending job waits, never a request; a message is retried until its code expires',
   }),
+  LIQUID_NETWORK: oneOf(liquidNetworks, {
+    derive: (lookup) => (lookup('MODE') === 'production' ? 'liquidv1' : 'elementsregtest'),
+    documentedDefault: '`liquidv1` in production, `elementsregtest` in sandbox',
+    description: 'The Liquid network of the treasury; destination addresses are checked for it',
+  }),
+  ELEMENTS_RPC_URL: url({
+    requiredInProduction: true,
+    documentedDefault: '– (sandbox: the fake)',
+    description: "The treasury's Elements Core node, e.g. `http://127.0.0.1:7041` (its RPC port: 7041 on liquidv1, 7039 on liquidtestnet); its wallet pays every withdrawal",
+  }),
+  ELEMENTS_RPC_USER: text({ documentedDefault: 'unset', description: 'RPC user (with `ELEMENTS_RPC_PASSWORD`); or set `ELEMENTS_RPC_COOKIE_FILE`' }),
+  ELEMENTS_RPC_PASSWORD: text({ documentedDefault: 'unset', description: 'RPC password' }),
+  ELEMENTS_RPC_COOKIE_FILE: text({ documentedDefault: 'unset', description: "The node's `.cookie` file (read again when the node restarts), instead of a user and password" }),
+  ELEMENTS_WALLET: text({ default: 'treasury', description: 'The node wallet the treasury spends from (`/wallet/<name>`)' }),
+  LBTC_ASSET_ID: custom(assetId, { derive: assetDefault('BTC'), documentedDefault: "the network's", description: 'L-BTC (the policy asset): what BTC balances are paid in' }),
+  USDT_ASSET_ID: custom(assetId, { derive: assetDefault('USDt'), documentedDefault: "Tether's on the network", description: 'USDt on Liquid' }),
+  DEPIX_ASSET_ID: custom(assetId, {
+    derive: assetDefault('DEPIX'),
+    documentedDefault: '`02f22f8d…5189` on liquidv1',
+    description: 'DePix on Liquid (no known default on liquidtestnet: set it there)',
+  }),
+  LIQUID_CONFIRMATIONS: integer({ default: 2, minimum: 1, maximum: 100, description: 'Confirmations after which a Liquid withdrawal is `completed`' }),
+  WITHDRAWAL_LIMIT_BRL: custom(positiveBrl, { default: 500_000, documentedDefault: '`5000.00`', description: 'Largest single withdrawal, in BRL terms; above it the request is refused (`withdrawal_limit_exceeded`)' }),
+  WITHDRAWAL_DAILY_LIMIT_BRL: custom(positiveBrl, { default: 1_000_000, documentedDefault: '`10000.00`', description: "What one account may withdraw in any 24 hours, in BRL terms; beyond it a withdrawal waits for support's review" }),
+  WITHDRAWAL_30D_LIMIT_BRL: custom(positiveBrl, { default: 5_000_000, documentedDefault: '`50000.00`', description: "What one account may withdraw in any 30 days, in BRL terms; beyond it a withdrawal waits for support's review" }),
+  WITHDRAWAL_REVIEW_BRL: custom(positiveBrl, { default: 300_000, documentedDefault: '`3000.00`', description: "A withdrawal above this (BRL terms) waits for support's review" }),
+  DESTINATION_COOLDOWN_HOURS: integer({ default: 24, minimum: 1, maximum: 720, description: 'How long a newly confirmed destination waits before it can receive (its e-mail carries a link that cancels it)' }),
   // More hops than any real chain of proxies is a mistake, and would let clients pick their address.
   TRUST_PROXY_HOPS: integer({
     default: 0,
@@ -239,7 +320,33 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: values.SMTP_URL,
     mailFrom: values.MAIL_FROM,
     smtpTimeoutMs: values.SMTP_TIMEOUT_MS,
+    treasury: {
+      network: values.LIQUID_NETWORK,
+      rpc: treasuryRpc(values),
+      assets: { BTC: values.LBTC_ASSET_ID, USDt: values.USDT_ASSET_ID, DEPIX: values.DEPIX_ASSET_ID },
+      confirmations: values.LIQUID_CONFIRMATIONS,
+    },
+    withdrawals: {
+      limits: {
+        perWithdrawalCents: values.WITHDRAWAL_LIMIT_BRL,
+        dailyCents: values.WITHDRAWAL_DAILY_LIMIT_BRL,
+        monthlyCents: values.WITHDRAWAL_30D_LIMIT_BRL,
+        reviewCents: values.WITHDRAWAL_REVIEW_BRL,
+      },
+      cooldownMs: values.DESTINATION_COOLDOWN_HOURS * 3_600_000,
+    },
   }
+}
+
+/** The node's address and how to log in: a user and password, or the cookie file; production needs one of them. */
+function treasuryRpc(values: { ELEMENTS_RPC_URL: string | null; ELEMENTS_WALLET: string; ELEMENTS_RPC_USER: string | null; ELEMENTS_RPC_PASSWORD: string | null; ELEMENTS_RPC_COOKIE_FILE: string | null }): Config['treasury']['rpc'] {
+  if (values.ELEMENTS_RPC_URL === null) return null
+  const user = values.ELEMENTS_RPC_USER
+  const password = values.ELEMENTS_RPC_PASSWORD
+  if ((user === null) !== (password === null)) throw new ConfigError('ELEMENTS_RPC_USER and ELEMENTS_RPC_PASSWORD go together')
+  const auth = user !== null && password !== null ? { user, password } : values.ELEMENTS_RPC_COOKIE_FILE !== null ? { cookieFile: values.ELEMENTS_RPC_COOKIE_FILE } : null
+  if (auth === null) throw new ConfigError('ELEMENTS_RPC_URL needs ELEMENTS_RPC_USER and ELEMENTS_RPC_PASSWORD, or ELEMENTS_RPC_COOKIE_FILE')
+  return { url: values.ELEMENTS_RPC_URL, wallet: values.ELEMENTS_WALLET, auth }
 }
 
 export type ConfigWarning = { code: 'base_url_not_https' | 'trust_proxy_on_open_interface' | 'weak_secret'; message: string }

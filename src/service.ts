@@ -2,6 +2,7 @@
 // source, mailer, job runner, HTTP app; in sandbox mode the fakes come from sandbox/wiring.ts.
 // main.ts and the tests both start it from here.
 import { randomBytes } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
 import type { FastifyServerOptions } from 'fastify'
 import { systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
@@ -24,6 +25,8 @@ import { openDatabase, type OpenedDatabase } from './store/database.ts'
 import { JOBS_CHANNEL } from './store/jobs.ts'
 import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
+import { createElementsTreasury } from './treasury/elements-rpc.ts'
+import type { Treasury } from './treasury/treasury.ts'
 import type { ResolveHost } from './webhooks/destination.ts'
 
 export type ServiceOptions = {
@@ -55,11 +58,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
     let sandbox: SandboxParts | undefined
     let mailer: Mailer
     let priceSources: PriceSource[]
+    let treasury: Treasury
     if (config.mode === 'sandbox') {
-      const parts = await startSandbox({ config, database, closers, takeProviderToken, ...(options.clock ? { clock: options.clock } : {}) })
-      ;({ provider, mailer, priceSources, sandbox } = parts)
+      // The fake treasury keeps its wallet beside the embedded database, or in the data folder, when the service opened its own database.
+      const treasuryStateDir = options.database ? null : config.dataDir
+      if (treasuryStateDir !== null) await mkdir(treasuryStateDir, { recursive: true })
+      const parts = await startSandbox({ config, database, closers, takeProviderToken, treasuryStateDir, ...(options.clock ? { clock: options.clock } : {}) })
+      ;({ provider, mailer, priceSources, sandbox, treasury } = parts)
       clock = parts.sandbox.clock
     } else {
+      treasury = createElementsTreasury({ ...config.treasury.rpc!, assets: config.treasury.assets, timeoutMs: config.providerTimeoutMs })
       provider = withProviderRateLimits(createEulenClient({ baseUrl: config.providerUrl!, token: config.providerToken!, timeoutMs: config.providerTimeoutMs }), takeProviderToken)
       mailer = createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs })
       priceSources = config.priceSources.map((source) => createTickerPriceSource({ ...source, timeoutMs: config.providerTimeoutMs }))
@@ -81,7 +89,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
         store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
-        sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, log: { warn: (details, message) => app?.log.warn(details, message) },
+        sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl,
+        treasury, network: config.treasury.network, confirmations: config.treasury.confirmations,
+        log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) },
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })
     closers.push(() => jobs.stop())
@@ -102,6 +112,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         mailSeal,
         mailServerAnswers: () => mailer.check(),
         quotes,
+        treasury,
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
         ...(sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: sandbox.fake, store, jobs }) } : {}),
       },
@@ -112,7 +123,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     closers.push(() => app!.close())
     // Sandbox mode adds its controls and points its fake provider's webhooks here; nothing else does.
     if (sandbox) await addSandbox(app, { store, clock, tokenCache, jobs, sandbox, providerWebhookSecret })
-    return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
+    return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, treasury, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
   } catch (error) {
     await close()
     throw error

@@ -6,23 +6,12 @@ import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { PaymentList } from '../contract/api.ts'
 import { toChargeRecord } from './get-charge.ts'
+import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
 
 export function parseStatusFilter(value: string | undefined): ChargeStatus | null {
   if (value === undefined || value === '') return null
   if (!(chargeStatuses as readonly string[]).includes(value)) throw new DomainError('invalid_request', { param: 'status', message: 'Unknown status.' })
   return value as ChargeStatus
-}
-
-/** The cursor is opaque to clients: the last charge's creation time and id, base64url. */
-function encodeCursor(charge: Charge): string {
-  return Buffer.from(`${charge.created_at.getTime()}_${charge.id}`).toString('base64url')
-}
-
-function parseCursor(value: string | undefined): { createdAt: Date; id: string } | null {
-  if (value === undefined || value === '') return null
-  const match = /^(\d{1,15})_(\w+)$/.exec(Buffer.from(value, 'base64url').toString('latin1'))
-  if (!match || !isChargeId(match[2]!)) throw new DomainError('invalid_request', { param: 'cursor', message: 'This cursor was not given by us.' })
-  return { createdAt: new Date(Number(match[1])), id: match[2]! }
 }
 
 /** One page of the scope's charges and the cursor of the next, if there is one. */
@@ -31,18 +20,9 @@ export async function chargePage(
   scope: { merchantAccountId: number } | { accountId: number },
   filters: { status: ChargeStatus | null; cursor: string | undefined; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
 ): Promise<{ charges: Charge[]; nextCursor: string | null }> {
-  const found = await store.charges.list(scope, { ...filters, before: parseCursor(filters.cursor), limit: filters.limit + 1 })
+  const found = await store.charges.list(scope, { ...filters, before: parseCursor(filters.cursor, isChargeId), limit: filters.limit + 1 })
   const charges = found.slice(0, filters.limit)
   return { charges, nextCursor: found.length > filters.limit ? encodeCursor(charges.at(-1)!) : null }
-}
-
-function dateFilter(value: string | undefined, param: string): Date | null {
-  if (value === undefined || value === '') return null
-  const date = new Date(value)
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(date.getTime())) {
-    throw new DomainError('invalid_request', { param, message: `${param} must be an ISO 8601 date or time.` })
-  }
-  return date
 }
 
 export async function listMerchantCharges(

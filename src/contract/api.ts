@@ -1,9 +1,14 @@
-// What the merchant API answers and what its webhooks carry, as TypeBox schemas: Fastify
-// serializes with them, the OpenAPI document and /docs are generated from them, and the use cases'
-// result types are derived from them (Static), so a field is declared once. Imports only the domain.
+// What the merchant API answers and what its webhooks carry, and the request bodies a use case
+// takes whole, as TypeBox schemas: Fastify validates and serializes with them, the OpenAPI
+// document and /docs are generated from them, and the use cases' types are derived from them
+// (Static), so a field is declared once. Imports only the domain.
 import { Type, type Static } from 'typebox'
 import { chargeStatuses, webhookEventNames } from '../domain/charge.ts'
 import { currencies } from '../domain/money.ts'
+import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
+
+/** A schema's own examples, to build a list's example from its items'. */
+const examplesOf = (schema: object) => (schema as { examples: unknown[] }).examples
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -147,6 +152,94 @@ export const WebhookBody = Type.Object(
   },
 )
 
+
+export const DestinationRecord = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Enum(destinationTypes, { description: '`pix`: a Pix key of the owner\'s own CPF/CNPJ (DEPIX only); `liquid`: a Liquid address.' }),
+    masked: Type.String({ description: 'The key or address, partly hidden.' }),
+    label: Nullable(Type.String()),
+    state: Type.Enum(['unconfirmed', 'cooling_down', 'active'], { description: 'Only `active` destinations receive withdrawals: confirmed by e-mail code, and past the cool-down.' }),
+    usable_at: Nullable(Type.String({ format: 'date-time', description: 'When the cool-down ends.' })),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'DestinationRecord',
+    examples: [{ id: 'dst_5f1c2e3d4b5a69788796a5b4', type: 'pix', masked: '***.456.789-**', label: null, state: 'active', usable_at: '2026-11-24T12:00:00.000Z', created_at: '2026-11-23T12:00:00.000Z' }],
+  },
+)
+
+export const DestinationList = Type.Object({ destinations: Type.Array(DestinationRecord) }, { title: 'DestinationList', examples: [{ destinations: examplesOf(DestinationRecord) }] })
+
+export const WithdrawalRecord = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Enum(withdrawalStatuses),
+    currency: Type.Enum(currencies),
+    amount: Type.Integer({ description: 'In the currency\'s smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt.' }),
+    fee: Type.Integer({ description: 'Our fee, same unit: 2 % of DEPIX rounded up to the centavo; none on BTC and USDt.' }),
+    net_amount: Type.Integer({ description: 'What leaves the treasury: amount less fee.' }),
+    payout_cents: Nullable(Type.Integer({ description: 'Pix only: what the key receives after the provider\'s payout fee (1 %, at least R$ 1,00).' })),
+    destination: Type.Object({ id: Type.String(), type: Type.Enum(destinationTypes), masked: Type.String() }),
+    txid: Nullable(Type.String({ description: 'The Liquid transaction, once signed.' })),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    failure_code: Nullable(Type.String({ description: 'Why it ended without paying (the amount went back to available).' })),
+    review_reason: Nullable(Type.String({ description: 'Why it waits for support, while in_review.' })),
+  },
+  {
+    title: 'WithdrawalRecord',
+    examples: [{
+      id: 'wd_0f1e2d3c4b5a69788796a5b4', status: 'completed', currency: 'DEPIX', amount: 10000, fee: 200, net_amount: 9800, payout_cents: null,
+      destination: { id: 'dst_5f1c2e3d4b5a69788796a5b4', type: 'liquid', masked: 'lq1qqf…8x3k2z' }, txid: '9c2e4f0a1b3d5e7f9a1c3e5f7a9b1d3f5e7a9c1b3d5f7e9a1c3b5d7f9e1a3c5b',
+      created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:04:00.000Z', failure_code: null, review_reason: null,
+    }],
+  },
+)
+
+export const WithdrawalList = Type.Object(
+  {
+    withdrawals: Type.Array(WithdrawalRecord),
+    next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page.' })),
+  },
+  { title: 'WithdrawalList', examples: [{ withdrawals: examplesOf(WithdrawalRecord), next_cursor: null }] },
+)
+
+/** What a withdrawal's webhooks POST, in this key order. */
+export const WithdrawalWebhookBody = Type.Object(
+  {
+    withdrawal_id: Type.String(),
+    email: Type.String({ description: 'The account withdrawing.' }),
+    currency: Type.Enum(currencies),
+    amount: Type.Integer(),
+    fee: Type.Integer(),
+    net_amount: Type.Integer(),
+    txid: Nullable(Type.String()),
+    event: Type.String({ description: '`withdrawal.` and the new status.' }),
+    status: Type.Enum(withdrawalStatuses),
+    failure_code: Nullable(Type.String()),
+  },
+  {
+    title: 'WithdrawalWebhookBody',
+    examples: [{ withdrawal_id: 'wd_0f1e2d3c4b5a69788796a5b4', email: 'store@example.com', currency: 'DEPIX', amount: 10000, fee: 200, net_amount: 9800, txid: null, event: 'withdrawal.completed', status: 'completed', failure_code: null }],
+  },
+)
+
+export const CreateWithdrawalBody = Type.Object(
+  {
+    currency: Type.Enum(currencies, { description: 'DEPIX (to a Pix key or a Liquid address), BTC (L-BTC) or USDt (to a Liquid address).' }),
+    amount: Type.Integer({ minimum: 1, description: "In the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt." }),
+    destination_id: Type.String({ maxLength: 64, description: 'A destination confirmed in the Wallet and past its cool-down (GET /api/withdrawal-destinations).' }),
+    webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: "Where the service POSTs this withdrawal's changes (withdrawal.<status>); https in production." })),
+    webhook_secret: Type.Optional(Type.String({ maxLength: 255, description: 'Signs the webhooks, as for charges.' })),
+  },
+  {
+    additionalProperties: false,
+    title: 'CreateWithdrawalRequest',
+    examples: [{ currency: 'DEPIX', amount: 10000, destination_id: 'dst_5f1c2e3d4b5a69788796a5b4' }],
+  },
+)
+
 export type ChargeCreated = Static<typeof ChargeCreated>
 export type ChargeRecord = Static<typeof ChargeRecord>
 export type BalanceRecord = Static<typeof BalanceRecord>
@@ -155,3 +248,8 @@ export type PaymentListItem = PaymentList['payments'][number]
 export type WebhookDeliveries = Static<typeof WebhookDeliveries>
 export type RedeliveryAccepted = Static<typeof RedeliveryAccepted>
 export type WebhookBody = Static<typeof WebhookBody>
+export type DestinationRecord = Static<typeof DestinationRecord>
+export type WithdrawalRecord = Static<typeof WithdrawalRecord>
+export type WithdrawalList = Static<typeof WithdrawalList>
+export type WithdrawalWebhookBody = Static<typeof WithdrawalWebhookBody>
+export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>

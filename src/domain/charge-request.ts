@@ -59,6 +59,14 @@ export function parseWebhookUrl(raw: string, requireHttps: boolean): URL {
   return url
 }
 
+/** Where a charge's or a withdrawal's webhooks go, and the secret that signs them. */
+export function parseWebhookTarget(input: { webhook_url?: string | undefined; webhook_secret?: string | undefined }, publicWebhooksOnly: boolean): { webhookUrl: string | null; webhookSecret: string | null } {
+  return {
+    webhookUrl: input.webhook_url === undefined ? null : parseWebhookUrl(input.webhook_url, publicWebhooksOnly).href,
+    webhookSecret: freeText(input.webhook_secret, 255, 'webhook_secret_invalid', 'webhook_secret'),
+  }
+}
+
 export function parseChargeRequest(input: ChargeRequestInput, options: { publicWebhooksOnly: boolean }): ChargeRequest {
   const valueCents = parseBrlToCents(input.value)
   if (valueCents === null) throw new DomainError('value_invalid', { param: 'value' })
@@ -86,8 +94,7 @@ export function parseChargeRequest(input: ChargeRequestInput, options: { publicW
   if (euid === null && valueCents > LIMIT_WITHOUT_EUID_CENTS) throw new DomainError('euid_required', { param: 'euid' })
 
   const payerName = freeText(input.payer_name, 100, 'payer_name_invalid', 'payer_name')
-  const webhookUrl = input.webhook_url === undefined ? null : parseWebhookUrl(input.webhook_url, options.publicWebhooksOnly).href
-  const webhookSecret = freeText(input.webhook_secret, 255, 'webhook_secret_invalid', 'webhook_secret')
+  const { webhookUrl, webhookSecret } = parseWebhookTarget(input, options.publicWebhooksOnly)
 
   const webhookEvents = parseWebhookEvents(input.webhook_events, webhookUrl !== null)
 

@@ -40,6 +40,23 @@ export const errorCatalogue = {
   webhook_events_invalid: { status: 400 },
   idempotency_key_invalid: { status: 400 },
   end_user_blocked: { status: 403 },
+  // withdrawals (decisions 15)
+  destination_invalid: { status: 400 },
+  destination_exists: { status: 409 },
+  destination_not_found: { status: 404 },
+  destination_not_confirmed: { status: 409 },
+  destination_cooling_down: { status: 409 },
+  destination_currency_invalid: { status: 400 },
+  currency_invalid: { status: 400 },
+  amount_below_minimum: { status: 400 },
+  amount_above_maximum: { status: 400 },
+  insufficient_funds: { status: 409 },
+  withdrawal_limit_exceeded: { status: 409 },
+  withdrawal_not_allowed: { status: 403 },
+  withdrawal_not_found: { status: 404 },
+  withdrawal_not_cancelable: { status: 409 },
+  withdrawal_not_in_review: { status: 409 },
+  action_code_invalid: { status: 400 },
   // lookups and conflicts
   payment_not_found: { status: 404 },
   webhook_delivery_not_found: { status: 404 },
@@ -72,10 +89,10 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
-const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists']
+const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_exists', 'action_code_invalid']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
-  'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed',
+  'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
 ]
 
 /** Who meets a code: a merchant on the API, an account owner in the Wallet, or an operator or the provider. */

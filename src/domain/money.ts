@@ -67,6 +67,26 @@ export function formatUnits(units: number, decimals: number): string {
 export const formatBtc = (sats: number): string => formatUnits(sats, 8)
 export const formatUsdt = (units: number): string => formatUnits(units, 6)
 
+/** Decimals a person types for each currency: centavos, satoshis (8), 10^-6 USDt. */
+const typedDecimals: Record<Currency, number> = { DEPIX: 2, BTC: 8, USDt: 6 }
+
+/**
+ * An amount typed in a form ("100,50", "0.001", "12.5") as the currency's minor units; null when
+ * it is not a plain positive decimal with at most the currency's decimals.
+ */
+export function parseAmountInput(currency: Currency, text: string): number | null {
+  const match = /^(\d{1,12})(?:[.,](\d+))?$/.exec(text.trim())
+  const decimals = typedDecimals[currency]
+  if (!match || (match[2] ?? '').length > decimals) return null
+  const units = Number(match[1]) * 10 ** decimals + Number((match[2] ?? '').padEnd(decimals, '0'))
+  return Number.isSafeInteger(units) && units > 0 ? units : null
+}
+
+/** An amount of any currency as a person reads it: `R$ 10,50`, `0.00012345 L-BTC`, `4.512345 USDt`. */
+export function formatAmount(currency: Currency, amount: number): string {
+  return currency === 'DEPIX' ? formatBrl(amount) : currency === 'BTC' ? `${formatBtc(amount)} L-BTC` : `${formatUsdt(amount)} USDt`
+}
+
 /** A charge's value less the fixed deposit fee: what is converted or credited. */
 export function netOfFixedFee(valueCents: number): number {
   return valueCents - fixedFeeOf(valueCents)

@@ -110,10 +110,9 @@ export function toAssetUnits(currency: Currency, amount: number): bigint {
   return BigInt(amount) * assetUnitsPerMinor[currency]
 }
 
-/** Asset units back to the currency's minor units; null when they are not a whole number of them. */
-export function fromAssetUnits(currency: Currency, units: bigint): number | null {
-  const per = assetUnitsPerMinor[currency]
-  return units % per === 0n ? Number(units / per) : null
+/** The whole minor units in an asset amount (what is below one centavo, satoshi or 10^-6 USDt pays no one). */
+export function minorUnitsIn(currency: Currency, units: bigint): number {
+  return Number(units / assetUnitsPerMinor[currency])
 }
 
 /** Statuses in which the amount sits in the withdrawing book. */

@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   installErrorHandling(app, errorContext)
   installStrictJsonParser(app)
 
-  const metrics = createMetrics(deps)
+  const metrics = createMetrics({ ...deps, log: app.log })
   // The hooks every request passes are synchronous callbacks: no promise per hook on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: ids in paths would explode the label set.

@@ -11,6 +11,7 @@ import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { TokenCache } from '../store/token-cache.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
+import type { Treasury } from '../treasury/treasury.ts'
 import type { AuthFailureLimiter } from './auth-failures.ts'
 
 export type AppDeps = {
@@ -27,6 +28,8 @@ export type AppDeps = {
   /** Whether the mail server takes our mail (for /readyz). */
   mailServerAnswers: () => Promise<boolean>
   quotes: QuoteBook
+  /** The Liquid treasury (its balances for the solvency view). */
+  treasury: Treasury
   /** Sandbox only: the Wallet's "Simular pagamento", the owner paying the own purchase at the fake provider. */
   simulatePurchase?: (charge: Charge) => Promise<void>
 }

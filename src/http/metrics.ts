@@ -5,8 +5,10 @@ import { Gauge, Histogram, Registry } from 'prom-client'
 import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
 import { attemptOutcome } from '../webhooks/sender.ts'
+import { checkTreasury } from '../app/check-treasury.ts'
+import type { Treasury } from '../treasury/treasury.ts'
 
-export function createMetrics(deps: { store: Store; clock: Clock }) {
+export function createMetrics(deps: { store: Store; clock: Clock; treasury: Treasury; log?: { error: (details: object, message: string) => void } }) {
   const registry = new Registry()
   const requestDuration = new Histogram({
     name: 'pix_http_request_duration_seconds',
@@ -44,6 +46,20 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     const owed = await deps.store.refunds.owedTotals()
     gauge.set({ unit: 'count' }, owed.count)
     gauge.set({ unit: 'centavos' }, owed.cents)
+  })
+  fromDatabase('pix_withdrawals', 'Withdrawals by status (in_review: waiting for support).', ['status'], async (gauge) => {
+    for (const row of await deps.store.withdrawals.countByStatus()) gauge.set({ status: row.status }, row.n)
+  })
+  fromDatabase('pix_payouts_failed_after_sending', 'Pix-outs whose DePix left but whose Pix the provider did not pay (/ops/alerts).', [], async (gauge) => {
+    gauge.set((await deps.store.withdrawals.payoutsFailedAfterSending()).length)
+  })
+  // Asks the treasury node at each scrape: an unreachable node leaves the gauge out, never fails the scrape.
+  fromDatabase('pix_treasury_shortfall', 'What the accounts are owed beyond what the treasury holds, per currency, in its smallest unit (0: covered).', ['currency'], async (gauge) => {
+    const check = await checkTreasury(deps).catch((error: unknown) => {
+      deps.log?.error({ err: error }, 'the treasury could not be checked for /metrics')
+      return []
+    })
+    for (const row of check) gauge.set({ currency: row.currency }, row.shortfall)
   })
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
     for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)

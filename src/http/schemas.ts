@@ -4,8 +4,9 @@
 import { Type, type Static } from 'typebox'
 import { chargeStatuses, webhookEventNames } from '../domain/charge.ts'
 import { currencies } from '../domain/money.ts'
+import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
-import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, WebhookDeliveries } from '../contract/api.ts'
+import { BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 export const ErrorBody = Type.Object({
   error: Type.String({ description: 'Human text; it may change. Branch on `code`.' }),
@@ -98,8 +99,36 @@ export const PaymentIdParams = Type.Object({ payment_id: Type.String({ maxLength
 
 export const QrFileParams = Type.Object({ file: Type.String({ maxLength: 64 }) })
 
-/** The schemas the OpenAPI document names in components.schemas and references by name. */
-export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries]
 
 /** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
 export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
+
+export const withdrawalErrors = errorResponses([
+  ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'currency_invalid', 'amount_below_minimum', 'amount_above_maximum',
+  'destination_not_found', 'destination_not_confirmed', 'destination_cooling_down', 'destination_currency_invalid', 'insufficient_funds', 'withdrawal_limit_exceeded',
+  'withdrawal_not_allowed', 'quote_unavailable', 'webhook_url_invalid', 'webhook_secret_invalid', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use',
+])
+export const withdrawalReadErrors = errorResponses([...authCodes, 'withdrawal_not_found', 'invalid_request'])
+
+
+/** Which error code a schema failure on each create-withdrawal field answers with. */
+export const createWithdrawalFieldCodes: Record<string, ErrorCode> = {
+  currency: 'currency_invalid',
+  amount: 'amount_below_minimum',
+  webhook_url: 'webhook_url_invalid',
+  webhook_secret: 'webhook_secret_invalid',
+}
+
+export const WithdrawalListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Enum(withdrawalStatuses)),
+    created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
+    created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
+    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; 20 when omitted' })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+)
+
+/** The schemas the OpenAPI document names in components.schemas and references by name. */
+export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList]

@@ -2,6 +2,9 @@
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import { sendWithdrawal } from '../app/send-withdrawal.ts'
+import type { Treasury } from '../treasury/treasury.ts'
+import type { LiquidNetwork } from '../treasury/liquid-address.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import { releaseHold } from '../app/release-hold.ts'
@@ -27,8 +30,12 @@ export function jobHandlers(deps: {
   sweepPlans: readonly SweepPlan[]
   mailer: Mailer
   mailSeal: MailSeal
+  baseUrl: string
+  treasury: Treasury
+  network: LiquidNetwork
+  confirmations: number
   resolveHost?: ResolveHost
-  log?: { warn: (details: object, message: string) => void }
+  log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }): JobHandlers {
   return {
     async expire_charge(payload) {
@@ -49,6 +56,10 @@ export function jobHandlers(deps: {
     },
     async send_mail(payload) {
       const next = await sendQueuedMail(deps, payload.mailId)
+      return next === null ? { done: true } : { again: next }
+    },
+    async send_withdrawal(payload) {
+      const next = await sendWithdrawal(deps, payload.withdrawalId)
       return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload) {

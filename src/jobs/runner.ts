@@ -17,13 +17,15 @@ export type JobOutcome = { done: true } | { again: Date }
 
 export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>) => Promise<JobOutcome> }
 
-export type Lane = 'deliveries' | 'charges' | 'mail'
-const allLanes: readonly Lane[] = ['charges', 'deliveries', 'mail']
+export type Lane = 'deliveries' | 'charges' | 'mail' | 'payouts'
+const allLanes: readonly Lane[] = ['charges', 'payouts', 'deliveries', 'mail']
 export const laneKinds: Record<Lane, JobKind[]> = {
   deliveries: ['deliver_webhook'],
   charges: ['expire_charge', 'release_hold', 'reconcile_charge', 'sweep_deposits'],
   // A mail server that hangs holds only these slots: charges and webhooks flow on.
   mail: ['send_mail'],
+  // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
+  payouts: ['send_withdrawal'],
 }
 
 export type RunnerLimits = {
@@ -31,12 +33,13 @@ export type RunnerLimits = {
   deliveries: number
   charges: number
   mail: number
+  payouts: number
   /** Deliveries in flight to one destination host in this process. */
   perDestination: number
 }
 
 /** Ten receivers that hang for the whole time-out take 20 of 32 delivery slots: the rest flow. */
-export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, mail: 2, perDestination: 2 }
+export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, mail: 2, payouts: 8, perDestination: 2 }
 
 const LEASE_MS = 60_000
 const BATCH = 20
@@ -60,7 +63,7 @@ export function createJobRunner(deps: {
   limits?: RunnerLimits
 }) {
   const limits = deps.limits ?? defaultRunnerLimits
-  const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0, mail: 0 }
+  const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0, mail: 0, payouts: 0 }
   const perDestination = new Map<string, number>()
   const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | null = null

@@ -36,9 +36,28 @@ export type FakeEndUsersTable = {
   paid_count: number
 }
 
+/** A payout (POST /withdraw): waiting for DePix at its deposit address, paying the Pix, paid or not. */
+export type FakePayoutsTable = {
+  id: string
+  nonce: string
+  pix_key: string
+  tax_number: string | null
+  euid: string | null
+  deposit_address: string
+  deposit_cents: number
+  payout_cents: number
+  status: string
+  expiration: Date
+  received_txid: string | null
+  receipt_url: string | null
+  created_at: Date
+  updated_at: Date
+}
+
 export type FakeEulenTables = {
   fake_eulen_deposits: FakeDepositsTable
   fake_eulen_end_users: FakeEndUsersTable
+  fake_eulen_payouts: FakePayoutsTable
 }
 
 const migrations: Record<string, Migration> = {
@@ -93,6 +112,28 @@ const migrations: Record<string, Migration> = {
     async up(db) {
       await sql`alter table fake_eulen_deposits add column amount_reported boolean not null default true`.execute(db)
     },
+  },
+}
+
+migrations['006_payouts'] = {
+  async up(db) {
+    await sql`
+      create table fake_eulen_payouts (
+        id text primary key,
+        nonce text not null unique,
+        pix_key text not null,
+        tax_number text,
+        euid text,
+        deposit_address text not null unique,
+        deposit_cents int8 not null,
+        payout_cents int8 not null,
+        status text not null,
+        expiration timestamptz not null,
+        received_txid text,
+        receipt_url text,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      )`.execute(db)
   },
 }
 

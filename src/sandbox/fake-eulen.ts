@@ -9,7 +9,8 @@ import type { Clock } from '../clock.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
 import { buildDynamicBrCode } from './brcode.ts'
-import { migrateFakeEulen, type FakeDepositsTable, type FakeEulenTables } from './fake-eulen-store.ts'
+import { migrateFakeEulen, type FakeDepositsTable, type FakeEulenTables, type FakePayoutsTable } from './fake-eulen-store.ts'
+import type { OutgoingPayment } from './fake-elements.ts'
 
 const MAX_UNIDENTIFIED_CENTS = 1_000
 const MAX_NEW_TAX_NUMBER_CENTS = 50_000
@@ -141,6 +142,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     '/deposit': { perMinute: 15, burst: 50 },
     '/deposit-status': { perMinute: 60, burst: 50 },
     '/deposits': { perMinute: 12, burst: 10 },
+    '/withdraw': { perMinute: 10, burst: 50 },
+    '/withdraw-status': { perMinute: 60, burst: 50 },
   }
   const buckets = new Map(Object.entries(published).map(([path, limit]) => [path, createBucket(limit, () => performance.now())]))
   if (options.enforceRateLimits) {
@@ -302,13 +305,84 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     })
   })
 
+  // Payouts (DePix → Pix): the DePix is to be sent to a deposit address of ours, on the treasury's
+  // network; until watchPayouts names where addresses come from, there are none to give.
+  let payoutAddress: (() => string) | null = null
+  const toPayoutObject = (row: FakePayoutsTable) => ({
+    id: row.id,
+    withdrawalId: row.id,
+    status: row.status,
+    pixKey: row.pix_key,
+    ...(row.tax_number ? { taxNumber: row.tax_number } : { euid: row.euid }),
+    depositAddress: row.deposit_address,
+    depositAmountInCents: row.deposit_cents,
+    payoutAmountInCents: row.payout_cents,
+    expiration: row.expiration.toISOString().replace('Z', '+00:00'),
+    ...(row.received_txid ? { blockchainTxID: row.received_txid } : {}),
+    ...(row.receipt_url ? { receiptUrl: row.receipt_url } : {}),
+  })
+  /** Eulen's payout fee: 1 %, at least R$ 1,00, out of what it receives. */
+  const payoutFee = (depositCents: number) => Math.max(100, Math.ceil(depositCents / 100))
+
+  app.post('/withdraw', async (request, reply) => {
+    const nonce = request.headers['x-nonce']
+    if (typeof nonce !== 'string' || nonce.length < 1 || nonce.length > 128) return refuse(reply, 400, 'Cabeçalho X-Nonce é obrigatório.')
+    // The same nonce is the same request: its payout again, never a second one.
+    const seen = await db.selectFrom('fake_eulen_payouts').selectAll().where('nonce', '=', nonce).executeTakeFirst()
+    if (seen) return ok(reply, toPayoutObject(seen))
+    if (!payoutAddress) return refuse(reply, 503, 'Saques indisponíveis no momento.')
+    const body = (request.body ?? {}) as Record<string, unknown>
+    const pixKey = body.pixKey
+    if (typeof pixKey !== 'string' || pixKey.length < 1 || pixKey.length > 77) return refuse(reply, 400, 'pixKey é obrigatório.')
+    const taxNumber = typeof body.taxNumber === 'string' && /^\d{11}$|^\d{14}$/.test(body.taxNumber) ? body.taxNumber : null
+    const euid = typeof body.euid === 'string' && /^EU\d{15}$/.test(body.euid) ? body.euid : null
+    if ((taxNumber === null) === (euid === null)) return refuse(reply, 400, 'Informe taxNumber ou euid, não ambos.')
+    const isCents = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+    const deposit = body.depositAmountInCents
+    const payout = body.payoutAmountInCents
+    if (isCents(deposit) === isCents(payout) || (deposit !== undefined && !isCents(deposit)) || (payout !== undefined && !isCents(payout))) {
+      return refuse(reply, 400, 'Informe depositAmountInCents ou payoutAmountInCents, um só, em centavos.')
+    }
+    const depositCents = isCents(deposit) ? deposit : Math.max(payout as number + 100, Math.ceil(((payout as number) * 100) / 99))
+    const payoutCents = depositCents - payoutFee(depositCents)
+    if (depositCents < 200 || depositCents > 600_000 || payoutCents <= 0) return refuse(reply, 520, 'Valor de saque fora dos limites (R$ 2,00 a R$ 6.000,00).')
+    const now = clock.now()
+    const row = await db
+      .insertInto('fake_eulen_payouts')
+      .values({
+        id: randomHex(16), nonce, pix_key: pixKey, tax_number: taxNumber, euid, deposit_address: payoutAddress(), deposit_cents: depositCents, payout_cents: payoutCents,
+        status: 'unsent', expiration: new Date(now.getTime() + DEFAULT_TIMEOUT_SECONDS * 1000), received_txid: null, receipt_url: null, created_at: now, updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    if (payoutGate) {
+      payoutGate.stored()
+      await payoutGate.until
+    }
+    return ok(reply, toPayoutObject(row))
+  })
+
+  app.get('/withdraw-status', async (request, reply) => {
+    const query = request.query as Record<string, unknown>
+    const select = db.selectFrom('fake_eulen_payouts').selectAll()
+    const row = typeof query.id === 'string' ? await select.where('id', '=', query.id).executeTakeFirst()
+      : typeof query.nonce === 'string' ? await select.where('nonce', '=', query.nonce).executeTakeFirst()
+      : null
+    if (row === null) return refuse(reply, 400, 'Parâmetro id é obrigatório.')
+    if (!row) return refuse(reply, 404, 'Saque não encontrado.')
+    return ok(reply, toPayoutObject(row))
+  })
+
+  // Tests hold POST /withdraw replies after the payout is stored, to kill the service mid-call.
+  let payoutGate: { until: Promise<void>; stored: () => void } | null = null
+
   const address = await app.listen({ host: options.host ?? '127.0.0.1', port: 0 })
   selfUrl = address
 
   // Where the provider's webhooks go ("registered out of band"): set once the service listens.
   let webhooks: { baseUrl: string; secret: string } | null = null
 
-  async function sendWebhook(type: 'deposit' | 'med', body: Record<string, unknown>): Promise<number> {
+  async function sendWebhook(type: 'deposit' | 'med' | 'withdraw', body: Record<string, unknown>): Promise<number> {
     if (!webhooks) throw new Error('the fake provider has no webhook target yet')
     const response = await fetch(`${webhooks.baseUrl}/${type}`, {
       method: 'POST',
@@ -318,6 +392,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     })
     await response.arrayBuffer()
     return response.status
+  }
+
+  async function payoutRow(id: string) {
+    return db.selectFrom('fake_eulen_payouts').selectAll().where('id', '=', id).executeTakeFirst()
   }
 
   async function deposit(id: string) {
@@ -401,6 +479,51 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         if (webhooks) await sendWebhook('deposit', { ...toStatusObject((await deposit(row.id))!), webhookType: 'deposit' })
       }
       return due.length
+    },
+    /**
+     * Payouts get their deposit addresses from the treasury's network, and see the DePix the
+     * treasury sends there: the right amount before the expiry starts the Pix (`sending`);
+     * anything else is an error.
+     */
+    watchPayouts(treasury: { externalAddress(): string; onOutgoing(listener: (payment: OutgoingPayment) => void): void }) {
+      payoutAddress = () => treasury.externalAddress()
+      treasury.onOutgoing((payment) => {
+        void (async () => {
+          const row = await db.selectFrom('fake_eulen_payouts').selectAll().where('deposit_address', '=', payment.address).where('status', '=', 'unsent').executeTakeFirst()
+          if (!row) return
+          const fits = payment.currency === 'DEPIX' && payment.units === BigInt(row.deposit_cents) * 1_000_000n && clock.now().getTime() < row.expiration.getTime()
+          await db.updateTable('fake_eulen_payouts').set({ status: fits ? 'sending' : 'error', received_txid: payment.txid, updated_at: clock.now() }).where('id', '=', row.id).execute()
+          if (webhooks) await sendWebhook('withdraw', { ...toPayoutObject((await payoutRow(row.id))!), webhookType: 'withdraw' })
+        })().catch(() => {})
+      })
+    },
+    /** The Pix of a payout is paid (`sent`, with a receipt) or not (`error`, `refunded`), with the withdraw webhook. */
+    async finishPayout(id: string, outcome: 'sent' | 'error' | 'refunded'): Promise<number> {
+      const row = await payoutRow(id)
+      if (!row) throw new Error(`no payout ${id}`)
+      await db.updateTable('fake_eulen_payouts').set({ status: outcome, receipt_url: outcome === 'sent' ? `${selfUrl}/receipts/${id}.pdf` : null, updated_at: clock.now() }).where('id', '=', id).execute()
+      return webhooks ? sendWebhook('withdraw', { ...toPayoutObject((await payoutRow(id))!), webhookType: 'withdraw' }) : 0
+    },
+    payout: (id: string) => payoutRow(id),
+    /** How many payouts were made (a second POST with one nonce makes none). */
+    async payoutCount(): Promise<number> {
+      const row = await db.selectFrom('fake_eulen_payouts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+    /** Payouts are stored but not answered until `release`. */
+    holdPayoutReplies() {
+      let release!: () => void
+      let stored!: () => void
+      const until = new Promise<void>((resolve) => (release = resolve))
+      const payoutStored = new Promise<void>((resolve) => (stored = resolve))
+      payoutGate = { until, stored }
+      return {
+        payoutStored,
+        release: () => {
+          payoutGate = null
+          release()
+        },
+      }
     },
     /** Answer POST /deposit asynchronously from now on, its result in the envelope or bare (or stop), as older API versions did. */
     setAsyncReplies(mode: AsyncReplies) {

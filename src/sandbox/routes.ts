@@ -16,6 +16,8 @@ import type { TokenCache } from '../store/token-cache.ts'
 import { finishWorkTheSandboxCaused } from './finish-work.ts'
 import type { AdjustableClock } from '../clock.ts'
 import type { FakeEulen } from './fake-eulen.ts'
+import type { FakeElements } from './fake-elements.ts'
+import { minorUnitsIn, toAssetUnits } from '../domain/withdrawal.ts'
 import type { FakeTicker } from './fake-ticker.ts'
 import type { Outbox } from './outbox.ts'
 import { documentAudience } from '../http/openapi.ts'
@@ -24,7 +26,7 @@ import { ErrorBody, QuoteValue } from '../http/schemas.ts'
 import { toChargeRecord } from '../app/get-charge.ts'
 
 /** What sandbox mode adds to the service: the fake provider, the movable clock, the outbox, the fake tickers. */
-export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker }
+export type SandboxParts = { fake: FakeEulen; clock: AdjustableClock; outbox: Outbox | null; ticker: FakeTicker; elements: FakeElements }
 
 export type SandboxRouteDeps = { store: Store; clock: Clock; tokenCache?: TokenCache; jobs: JobRunner; sandbox: SandboxParts }
 
@@ -283,6 +285,81 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       if (status !== 200) throw new Error(`the service answered the MED webhook with HTTP ${status}`)
       await finishWorkTheSandboxCaused(deps.jobs)
       return toChargeRecord((await store.charges.findById(charge.id))!)
+    },
+  )
+
+  // The treasury and the provider's payouts (decisions 15): set what the treasury holds, mine
+  // blocks, and pay (or fail) the Pix of a payout.
+  const Units = Type.Integer({ minimum: 0, maximum: 2_100_000_000_000_000 })
+  const treasuryView = () => ({ DEPIX: minorUnitsIn('DEPIX', sandbox.elements.balance('DEPIX')), BTC: minorUnitsIn('BTC', sandbox.elements.balance('BTC')), USDt: minorUnitsIn('USDt', sandbox.elements.balance('USDt')), height: sandbox.elements.height() })
+  const TreasuryView = Type.Object(
+    { DEPIX: Type.Integer(), BTC: Type.Integer(), USDt: Type.Integer(), height: Type.Integer() },
+    { description: 'What the treasury wallet holds, in balances\' units (centavos, satoshis, 10^-6 USDt), and the chain height.', examples: [{ DEPIX: 100000000, BTC: 1000000000, USDt: 100000000000, height: 12 }] },
+  )
+
+  app.get('/sandbox/treasury', { schema: { operationId: 'sandboxTreasury', summary: 'What the sandbox treasury holds', response: { 200: TreasuryView, ...errors } } }, async () => treasuryView())
+
+  app.put(
+    '/sandbox/treasury',
+    {
+      schema: {
+        operationId: 'sandboxSetTreasury',
+        summary: 'Set what the sandbox treasury holds',
+        description: 'In balances\' units; a currency left out keeps its balance. Below what accounts are owed, withdrawals wait in review (treasury_insufficient).',
+        body: Type.Object({ DEPIX: Type.Optional(Units), BTC: Type.Optional(Units), USDt: Type.Optional(Units) }, { additionalProperties: false }),
+        response: { 200: TreasuryView, ...errors },
+      },
+    },
+    async (request) => {
+      for (const currency of ['DEPIX', 'BTC', 'USDt'] as const) {
+        const amount = request.body[currency]
+        if (amount !== undefined) sandbox.elements.setBalance(currency, toAssetUnits(currency, amount))
+      }
+      return treasuryView()
+    },
+  )
+
+  app.post(
+    '/sandbox/treasury/mine',
+    {
+      schema: {
+        operationId: 'sandboxMine',
+        summary: 'Mine sandbox blocks',
+        description: 'Confirms the treasury\'s transactions; Liquid withdrawals with 2 confirmations complete before the answer.',
+        body: Type.Object({ blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }, { additionalProperties: false }),
+        response: { 200: TreasuryView, ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      sandbox.elements.mine(request.body.blocks ?? 1)
+      await store.jobs.bringForward('send_withdrawal', deps.clock.now())
+      await finishWorkTheSandboxCaused(deps.jobs)
+      return treasuryView()
+    },
+  )
+
+  app.post(
+    '/sandbox/withdrawals/:id/payout',
+    {
+      schema: {
+        operationId: 'sandboxFinishPayout',
+        summary: 'Pay (or fail) the Pix of a Pix-out',
+        description: 'As the provider\'s withdraw webhook: `sent` completes the withdrawal; `error` or `refunded` leave it for support. The DePix must have been sent first.',
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ outcome: Type.Optional(Type.Enum(['sent', 'error', 'refunded'])) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.String(), status: Type.String() }, { examples: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', status: 'completed' }] }), ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      const withdrawal = await store.withdrawals.findById(request.params.id)
+      if (!withdrawal || withdrawal.provider_withdrawal_id === null) throw new DomainError('withdrawal_not_found', { param: 'id' })
+      const status = await sandbox.fake.finishPayout(withdrawal.provider_withdrawal_id, request.body.outcome ?? 'sent')
+      if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
+      await finishWorkTheSandboxCaused(deps.jobs)
+      const after = (await store.withdrawals.findById(withdrawal.id))!
+      return { id: after.id, status: after.status }
     },
   )
 }

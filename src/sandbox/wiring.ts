@@ -12,9 +12,17 @@ import type { PaymentProvider } from '../provider/provider.ts'
 import { withProviderRateLimits, type TakeToken } from '../provider/rate-limits.ts'
 import type { OpenedDatabase } from '../store/database.ts'
 import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
+import { startFakeElements } from './fake-elements.ts'
+import { createElementsTreasury } from '../treasury/elements-rpc.ts'
+import type { Treasury } from '../treasury/treasury.ts'
+import type { Currency } from '../domain/money.ts'
+import { join } from 'node:path'
 import { startFakeTicker, type FakeTicker } from './fake-ticker.ts'
 import { sandboxRoutes, type SandboxParts, type SandboxRouteDeps } from './routes.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
+
+/** What the sandbox treasury starts with, in 8-decimal units: R$ 1.000.000 of DePix, 10 L-BTC, 100 000 USDt. */
+const SANDBOX_TREASURY: Record<Currency, bigint> = { DEPIX: 100_000_000_000_000n, BTC: 1_000_000_000n, USDt: 10_000_000_000_000n }
 
 /** Sandbox conversions work out of the box (BRL micro-reais); PUT /sandbox/quotes changes the fake tickers. */
 const SANDBOX_DEFAULT_PRICES = { BTC: 350_000_000_000, USDt: 5_400_000 }
@@ -28,11 +36,14 @@ export async function startSandbox(options: {
   clock?: AdjustableClock
   closers: Array<() => Promise<void>>
   takeProviderToken: TakeToken
+  /** Where the fake treasury keeps its wallet across restarts; null keeps it in memory (tests). */
+  treasuryStateDir: string | null
 }): Promise<{
   sandbox: SandboxParts
   provider: PaymentProvider
   mailer: Mailer
   priceSources: PriceSource[]
+  treasury: Treasury
 }> {
   const { config, database, closers } = options
   const clock = options.clock ?? createAdjustableClock()
@@ -49,10 +60,20 @@ export async function startSandbox(options: {
   const client = createEulenClient({ baseUrl: fake.url, token, timeoutMs: config.providerTimeoutMs })
   const ticker = await startFakeTicker(SANDBOX_DEFAULT_PRICES)
   closers.push(() => ticker.close())
+  // The treasury is a fake Elements node reached over JSON-RPC by the production adapter; its
+  // wallet is kept in the data folder across restarts, and starts with enough to pay withdrawals.
+  const rpc = { user: 'sandbox', password: randomBytes(18).toString('hex') }
+  const elements = await startFakeElements({ network: config.treasury.network, wallet: 'treasury', ...rpc, assets: config.treasury.assets, ...(options.treasuryStateDir === null ? {} : { stateFile: join(options.treasuryStateDir, 'fake-elements.json') }) })
+  closers.push(() => elements.close())
+  if (elements.balance('BTC') === 0n) for (const [currency, units] of Object.entries(SANDBOX_TREASURY) as Array<[Currency, bigint]>) elements.setBalance(currency, units)
+  // The fake provider's payouts see the DePix the treasury sends to their deposit addresses.
+  fake.watchPayouts(elements)
+  const treasury = createElementsTreasury({ url: elements.url, wallet: 'treasury', auth: rpc, assets: config.treasury.assets, timeoutMs: config.providerTimeoutMs })
   // Without SMTP_URL the sandbox keeps its mail in an outbox that /sandbox/outbox lists.
   const outbox = config.smtpUrl === null ? await createOutbox(database.db, clock) : null
   return {
-    sandbox: { fake, clock, outbox, ticker },
+    sandbox: { fake, clock, outbox, ticker, elements },
+    treasury,
     provider: config.providerLimits ? withProviderRateLimits(client, options.takeProviderToken) : client,
     mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs }),
     // A second source checks the first, as decisions 14 recommends: both fakes agree until told otherwise.

@@ -15,6 +15,7 @@ export const jobPayloads = {
   deliver_webhook: Type.Object({ eventId: Type.String(), destination: Type.Optional(Type.Union([Type.String(), Type.Null()])) }),
   sweep_deposits: Type.Object({}),
   send_mail: Type.Object({ mailId: Type.Integer() }),
+  send_withdrawal: Type.Object({ withdrawalId: Type.String() }),
 }
 
 export type JobKind = keyof typeof jobPayloads

@@ -52,6 +52,11 @@ export function jobsRepository(db: Kysely<Database>) {
       await sql`select pg_notify(${JOBS_CHANNEL}, 'deliver_webhook')`.execute(db)
     },
 
+    /** Jobs of a kind waiting for later, due now (the sandbox mined a block: the payouts it confirms are looked at at once). Parked jobs stay parked. */
+    async bringForward(kind: JobKind, now: Date): Promise<void> {
+      await db.updateTable('jobs').set({ run_at: now }).where('kind', '=', kind).where('run_at', '>', now).where('run_at', '<', PARKED_UNTIL).where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])).execute()
+    },
+
     /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
     async ensureSingleton(kind: 'sweep_deposits', payload: JobPayload<'sweep_deposits'>, runAt: Date, now: Date): Promise<void> {
       await db

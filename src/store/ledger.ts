@@ -17,11 +17,11 @@ export function ledgerRepository(db: Kysely<Database>) {
      * writes nothing. Returns whether this call posted it. Call inside the transaction of the
      * state change that caused it, after charges.lockById/lockByDepositId locked the account.
      */
-    async post(posting: Posting, chargeId: string | null, now: Date): Promise<boolean> {
+    async post(posting: Posting, chargeId: string | null, now: Date, withdrawalId: string | null = null): Promise<boolean> {
       if (!isBalanced(posting.entries)) throw new Error(`posting ${posting.key} does not balance`)
       const inserted = await db
         .insertInto('ledger_postings')
-        .values({ key: posting.key, charge_id: chargeId, kind: posting.kind, created_at: now })
+        .values({ key: posting.key, charge_id: chargeId, withdrawal_id: withdrawalId, kind: posting.kind, created_at: now })
         .onConflict((oc) => oc.column('key').doNothing())
         .returning('id')
         .executeTakeFirst()
@@ -101,11 +101,19 @@ export function ledgerRepository(db: Kysely<Database>) {
     },
 
     /** Each charge's postings summed per book and currency (customer books over the charge's account). */
-    async chargeBookSums(): Promise<Array<{ charge_id: string | null; book: Book; currency: Currency; total: number }>> {
-      const rows = await sql<{ charge_id: string | null; book: Book; currency: Currency; total: string }>`
-        select p.charge_id, e.book, e.currency, sum(e.amount)::text as total
+    /** Every book's sum per charge and per withdrawal (both null: postings of neither). */
+    async subjectBookSums(): Promise<Array<{ charge_id: string | null; withdrawal_id: string | null; book: Book; currency: Currency; total: number }>> {
+      const rows = await sql<{ charge_id: string | null; withdrawal_id: string | null; book: Book; currency: Currency; total: string }>`
+        select p.charge_id, p.withdrawal_id, e.book, e.currency, sum(e.amount)::text as total
         from ledger_entries e join ledger_postings p on p.id = e.posting_id
-        group by p.charge_id, e.book, e.currency`.execute(db)
+        group by p.charge_id, p.withdrawal_id, e.book, e.currency`.execute(db)
+      return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
+    },
+
+    /** What accounts are owed per currency: every customer book of every account (available may be negative after a claw-back). */
+    async owedToAccounts(): Promise<Array<{ book: Book; currency: Currency; total: number }>> {
+      const rows = await sql<{ book: Book; currency: Currency; total: string }>`
+        select book, currency, sum(amount)::text as total from account_balances group by book, currency`.execute(db)
       return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
     },
   }

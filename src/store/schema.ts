@@ -339,6 +339,7 @@ export type WithdrawalsTable = {
   review_reason: Later<ReviewReason>
   failure_code: Later<FailureCode>
   via: 'wallet' | 'api'
+  lang: 'pt-BR' | 'en'
   webhook_url: string | null
   webhook_secret: string | null
   created_at: Date

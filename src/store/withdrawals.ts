@@ -2,6 +2,9 @@ import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
 import type { Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 
+const writeOnce = new Set(['psbt', 'tx_hex', 'txid', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'])
+type WriteOnce = 'psbt' | 'tx_hex' | 'txid' | 'provider_nonce' | 'provider_withdrawal_id' | 'provider_deposit_address' | 'provider_deposit_cents' | 'provider_expires_at'
+
 /** An owner's withdrawal destinations and withdrawals. */
 export function withdrawalsRepository(db: Kysely<Database>) {
   return {
@@ -41,6 +44,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
         .execute()
     },
 
+    /** Every destination the account ever had, canceled ones too (its withdrawals still name them). */
+    listDestinationsWithCanceled(accountId: number): Promise<WithdrawalDestination[]> {
+      return db.selectFrom('withdrawal_destinations').selectAll().where('account_id', '=', accountId).execute()
+    },
+
     /** Moves a destination from `from` only: false when it had already moved. */
     async updateDestination(id: string, from: WithdrawalDestination['state'], values: Updateable<WithdrawalDestinationsTable>): Promise<WithdrawalDestination | undefined> {
       return db.updateTable('withdrawal_destinations').set(values).where('id', '=', id).where('state', '=', from).returningAll().executeTakeFirst()
@@ -77,6 +85,27 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
 
+    /**
+     * Writes what a step of the payout produced. The columns that fix the payout (the funded and
+     * signed transaction, the provider's nonce and reply) are written once: a value already there
+     * stays, so two runs that raced each keep the first, and the row answered is what stands.
+     */
+    async storeStep(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
+      return db
+        .updateTable('withdrawals')
+        .set((eb) => Object.fromEntries(Object.entries(values).map(([column, value]) =>
+          [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as WriteOnce), eb.val(value as string)) : value],
+        )))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    /** A nonce that was never sent (the provider said "not now"): the next run makes a new request. */
+    async forgetNonce(id: string, nonce: string): Promise<void> {
+      await db.updateTable('withdrawals').set({ provider_nonce: null }).where('id', '=', id).where('provider_nonce', '=', nonce).where('provider_withdrawal_id', 'is', null).execute()
+    },
+
     /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */
     async brlCentsSince(accountId: number, since: Date): Promise<number> {
       const row = await db
@@ -107,6 +136,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
     /** Withdrawals waiting for support, oldest first. */
     inReview(limit: number): Promise<Withdrawal[]> {
       return db.selectFrom('withdrawals').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
+    },
+
+    /** Pix-outs whose DePix left but whose Pix the provider reports failed (metrics, alerts). */
+    payoutsFailedAfterSending(): Promise<Withdrawal[]> {
+      return db.selectFrom('withdrawals').selectAll().where('status', '=', 'sent').where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
     },
 
     async countByStatus(): Promise<Array<{ status: WithdrawalStatus; n: number }>> {

@@ -2,15 +2,15 @@
 // escaped), no inline script or style (the CSP forbids them), forms that work without JavaScript.
 // wallet.js only adds copy buttons and status refresh. Every text comes from the catalogue.
 import { chargeStatuses, type ChargeStatus, type WebhookEventState } from '../domain/charge.ts'
-import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
+import { formatAmount, formatBrl } from '../domain/money.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
-type Page = { lang: Lang; csrf: string }
+export type Page = { lang: Lang; csrf: string }
 type Layout = Page & { title: WalletKey; signedIn: boolean }
 
-function texts(lang: Lang) {
+export function texts(lang: Lang) {
   return (key: WalletKey, values: Record<string, string> = {}) => translate(lang, key, values)
 }
 
@@ -19,11 +19,11 @@ function when(lang: Lang, date: Date | null): string {
 }
 
 /** A moment as a <time>: the São Paulo reading for people, the exact instant for machines. */
-function time(lang: Lang, date: Date): Html {
+export function time(lang: Lang, date: Date): Html {
   return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date)}</time>`
 }
 
-function layout(page: Layout, body: Html): string {
+export function layout(page: Layout, body: Html): string {
   const t = texts(page.lang)
   const other = page.lang === 'en' ? 'pt-BR' : 'en'
   return html`<!doctype html>
@@ -39,7 +39,7 @@ function layout(page: Layout, body: Html): string {
 <header class="top">
   <a class="brand" href="/wallet">Pix · ${t('title')}</a>
   <nav aria-label="${t('nav')}">
-    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
+    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
     <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}
   </nav>
@@ -51,7 +51,7 @@ ${body}
 </html>`.toString()
 }
 
-function csrfField(csrf: string): Html {
+export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="_csrf" value="${csrf}">`
 }
 
@@ -108,7 +108,6 @@ export type Overview = {
   token: { last4: string | null; createdAt: Date; lastUsedAt: Date | null } | null
 }
 
-const formats = { DEPIX: formatBrl, BTC: formatBtc, USDt: formatUsdt } as const
 
 /** What the Wallet says of the account's current token: never its value. */
 function currentToken(lang: Lang, overview: Overview): Html {
@@ -121,7 +120,7 @@ function currentToken(lang: Lang, overview: Overview): Html {
 export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string): string {
   const t = texts(page.lang)
   const rows = (['DEPIX', 'BTC', 'USDt'] as const).map(
-    (currency) => html`<tr><th scope="row">${currency}</th><td>${formats[currency](overview.available[currency])}</td><td>${formats[currency](overview.held[currency])}</td></tr>`,
+    (currency) => html`<tr><th scope="row">${currency}</th><td>${formatAmount(currency, overview.available[currency])}</td><td>${formatAmount(currency, overview.held[currency])}</td></tr>`,
   )
   const taxNumber = overview.ownerTaxNumber === null ? '' : maskTaxNumber(overview.ownerTaxNumber)
   const identity =

@@ -12,7 +12,8 @@ import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isDatabaseUnavailable } from '../store/database.ts'
-import { createChargeDeps, type RouteDeps } from '../http/deps.ts'
+import { createChargeDeps } from '../http/deps.ts'
+import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
@@ -20,10 +21,10 @@ import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lan
 import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from './session-store.ts'
+import { registerWithdrawalPages } from './withdrawal-routes.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
 
-export type WalletDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'opsToken' | 'mailSeal' | 'authFailures' | 'simulatePurchase'>
 
 declare module 'fastify' {
   interface Session {
@@ -256,5 +257,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     await redeliverWebhook(deps, { merchantAccountId: accountOf(request)!, eventId: request.params.id.slice(0, 64) })
     return reply.redirect('/wallet/deliveries?queued=1', 303)
   })
+
+  registerWithdrawalPages(app, deps, { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protect, protectSignedIn })
 }
 

@@ -1,19 +1,20 @@
 // Merchant webhook body and signatures (spec section 6, decisions section 7).
 import { createHmac } from 'node:crypto'
-import { WebhookBody } from '../contract/api.ts'
-
-/** The body's key order is the schema's. */
-const bodyKeys = Object.keys(WebhookBody.properties) as Array<keyof WebhookBody>
+import { WebhookBody, WithdrawalWebhookBody } from '../contract/api.ts'
 
 /**
  * Compact JSON with every non-ASCII character escaped as \uXXXX, in a fixed key order, so a
  * receiver hashing the raw body and one re-serializing with Python's
  * json.dumps(body, separators=(',', ':')) compute the same bytes.
  */
-export function serializeWebhookBody(body: WebhookBody): string {
-  const ordered = Object.fromEntries(bodyKeys.map((key) => [key, body[key]]))
+function serializeInOrder<T extends object>(schema: { properties: object }, body: T): string {
+  // The body's key order is the schema's.
+  const ordered = Object.fromEntries(Object.keys(schema.properties).map((key) => [key, body[key as keyof T]]))
   return JSON.stringify(ordered).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
+
+export const serializeWebhookBody = (body: WebhookBody): string => serializeInOrder(WebhookBody, body)
+export const serializeWithdrawalWebhook = (body: WithdrawalWebhookBody): string => serializeInOrder(WithdrawalWebhookBody, body)
 
 /** The spec's X-Webhook-Signature: hex HMAC-SHA256 of the body, keyed with the secret. */
 export function specSignature(secret: string, body: string): string {

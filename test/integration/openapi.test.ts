@@ -44,7 +44,8 @@ test('@redocly/cli lint: no errors (the warnings left are justified in docs/api-
 
 test('the document names its schemas, audiences, retries and webhooks', { skip }, () => {
   assert.deepEqual(Object.keys(document.components.schemas).sort(), [
-    'BalanceRecord', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'Error', 'PaymentList', 'WebhookBody', 'WebhookDeliveries',
+    'BalanceRecord', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'CreateWithdrawalRequest', 'DestinationList', 'Error', 'PaymentList', 'WebhookBody', 'WebhookDeliveries',
+    'WithdrawalList', 'WithdrawalRecord',
   ])
   const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),

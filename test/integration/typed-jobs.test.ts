@@ -33,7 +33,7 @@ function runnerWith(handlers: Partial<JobHandlers>) {
     store,
     clock,
     log: { error: (details, message) => errors.push({ details, message }) },
-    handlers: { expire_charge: unexpected, reconcile_charge: unexpected, release_hold: unexpected, deliver_webhook: unexpected, sweep_deposits: unexpected, send_mail: unexpected, ...handlers },
+    handlers: { expire_charge: unexpected, reconcile_charge: unexpected, release_hold: unexpected, deliver_webhook: unexpected, sweep_deposits: unexpected, send_mail: unexpected, send_withdrawal: unexpected, ...handlers },
   })
   return { runner, errors }
 }

@@ -15,6 +15,8 @@ import { createChargeDeps, type RouteDeps } from '../deps.ts'
 import { createAddressWindows } from '../address-windows.ts'
 import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
+import { idempotencyKeyOf } from './idempotency-key.ts'
+import { withdrawalRoutes } from './withdrawals.ts'
 import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
 import { CreatePaymentBody, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
 
@@ -24,18 +26,8 @@ declare module 'fastify' {
   }
 }
 
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/
 
-function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined
-  if (typeof header !== 'string' || !idempotencyKeyPattern.test(header)) {
-    throw new DomainError('idempotency_key_invalid', { param: 'Idempotency-Key' })
-  }
-  return header
-}
-
-
-export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'authFailures'>> = async (app, deps) => {
+export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'authFailures' | 'quotes' | 'mailSeal'>> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
   documentAudience(app, 'merchant')
 
@@ -184,6 +176,8 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       return redeliverWebhook(deps, { merchantAccountId: request.merchant.accountId, eventId: request.params.id })
     },
   )
+
+  await app.register(withdrawalRoutes, { ...deps, authenticated })
 
   // Public and cacheable (decisions section 3): the id is 128 random bits, the image never changes.
   app.get('/api/qr/:file', {

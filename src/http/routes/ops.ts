@@ -6,6 +6,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { activateToken } from '../../app/activate-token.ts'
 import { assignIdentity } from '../../app/assign-identity.ts'
 import { checkLedger } from '../../app/check-ledger.ts'
+import { checkTreasury } from '../../app/check-treasury.ts'
+import { withdrawalRecord } from '../../app/list-withdrawals.ts'
+import { reviewWithdrawal } from '../../app/request-withdrawal.ts'
 import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
 import { recordRefundPaid } from '../../app/record-refund-paid.ts'
@@ -32,7 +35,7 @@ function operation<S extends object>(operationId: string, summary: string, examp
 }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
-export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsToken' | 'tokenCache' | 'authFailures'> & { metrics: Metrics }> = async (app, deps) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsToken' | 'tokenCache' | 'authFailures' | 'treasury' | 'mailSeal'> & { metrics: Metrics }> = async (app, deps) => {
   documentAudience(app, 'operator')
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
@@ -137,7 +140,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // What the provider reported that support must look at: money we credited that it will take back
   // (will_refund after credit), or a "refunded" after part was taken back, which is not ours to guess.
   app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
-    alerts: (await deps.store.charges.listClawbacksToReview()).map((charge) => ({
+    alerts: [...(await deps.store.charges.listClawbacksToReview()).map((charge) => ({
       kind: charge.clawback === 'will_refund' ? 'will_refund_after_credit' : 'refunded_after_partial_clawback',
       payment_id: charge.id,
       taken_back_cents: charge.taken_back_cents,
@@ -146,6 +149,49 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       credited_units: charge.credited_units,
       since: charge.updated_at.toISOString(),
     })),
+    // A Pix-out the provider did not pay after our DePix left: it may come back (review: returned).
+    ...(await deps.store.withdrawals.payoutsFailedAfterSending()).map((withdrawal) => ({
+      kind: 'payout_failed_after_sending',
+      withdrawal_id: withdrawal.id,
+      provider_status: withdrawal.provider_status,
+      status: withdrawal.status,
+      currency: withdrawal.currency,
+      amount: withdrawal.amount,
+      since: withdrawal.updated_at.toISOString(),
+    }))],
+  }))
+
+  // Withdrawals waiting for support (decisions 15): why, and what was asked; approve, reject, or
+  // record that a sent payout came back to the treasury.
+  app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => ({
+    withdrawals: await Promise.all((await deps.store.withdrawals.inReview(200)).map(async (withdrawal) => ({
+      ...(await withdrawalRecord(deps.store, withdrawal)),
+      email: (await deps.store.accounts.findById(withdrawal.account_id))?.email ?? null,
+      brl_cents: withdrawal.brl_cents,
+      via: withdrawal.via,
+    }))),
+  }))
+
+  app.post(
+    '/ops/withdrawals/:withdrawal_id/review',
+    {
+      schema: operation('reviewWithdrawal', 'Approve or reject a withdrawal in review; or record that a sent payout came back', { id: 'wd_0f1e2d3c4b5a69788796a5b4', status: 'confirmed' }, [
+        'withdrawal_not_found', 'withdrawal_not_in_review', 'withdrawal_not_cancelable', 'invalid_json', 'unsupported_media_type',
+      ], {
+        params: Type.Object({ withdrawal_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ decision: Type.Enum(['approve', 'reject', 'returned']), note: Note }, { additionalProperties: false }),
+      }),
+    },
+    async (request) => {
+      const moved = await reviewWithdrawal({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, {
+        withdrawalId: request.params.withdrawal_id, decision: request.body.decision, actor: actorOf(request), note: request.body.note,
+      })
+      return withdrawalRecord(deps.store, moved)
+    },
+  )
+
+  app.get('/ops/treasury', { schema: operation('checkTreasury', 'What the accounts are owed beside what the treasury holds, per currency', { treasury: [{ currency: 'DEPIX', owed: 123456, treasury: 500000, shortfall: 0 }] }, ['service_unavailable']) }, async (request) => ({
+    treasury: await checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }),
   }))
 
   app.post(

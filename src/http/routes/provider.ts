@@ -5,14 +5,15 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { parseProviderDeposit } from '../../provider/eulen-replies.ts'
+import { applyPayoutReport } from '../../app/send-withdrawal.ts'
+import { parseProviderDeposit, parseProviderPayout } from '../../provider/eulen-replies.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
 import type { RouteDeps } from '../deps.ts'
 import { documentAudience } from '../openapi.ts'
 import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
-export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'providerWebhookSecret' | 'authFailures'>> = async (app, deps) => {
+export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'providerWebhookSecret' | 'authFailures' | 'mailSeal' | 'config'>> = async (app, deps) => {
   documentAudience(app, 'provider')
   const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
   const schema = (operationId: string, summary: string, description: string) => ({
@@ -50,6 +51,23 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
     const outcome = await applyProviderEvent(deps, report)
     if (outcome.kind === 'not_found') request.log.warn({ qrId: report.qrId }, 'provider webhook for an unknown deposit')
     if (report.status === null) request.log.warn({ qrId: report.qrId, status: report.statusText }, 'provider webhook with a status we do not know; kept, not acted on')
+    return { received: true }
+  })
+
+  app.post('/provider/webhooks/withdraw', {
+    schema: schema('providerWithdrawWebhook', "The provider's payout (withdraw) status", 'A Pix-out the provider is paying (`sending`), paid (`sent`, which completes the withdrawal) or not (`error`, `refunded`: support looks).'),
+    onRequest: authorize,
+  }, async (request) => {
+    let payout
+    try {
+      payout = parseProviderPayout(objectBody(request.body))
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw new DomainError('invalid_request', { message: error.message })
+      throw error
+    }
+    if (!(await applyPayoutReport({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, payout))) {
+      request.log.warn({ withdrawalId: payout.withdrawalId }, 'provider withdraw webhook for a payout we do not know')
+    }
     return { received: true }
   })
 

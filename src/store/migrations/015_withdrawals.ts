@@ -46,6 +46,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       review_reason text,
       failure_code text,
       via text not null check (via in ('wallet', 'api')),
+      -- the language the owner's e-mails about it are written in
+      lang text not null check (lang in ('pt-BR', 'en')),
       webhook_url text,
       webhook_secret text,
       created_at timestamptz not null,

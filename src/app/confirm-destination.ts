@@ -1,0 +1,42 @@
+// The owner types the destination's e-mail code: it is confirmed, and can receive once its
+// cool-down has passed. Or the owner follows the e-mail's link and cancels it, signed in or not.
+import { DomainError } from '../domain/errors.ts'
+import type { WithdrawalDestination } from '../store/schema.ts'
+import { useActionCode } from './action-codes.ts'
+import { hashCancelToken, type DestinationDeps } from './add-destination.ts'
+
+export async function confirmDestination(deps: DestinationDeps, request: { accountId: number; destinationId: string; code: string }): Promise<WithdrawalDestination> {
+  return deps.store.transaction(async (store) => {
+    const account = await store.accounts.lockById(request.accountId)
+    const destination = await store.withdrawals.findDestination(request.destinationId, request.accountId)
+    if (!account || !destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
+    if (destination.state === 'confirmed') return destination
+    const now = deps.clock.now()
+    await useActionCode(store, { email: account.email, purpose: 'destination', subject: destination.id, code: request.code, now })
+    const confirmed = await store.withdrawals.updateDestination(destination.id, 'unconfirmed', { state: 'confirmed', confirmed_at: now, usable_at: new Date(now.getTime() + deps.cooldownMs) })
+    await store.audit.record({ actor: `owner:${account.email}`, action: 'destination.confirm', subject: destination.id, details: {}, at: now })
+    return confirmed ?? destination
+  })
+}
+
+/** The destination the link names, if it can still be canceled (the page that asks "cancel it?"). */
+export async function destinationForCancelLink(deps: Pick<DestinationDeps, 'store'>, token: string): Promise<WithdrawalDestination | null> {
+  const destination = await deps.store.withdrawals.findDestinationByCancelToken(hashCancelToken(token))
+  return destination && destination.state !== 'canceled' ? destination : null
+}
+
+/**
+ * Cancels the destination, from the e-mail's link or from the Wallet. Withdrawals already made to
+ * it go on (they were confirmed with their own codes); no new one can use it.
+ */
+export async function cancelDestination(deps: DestinationDeps, target: { token: string } | { accountId: number; destinationId: string }): Promise<void> {
+  const destination = 'token' in target
+    ? await deps.store.withdrawals.findDestinationByCancelToken(hashCancelToken(target.token))
+    : await deps.store.withdrawals.findDestination(target.destinationId, target.accountId)
+  if (!destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
+  const now = deps.clock.now()
+  await deps.store.transaction(async (store) => {
+    const canceled = await store.withdrawals.updateDestination(destination.id, destination.state, { state: 'canceled', canceled_at: now })
+    if (canceled) await store.audit.record({ actor: 'token' in target ? 'owner:e-mail-link' : `account:${destination.account_id}`, action: 'destination.cancel', subject: destination.id, details: {}, at: now })
+  })
+}

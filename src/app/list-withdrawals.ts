@@ -1,0 +1,54 @@
+// An account's withdrawals and destinations as the API answers them (GET /api/withdrawals, with
+// the filters and cursor of GET /api/payments; GET /api/withdrawals/{id}; GET
+// /api/withdrawal-destinations), and as the Wallet lists them.
+import type { DestinationRecord, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
+import { DomainError } from '../domain/errors.ts'
+import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
+import type { Withdrawal } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
+import { toDestinationRecord, toWithdrawalRecord } from './withdrawal-records.ts'
+
+export const isWithdrawalId = (id: string) => /^wd_[0-9a-f]{24}$/.test(id)
+
+export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Promise<WithdrawalRecord> {
+  const destination = (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
+  return toWithdrawalRecord(withdrawal, destination)
+}
+
+export async function getWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<WithdrawalRecord> {
+  const withdrawal = isWithdrawalId(request.withdrawalId) ? await deps.store.withdrawals.findForAccount(request.withdrawalId, request.accountId) : undefined
+  if (!withdrawal) throw new DomainError('withdrawal_not_found')
+  return withdrawalRecord(deps.store, withdrawal)
+}
+
+function statusFilter(value: string | undefined): WithdrawalStatus | null {
+  if (value === undefined || value === '') return null
+  if (!(withdrawalStatuses as readonly string[]).includes(value)) throw new DomainError('invalid_request', { param: 'status', message: 'Unknown status.' })
+  return value as WithdrawalStatus
+}
+
+export async function listWithdrawals(
+  deps: { store: Store },
+  request: { accountId: number; status?: string; createdFrom?: string; createdTo?: string; limit?: number; cursor?: string },
+): Promise<WithdrawalList> {
+  const limit = request.limit ?? 20
+  const found = await deps.store.withdrawals.list(request.accountId, {
+    status: statusFilter(request.status),
+    before: parseCursor(request.cursor, isWithdrawalId),
+    createdFrom: dateFilter(request.createdFrom, 'created_from'),
+    createdTo: dateFilter(request.createdTo, 'created_to'),
+    limit: limit + 1,
+  })
+  const page = found.slice(0, limit)
+  const destinations = new Map((await deps.store.withdrawals.listDestinationsWithCanceled(request.accountId)).map((destination) => [destination.id, destination]))
+  return {
+    withdrawals: page.map((withdrawal) => toWithdrawalRecord(withdrawal, destinations.get(withdrawal.destination_id)!)),
+    next_cursor: found.length > limit ? encodeCursor(page.at(-1)!) : null,
+  }
+}
+
+export async function listDestinations(deps: { store: Store; clock: { now(): Date } }, accountId: number): Promise<{ destinations: DestinationRecord[] }> {
+  const now = deps.clock.now()
+  return { destinations: (await deps.store.withdrawals.listDestinations(accountId)).map((destination) => toDestinationRecord(destination, now)) }
+}

@@ -1,0 +1,203 @@
+// The treasury in production: an Elements Core (elementsd) wallet over JSON-RPC. The calls and
+// their answers are listed in docs/treasury.md with what the sandbox's fake copies of each.
+// Amounts cross the wire as JSON numbers with 8 decimals: they are read from the reply's own
+// text (JSON.parse source access), never through a float.
+import { readFile } from 'node:fs/promises'
+import { currencies, type Currency } from '../domain/money.ts'
+import { TreasuryCheckError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
+
+export type ElementsRpcOptions = {
+  /** http(s)://host:port of the node's RPC server. */
+  url: string
+  wallet: string
+  auth: { user: string; password: string } | { cookieFile: string }
+  /** The asset id (64 hex) of each currency on the node's network. */
+  assets: Record<Currency, string>
+  timeoutMs: number
+}
+
+/** An error the node answered with: its JSON-RPC code and message. */
+export class RpcError extends Error {
+  override name = 'RpcError'
+  readonly code: number
+  constructor(code: number, message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+/** "0.00012345" (or 1.5, or 12) as 8-decimal units; null when it is not a plain decimal. */
+export function unitsFromDecimal(text: string): AssetUnits | null {
+  const match = /^(-?)(\d+)(?:\.(\d{1,8}))?$/.exec(text)
+  if (!match) return null
+  const units = BigInt(match[2]!) * 100_000_000n + BigInt((match[3] ?? '').padEnd(8, '0'))
+  return match[1] === '-' ? -units : units
+}
+
+/** 8-decimal units as the decimal text a node takes. */
+export function decimalFromUnits(units: AssetUnits): string {
+  const sign = units < 0n ? '-' : ''
+  const digits = (units < 0n ? -units : units).toString().padStart(9, '0')
+  return `${sign}${digits.slice(0, -8)}.${digits.slice(-8)}`
+}
+
+type ParseWithSource = (text: string, reviver: (key: string, value: unknown, context: { source?: string }) => unknown) => unknown
+
+/** A reply with every fractional number kept as its decimal text (integers stay numbers). */
+export function parseRpcJson(text: string): unknown {
+  return (JSON.parse as ParseWithSource)(text, (_key, value, context) =>
+    typeof value === 'number' && context.source !== undefined && /[.eE]/.test(context.source) ? context.source : value,
+  )
+}
+
+/** A JSON object's fields, or none. */
+export const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {})
+
+/** An amount field: decimal text or an integer number of whole coins. */
+function amountOf(value: unknown): AssetUnits | null {
+  if (typeof value === 'string') return unitsFromDecimal(value)
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value) * 100_000_000n
+  return null
+}
+
+export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
+  const endpoint = `${options.url.replace(/\/+$/, '')}/wallet/${encodeURIComponent(options.wallet)}`
+  const currencyOfAsset = new Map(currencies.map((currency) => [options.assets[currency], currency]))
+  let cookie: string | null = null
+  let nextId = 1
+
+  async function authorization(reread: boolean): Promise<string> {
+    if ('user' in options.auth) return `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString('base64')}`
+    // The node writes a new cookie each time it starts: read again after a refusal.
+    if (cookie === null || reread) cookie = (await readFile(options.auth.cookieFile, 'utf8')).trim()
+    return `Basic ${Buffer.from(cookie).toString('base64')}`
+  }
+
+  async function rpc(method: string, params: unknown[], retried = false): Promise<unknown> {
+    let response: Response
+    try {
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: await authorization(retried) },
+        body: JSON.stringify({ jsonrpc: '1.0', id: nextId++, method, params }),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      })
+    } catch (error) {
+      throw new TreasuryUnavailableError(`treasury node unreachable (${method}): ${(error as Error).message}`, { cause: error })
+    }
+    const text = await response.text()
+    if (response.status === 401) {
+      if (!retried && 'cookieFile' in options.auth) return rpc(method, params, true)
+      throw new TreasuryUnavailableError('the treasury node refused our RPC credentials')
+    }
+    let body: Record<string, unknown>
+    try {
+      body = record(parseRpcJson(text))
+    } catch {
+      throw new TreasuryUnavailableError(`treasury node answered ${method} with HTTP ${response.status} and no JSON`)
+    }
+    const error = record(body.error)
+    if (body.error !== null && body.error !== undefined) throw new RpcError(typeof error.code === 'number' ? error.code : -1, typeof error.message === 'string' ? error.message : 'unknown error')
+    if (!response.ok) throw new TreasuryUnavailableError(`treasury node answered ${method} with HTTP ${response.status}`)
+    return body.result
+  }
+
+  /** An RPC error the caller does not expect is the node failing, as far as the caller knows. */
+  const unavailable = (error: unknown): never => {
+    if (error instanceof RpcError) throw new TreasuryUnavailableError(`treasury node: ${error.message} (${error.code})`, { cause: error })
+    throw error
+  }
+
+  return {
+    async balances() {
+      const result = record(await rpc('getbalances', []).catch(unavailable))
+      const trusted = record(record(result.mine).trusted)
+      const balances = Object.fromEntries(currencies.map((currency) => [currency, 0n])) as Record<Currency, AssetUnits>
+      for (const [key, value] of Object.entries(trusted)) {
+        // The node labels L-BTC "bitcoin", other assets by their id (or a label from -assetdir).
+        const currency = key === 'bitcoin' ? 'BTC' : currencyOfAsset.get(key)
+        const units = amountOf(value)
+        if (currency !== undefined && units !== null) balances[currency] = units
+      }
+      return balances
+    },
+
+    async fund(payment) {
+      try {
+        const result = record(await rpc('walletcreatefundedpsbt', [[], [{ [payment.address]: decimalFromUnits(payment.units), asset: options.assets[payment.currency] }], 0, { lockUnspents: true }]))
+        if (typeof result.psbt !== 'string') throw new TreasuryUnavailableError('walletcreatefundedpsbt answered no psbt')
+        return { psbt: result.psbt }
+      } catch (error) {
+        // Elements answers -4 "Insufficient funds" when funding a PSBT (-6 from sendtoaddress).
+        if (error instanceof RpcError && (error.code === -4 || error.code === -6) && /insufficient funds/i.test(error.message)) throw new TreasuryInsufficientError(error.message)
+        return unavailable(error)
+      }
+    },
+
+    async signChecked(psbt, payment) {
+      const processed = record(await rpc('walletprocesspsbt', [psbt, true, 'ALL', true, false]).catch(unavailable))
+      if (typeof processed.psbt !== 'string') throw new TreasuryUnavailableError('walletprocesspsbt answered no psbt')
+      await checkPays(processed.psbt, payment)
+      const final = record(await rpc('finalizepsbt', [processed.psbt, true]).catch(unavailable))
+      if (final.complete !== true || typeof final.hex !== 'string') throw new TreasuryCheckError('the treasury could not sign every input of the transaction')
+      const decoded = record(await rpc('decoderawtransaction', [final.hex]).catch(unavailable))
+      if (typeof decoded.txid !== 'string') throw new TreasuryUnavailableError('decoderawtransaction answered no txid')
+      return { hex: final.hex, txid: decoded.txid }
+    },
+
+    async broadcast(signed: SignedPayment) {
+      try {
+        await rpc('sendrawtransaction', [signed.hex])
+        return 'broadcast'
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error
+        // Already mined: the node says so (-27); spent inputs may also mean ours confirmed.
+        if (error.code === -27) return 'broadcast'
+        if (error.code === -25 || error.code === -26) {
+          const seen = await confirmations(signed.txid)
+          return seen !== null && seen > 0 ? 'broadcast' : 'conflict'
+        }
+        return unavailable(error)
+      }
+    },
+
+    confirmations,
+  }
+
+  async function confirmations(txid: string): Promise<number | null> {
+    try {
+      const result = record(await rpc('gettransaction', [txid]))
+      return typeof result.confirmations === 'number' ? result.confirmations : null
+    } catch (error) {
+      if (error instanceof RpcError && error.code === -5) return null
+      return unavailable(error)
+    }
+  }
+
+  /**
+   * From decodepsbt: exactly one output pays the payment (asset, amount, script, blinding key),
+   * the rest are the fee and change to the wallet itself, and none needs blinding or has a bad proof.
+   */
+  async function checkPays(psbt: string, payment: TreasuryPayment): Promise<void> {
+    const decoded = record(await rpc('decodepsbt', [psbt]).catch(unavailable))
+    const outputs = Array.isArray(decoded.outputs) ? decoded.outputs.map(record) : []
+    let paying = 0
+    for (const output of outputs) {
+      if (output.status !== undefined) throw new TreasuryCheckError(`an output of the transaction is not ready: ${String(output.status)}`)
+      const script = record(output.script)
+      if (script.type === 'fee' || script.hex === '') continue
+      const pays = script.hex === payment.scriptHex
+      if (pays) {
+        const amount = amountOf(output.amount)
+        if (output.asset !== options.assets[payment.currency] || amount !== payment.units) throw new TreasuryCheckError(`the output to the destination carries ${String(output.amount)} of ${String(output.asset)}, not the withdrawal`)
+        if (payment.blindingKeyHex !== null && output.blinding_pubkey !== payment.blindingKeyHex) throw new TreasuryCheckError('the output to the destination is not blinded to its key')
+        paying++
+        continue
+      }
+      const address = typeof script.address === 'string' ? script.address : null
+      const info = address === null ? {} : record(await rpc('getaddressinfo', [address]).catch(unavailable))
+      if (info.ismine !== true) throw new TreasuryCheckError(`the transaction pays ${address ?? 'a script'} that is neither the destination nor the treasury's change`)
+    }
+    if (paying !== 1) throw new TreasuryCheckError(`the transaction pays the destination ${paying} times`)
+  }
+}

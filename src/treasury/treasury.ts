@@ -1,0 +1,45 @@
+// What the service needs from the operator's Liquid treasury (decisions 15): its balances, and a
+// payment of one asset to one address built, signed and checked in steps whose results the
+// caller stores before taking the next, so a crash resumes the same transaction and never makes
+// a second. In production an Elements Core wallet over JSON-RPC (elements-rpc.ts); in sandbox
+// mode and tests the fake speaks the same calls (sandbox/fake-elements.ts).
+import type { Currency } from '../domain/money.ts'
+
+/** Amounts as a Liquid transaction carries them: 8 decimals for every asset. */
+export type AssetUnits = bigint
+
+export type TreasuryPayment = { currency: Currency; units: AssetUnits; address: string; scriptHex: string; blindingKeyHex: string | null }
+
+export type SignedPayment = { hex: string; txid: string }
+
+export interface Treasury {
+  /** What the wallet can spend now, per currency. */
+  balances(): Promise<Record<Currency, AssetUnits>>
+  /** A funded, unsigned transaction paying `payment` (its inputs locked in the wallet). */
+  fund(payment: TreasuryPayment): Promise<{ psbt: string }>
+  /**
+   * Blinds and signs the funded transaction and checks, from what the node says of it, that it
+   * pays exactly `payment` (asset, amount, script, blinding key) and otherwise only change and
+   * the fee; then finalizes it. Throws TreasuryCheckError when it pays anything else.
+   */
+  signChecked(psbt: string, payment: TreasuryPayment): Promise<SignedPayment>
+  /** Broadcasts the signed transaction; sending it again, or after it confirmed, is not an error. */
+  broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict'>
+  /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
+  confirmations(txid: string): Promise<number | null>
+}
+
+/** The wallet cannot fund the payment: it waits for support (treasury_insufficient), never half-sent. */
+export class TreasuryInsufficientError extends Error {
+  override name = 'TreasuryInsufficientError'
+}
+
+/** The node could not be reached or failed; nothing is known to have changed. */
+export class TreasuryUnavailableError extends Error {
+  override name = 'TreasuryUnavailableError'
+}
+
+/** The transaction the node built would pay something other than the withdrawal. */
+export class TreasuryCheckError extends Error {
+  override name = 'TreasuryCheckError'
+}

@@ -1,0 +1,139 @@
+// The Wallet's "Destinos" and "Sacar" pages (decisions 15), through the same template and
+// catalogue as every other page.
+import { currencies, formatAmount, type Currency } from '../domain/money.ts'
+import { isCancelable, pixPayoutFee, type WithdrawalStatus } from '../domain/withdrawal.ts'
+import { html, href, type Html } from '../html/template.ts'
+import { catalogues, formatDateTime, type Lang } from '../i18n/catalogue.ts'
+import { csrfField, layout, texts, time, type Page } from './pages.ts'
+
+export type DestinationRow = { id: string; type: 'pix' | 'liquid'; masked: string; label: string | null; state: 'unconfirmed' | 'cooling_down' | 'active'; usableAt: Date | null }
+
+const destinationName = (row: Pick<DestinationRow, 'type' | 'masked' | 'label'>) => `${row.label === null ? '' : `${row.label} · `}${row.type === 'pix' ? 'Pix' : 'Liquid'} ${row.masked}`
+
+function stateText(lang: Lang, row: DestinationRow): string {
+  const t = texts(lang)
+  if (row.state === 'cooling_down') return t('destinationState_cooling_down', { when: row.usableAt === null ? '' : formatDateTime(lang, row.usableAt) })
+  return t(row.state === 'active' ? 'destinationState_active' : 'destinationState_unconfirmed')
+}
+
+export function destinationsPage(page: Page, rows: DestinationRow[], ownTaxNumber: string, cooldownHours: number, notice: 'confirmed' | 'canceled' | null): string {
+  const t = texts(page.lang)
+  const list = rows.length === 0
+    ? html`<p>${t('noDestinations')}</p>`
+    : html`<ul class="destinations">${rows.map((row) => html`<li data-state="${row.state}"><span>${destinationName(row)}</span> — <span>${stateText(page.lang, row)}</span>
+  ${row.state === 'unconfirmed' && html`<a href="${href(`/wallet/destinations/${encodeURIComponent(row.id)}`)}">${t('confirm')}</a>`}
+  <form method="post" action="${href(`/wallet/destinations/${encodeURIComponent(row.id)}/cancel`)}" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('cancel')}</button></form></li>`)}</ul>`
+  return layout({ ...page, title: 'destinations', signedIn: true }, html`
+<h1>${t('destinations')}</h1>
+<p>${t('destinationsLead', { hours: String(cooldownHours) })}</p>
+${notice !== null && html`<p class="ok" role="status">${t(notice === 'confirmed' ? 'destinationConfirmed' : 'destinationCanceled')}</p>`}
+${list}
+<section aria-labelledby="add"><h2 id="add">${t('addDestination')}</h2>
+<form method="post" action="/wallet/destinations" class="card">
+  ${csrfField(page.csrf)}
+  <fieldset><legend>${t('destinationType')}</legend>
+    <label class="check"><input type="radio" name="type" value="pix" checked> ${t('pixKey')}</label>
+    <label class="check"><input type="radio" name="type" value="liquid"> ${t('liquidAddress')}</label>
+  </fieldset>
+  <label>${t('destinationValue')}<input type="text" name="value" required maxlength="200" autocomplete="off" spellcheck="false" placeholder="${ownTaxNumber}"></label>
+  <label>${t('label')}<input type="text" name="label" maxlength="40" autocomplete="off"></label>
+  <button type="submit">${t('addDestination')}</button>
+</form>
+</section>`)
+}
+
+export function confirmDestinationPage(page: Page, row: DestinationRow, email: string): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'confirmDestinationTitle', signedIn: true }, html`
+<h1>${t('confirmDestinationTitle')}</h1>
+<p>${t('confirmDestinationLead', { email, destination: destinationName(row) })}</p>
+<form method="post" action="${href(`/wallet/destinations/${encodeURIComponent(row.id)}/confirm`)}" class="card">
+  ${csrfField(page.csrf)}
+  <label>${t('code')}<input type="text" name="code" required inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code"></label>
+  <button type="submit">${t('confirm')}</button>
+</form>
+<p><a href="/wallet/destinations">${t('destinations')}</a></p>`)
+}
+
+/** The page an e-mail's cancel link opens: a button, so a link preview or a mail scanner cancels nothing. */
+export function cancelDestinationPage(page: Page & { signedIn: boolean }, row: DestinationRow, token: string, done: boolean): string {
+  const t = texts(page.lang)
+  return layout({ ...page, title: 'cancelDestinationTitle' }, html`
+<h1>${t('cancelDestinationTitle')}</h1>
+${done ? html`<p class="ok" role="status">${t('destinationCanceled')}</p>` : html`<p>${t('cancelDestinationLead', { destination: destinationName(row) })}</p>
+<form method="post" action="${href(`/wallet/destinations/cancel/${encodeURIComponent(token)}`)}" class="card">
+  ${csrfField(page.csrf)}
+  <button type="submit">${t('cancel')}</button>
+</form>`}`)
+}
+
+export type WithdrawalRow = {
+  id: string
+  status: WithdrawalStatus
+  currency: Currency
+  amount: number
+  fee: number
+  net: number
+  payoutCents: number | null
+  destination: Pick<DestinationRow, 'type' | 'masked' | 'label'>
+  txid: string | null
+  reason: string | null
+  createdAt: Date
+}
+
+function statusOf(lang: Lang, row: WithdrawalRow): Html {
+  const texts = catalogues[lang]
+  return html`<span data-status="${row.status}">${texts.withdrawalStatuses[row.status]}</span>`
+}
+
+export function withdrawalsPage(page: Page, rows: WithdrawalRow[], destinations: DestinationRow[], available: Record<Currency, number>): string {
+  const t = texts(page.lang)
+  const active = destinations.filter((row) => row.state === 'active')
+  const form = active.length === 0
+    ? html`<p class="guidance">${t('noActiveDestinations')} <a href="/wallet/destinations">${t('destinations')}</a></p>`
+    : html`<form method="post" action="/wallet/withdrawals" class="card">
+  ${csrfField(page.csrf)}
+  <label>${t('destination')}<select name="destination_id">${active.map((row) => html`<option value="${row.id}">${destinationName(row)}</option>`)}</select></label>
+  <label>${t('currency')}<select name="currency">${currencies.map((currency) => html`<option value="${currency}">${currency === 'BTC' ? 'L-BTC' : currency} (${t('available')}: ${formatAmount(currency, available[currency])})</option>`)}</select></label>
+  <label>${t('amount')}<input type="text" name="amount" required inputmode="decimal" maxlength="24" autocomplete="off"></label>
+  <button type="submit">${t('continue')}</button>
+</form>`
+  const list = rows.length === 0
+    ? html`<p>${t('noWithdrawals')}</p>`
+    : html`<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('destination')}</th><th scope="col">${t('status')}</th></tr></thead><tbody>${rows.map(
+        (row) => html`<tr><td><a href="${href(`/wallet/withdrawals/${encodeURIComponent(row.id)}`)}">${time(page.lang, row.createdAt)}</a></td><td>${formatAmount(row.currency, row.amount)}</td><td>${destinationName(row.destination)}</td><td>${statusOf(page.lang, row)}</td></tr>`,
+      )}</tbody></table>`
+  return layout({ ...page, title: 'withdrawals', signedIn: true }, html`
+<h1>${t('withdrawals')}</h1>
+<section aria-labelledby="withdraw"><h2 id="withdraw">${t('withdrawTitle')}</h2>
+<p>${t('withdrawLead')}</p>
+${form}
+</section>
+${list}`)
+}
+
+export function withdrawalPage(page: Page, row: WithdrawalRow, email: string): string {
+  const t = texts(page.lang)
+  const base = `/wallet/withdrawals/${encodeURIComponent(row.id)}`
+  const providerFee = row.payoutCents === null ? null : pixPayoutFee(row.net)
+  return layout({ ...page, title: 'withdrawalTitle', signedIn: true }, html`
+<h1>${t('withdrawalTitle')} · ${formatAmount(row.currency, row.amount)}</h1>
+<dl class="breakdown">
+  <dt>${t('destination')}</dt><dd>${destinationName(row.destination)}</dd>
+  <dt>${t('amount')}</dt><dd>${formatAmount(row.currency, row.amount)}</dd>
+  <dt>${t('fee')}</dt><dd>${formatAmount(row.currency, row.fee)}</dd>
+  ${providerFee !== null && html`<dt>${t('providerFee')}</dt><dd>${formatAmount('DEPIX', providerFee)}</dd>`}
+  <dt>${t('arrives')}</dt><dd data-arrives>${row.payoutCents === null ? formatAmount(row.currency, row.net) : formatAmount('DEPIX', row.payoutCents)}</dd>
+  <dt>${t('status')}</dt><dd>${statusOf(page.lang, row)}</dd>
+  ${row.reason !== null && html`<dt>${t('reason')}</dt><dd>${row.reason}</dd>`}
+  ${row.txid !== null && html`<dt>${t('transaction')}</dt><dd><code class="id">${row.txid}</code></dd>`}
+</dl>
+${row.status === 'requested' && html`<p>${t('withdrawalCodeLead', { email })}</p>
+<form method="post" action="${href(`${base}/confirm`)}" class="card">
+  ${csrfField(page.csrf)}
+  <label>${t('code')}<input type="text" name="code" required inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code"></label>
+  <button type="submit">${t('confirmWithdrawal')}</button>
+</form>`}
+${isCancelable(row.status) && html`<form method="post" action="${href(`${base}/cancel`)}">${csrfField(page.csrf)}<button type="submit" class="link">${t('cancelWithdrawal')}</button></form>`}
+<p><a href="${href(base)}">${t('refresh')}</a> · <a href="/wallet/withdrawals">${t('withdrawals')}</a></p>`)
+}

@@ -1,0 +1,148 @@
+// The Wallet's destinations and withdrawals (decisions 15): an owner adds a destination and
+// confirms it with an e-mail code (its e-mail's link cancels it, signed in or not); withdraws to
+// an active one, sees the fees and what arrives, confirms with a code bound to that withdrawal,
+// and follows it. Registered inside walletRoutes: its session, CSRF and headers apply.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { addDestination } from '../app/add-destination.ts'
+import { cancelDestination, confirmDestination, destinationForCancelLink } from '../app/confirm-destination.ts'
+import { isWithdrawalId } from '../app/list-withdrawals.ts'
+import { cancelWithdrawal, confirmWithdrawal, requestWithdrawal } from '../app/request-withdrawal.ts'
+import { destinationState, maskDestination } from '../app/withdrawal-records.ts'
+import { DomainError } from '../domain/errors.ts'
+import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
+import { catalogues, type Lang } from '../i18n/catalogue.ts'
+import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
+import type { WalletDeps } from './deps.ts'
+import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
+
+export type WalletPageHelpers = {
+  pageOf: (request: FastifyRequest, reply: FastifyReply) => { lang: Lang; csrf: string }
+  html: (reply: FastifyReply, body: string, status?: number) => FastifyReply
+  accountOf: (request: FastifyRequest) => number | null
+  field: (body: unknown, name: string, max: number) => string
+  /** Route options: signed in; CSRF-checked; both. */
+  signedIn: RouteShorthandOptions
+  protect: RouteShorthandOptions
+  protectSignedIn: RouteShorthandOptions
+}
+
+export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, helpers: WalletPageHelpers): void {
+  const { pageOf, html, accountOf, field, signedIn, protect, protectSignedIn } = helpers
+  const withdrawalDeps = { store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, quotes: deps.quotes, limits: deps.config.withdrawals.limits }
+  const destinationDeps = { ...withdrawalDeps, network: deps.config.treasury.network, cooldownMs: deps.config.withdrawals.cooldownMs }
+  const cooldownHours = Math.round(deps.config.withdrawals.cooldownMs / 3_600_000)
+
+  const rowOf = (destination: WithdrawalDestination): DestinationRow => ({
+    id: destination.id, type: destination.type, masked: maskDestination(destination), label: destination.label, state: destinationState(destination, deps.clock.now()), usableAt: destination.usable_at,
+  })
+  const owned = async (request: FastifyRequest, id: string) => {
+    const destination = await deps.store.withdrawals.findDestination(id, accountOf(request)!)
+    if (!destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
+    return destination
+  }
+  const withdrawalRow = async (withdrawal: Withdrawal, lang: Lang): Promise<WithdrawalRow> => {
+    const destination = (await deps.store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
+    const reason = withdrawal.failure_code ?? withdrawal.review_reason
+    return {
+      id: withdrawal.id, status: withdrawal.status, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount, payoutCents: withdrawal.payout_cents,
+      destination: rowOf(destination), txid: withdrawal.txid, reason: reason === null ? null : catalogues[lang].withdrawalReasons[reason], createdAt: withdrawal.created_at,
+    }
+  }
+
+  app.get<{ Querystring: { notice?: string } }>('/wallet/destinations', signedIn, async (request, reply) => {
+    const accountId = accountOf(request)!
+    const account = (await deps.store.accounts.findById(accountId))!
+    const notice = request.query.notice === 'confirmed' || request.query.notice === 'canceled' ? request.query.notice : null
+    const rows = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)
+    return html(reply, destinationsPage(pageOf(request, reply), rows, account.owner_tax_number ?? '', cooldownHours, notice))
+  })
+
+  app.post('/wallet/destinations', protectSignedIn, async (request, reply) => {
+    const type = field(request.body, 'type', 10)
+    if (type !== 'pix' && type !== 'liquid') throw new DomainError('invalid_request', { param: 'type' })
+    const label = typeof (request.body as Record<string, unknown>).label === 'string' ? field(request.body, 'label', 200) : ''
+    const destination = await addDestination(destinationDeps, {
+      accountId: accountOf(request)!, type, value: field(request.body, 'value', 200), label: label === '' ? null : label, lang: pageOf(request, reply).lang, address: request.ip,
+    })
+    return reply.redirect(`/wallet/destinations/${destination.id}`, 303)
+  })
+
+  app.get<{ Params: { id: string } }>('/wallet/destinations/:id', signedIn, async (request, reply) => {
+    const destination = await owned(request, request.params.id)
+    if (destination.state !== 'unconfirmed') return reply.redirect('/wallet/destinations', 303)
+    const account = (await deps.store.accounts.findById(destination.account_id))!
+    return html(reply, confirmDestinationPage(pageOf(request, reply), rowOf(destination), account.email))
+  })
+
+  app.post<{ Params: { id: string } }>('/wallet/destinations/:id/confirm', protectSignedIn, async (request, reply) => {
+    await confirmDestination(destinationDeps, { accountId: accountOf(request)!, destinationId: request.params.id.slice(0, 64), code: field(request.body, 'code', 20) })
+    return reply.redirect('/wallet/destinations?notice=confirmed', 303)
+  })
+
+  app.post<{ Params: { id: string } }>('/wallet/destinations/:id/cancel', protectSignedIn, async (request, reply) => {
+    await cancelDestination(destinationDeps, { accountId: accountOf(request)!, destinationId: request.params.id.slice(0, 64) })
+    return reply.redirect('/wallet/destinations?notice=canceled', 303)
+  })
+
+  // The e-mail's link: no sign-in needed (the owner may be away from the device that is signed in).
+  app.get<{ Params: { token: string } }>('/wallet/destinations/cancel/:token', async (request, reply) => {
+    const destination = await destinationForCancelLink(deps, request.params.token.slice(0, 64))
+    if (!destination) throw new DomainError('destination_not_found')
+    return html(reply, cancelDestinationPage({ ...pageOf(request, reply), signedIn: accountOf(request) !== null }, rowOf(destination), request.params.token, false))
+  })
+
+  app.post<{ Params: { token: string } }>('/wallet/destinations/cancel/:token', protect, async (request, reply) => {
+    const token = request.params.token.slice(0, 64)
+    const destination = await destinationForCancelLink(deps, token)
+    if (!destination) throw new DomainError('destination_not_found')
+    await cancelDestination(destinationDeps, { token })
+    return html(reply, cancelDestinationPage({ ...pageOf(request, reply), signedIn: accountOf(request) !== null }, rowOf(destination), token, true))
+  })
+
+  app.get('/wallet/withdrawals', signedIn, async (request, reply) => {
+    const accountId = accountOf(request)!
+    const page = pageOf(request, reply)
+    const withdrawals = await deps.store.withdrawals.list(accountId, { status: null, before: null, limit: 50 })
+    const rows = await Promise.all(withdrawals.map((withdrawal) => withdrawalRow(withdrawal, page.lang)))
+    const destinations = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)
+    return html(reply, withdrawalsPage(page, rows, destinations, await deps.store.ledger.balances(accountId, 'available')))
+  })
+
+  app.post('/wallet/withdrawals', protectSignedIn, async (request, reply) => {
+    const currency = field(request.body, 'currency', 10)
+    if (!(currencies as readonly string[]).includes(currency)) throw new DomainError('currency_invalid', { param: 'currency' })
+    const amount = parseAmountInput(currency as Currency, field(request.body, 'amount', 24))
+    if (amount === null) throw new DomainError('amount_below_minimum', { param: 'amount' })
+    const accountId = accountOf(request)!
+    const withdrawal = await requestWithdrawal(withdrawalDeps, {
+      accountId, destinationId: field(request.body, 'destination_id', 64), currency: currency as Currency, amount, lang: pageOf(request, reply).lang, via: 'wallet',
+      webhookUrl: null, webhookSecret: null, actor: `owner:${accountId}`, address: request.ip,
+    })
+    return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
+  })
+
+  const ownWithdrawal = async (request: FastifyRequest, id: string) => {
+    const withdrawal = isWithdrawalId(id) ? await deps.store.withdrawals.findForAccount(id, accountOf(request)!) : undefined
+    if (!withdrawal) throw new DomainError('withdrawal_not_found')
+    return withdrawal
+  }
+
+  app.get<{ Params: { id: string } }>('/wallet/withdrawals/:id', signedIn, async (request, reply) => {
+    const withdrawal = await ownWithdrawal(request, request.params.id)
+    const page = pageOf(request, reply)
+    const account = (await deps.store.accounts.findById(withdrawal.account_id))!
+    return html(reply, withdrawalPage(page, await withdrawalRow(withdrawal, page.lang), account.email))
+  })
+
+  app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/confirm', protectSignedIn, async (request, reply) => {
+    const withdrawal = await ownWithdrawal(request, request.params.id)
+    await confirmWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, code: field(request.body, 'code', 20) })
+    return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
+  })
+
+  app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/cancel', protectSignedIn, async (request, reply) => {
+    const withdrawal = await ownWithdrawal(request, request.params.id)
+    await cancelWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, actor: `owner:${withdrawal.account_id}` })
+    return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
+  })
+}
