@@ -375,7 +375,8 @@ export function productionWarnings(config: Config): ConfigWarning[] {
       message: `TRUST_PROXY_HOPS=${config.trustProxy} with HOST=${config.host}: a client that reaches this port without the proxy can choose its own address through X-Forwarded-For. Listen only where the proxy connects from (HOST=127.0.0.1 with the proxy on this machine), or firewall the port.`,
     })
   }
-  for (const [name, secret] of [['OPS_TOKEN', config.opsToken], ['PROVIDER_WEBHOOK_SECRET', config.providerWebhookSecret]] as const) {
+  const rpcPassword = config.treasury.rpc !== null && 'password' in config.treasury.rpc.auth ? config.treasury.rpc.auth.password : null
+  for (const [name, secret] of [['OPS_TOKEN', config.opsToken], ['PROVIDER_WEBHOOK_SECRET', config.providerWebhookSecret], ['ELEMENTS_RPC_PASSWORD', rpcPassword]] as const) {
     if (secret !== null && looksDefault(secret)) {
       warnings.push({ code: 'weak_secret', message: `${name} looks like a default or an example (short, repeated, or a common word): use at least 24 random characters, e.g. openssl rand -base64 32.` })
     }

@@ -5,9 +5,10 @@ import ts from 'typescript'
 import { parseEnvironment, withConfigTable } from '../../src/config-schema.ts'
 import { ConfigError, environment, loadConfig, productionWarnings } from '../../src/config.ts'
 
+const treasury = { ELEMENTS_RPC_URL: 'http://127.0.0.1:7041', ELEMENTS_RPC_COOKIE_FILE: '/var/lib/elements/liquidv1/.cookie' }
 const production = {
   MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o',
-  SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>',
+  SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>', ...treasury,
 }
 
 test('sandbox defaults need no environment', () => {
@@ -30,11 +31,11 @@ test('BASE_URL and PORT shape the derived defaults', () => {
 
 test('production refuses to start without provider settings and names each missing one', () => {
   assert.throws(() => loadConfig({ MODE: 'production' }), (error: unknown) =>
-    error instanceof ConfigError && /PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_WEBHOOK_SECRET, OPS_TOKEN, SMTP_URL, MAIL_FROM/.test(error.message))
-  const mail = { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>' }
+    error instanceof ConfigError && /PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_WEBHOOK_SECRET, OPS_TOKEN, SMTP_URL, MAIL_FROM, ELEMENTS_RPC_URL/.test(error.message))
+  const mail = { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pix <no-reply@example.com>', ...treasury }
   assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', OPS_TOKEN: 'o', ...mail }),
     /needs PROVIDER_WEBHOOK_SECRET;/)
-  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o' }),
+  assert.throws(() => loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o', ...treasury }),
     /needs SMTP_URL, MAIL_FROM;/)
   const ok = loadConfig({ MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', PROVIDER_WEBHOOK_SECRET: 's', OPS_TOKEN: 'o', ...mail })
   assert.equal(ok.mode, 'production')
@@ -50,7 +51,7 @@ test('bad values are refused with the variable named', () => {
 test('issue 21 (point 8): production warns on an http BASE_URL, a trusted proxy on an open interface and default-looking secrets', () => {
   const production = {
     MODE: 'production', PROVIDER_URL: 'https://depix.eulen.app/api', PROVIDER_TOKEN: 't', SMTP_URL: 'smtp://mail.example.com:587', MAIL_FROM: 'Pix <no-reply@example.com>',
-    OPS_TOKEN: 'k3J9vQ2mX8pL5nR7tW4yZ1aB6cD0eF', PROVIDER_WEBHOOK_SECRET: 'Hq7Lm2Xv9Pz4Rt8Wn3Ks6Jd1Fb5Gc0', BASE_URL: 'https://pix.example.com',
+    OPS_TOKEN: 'k3J9vQ2mX8pL5nR7tW4yZ1aB6cD0eF', PROVIDER_WEBHOOK_SECRET: 'Hq7Lm2Xv9Pz4Rt8Wn3Ks6Jd1Fb5Gc0', BASE_URL: 'https://pix.example.com', ...treasury,
   }
   assert.deepEqual(productionWarnings(loadConfig(production)), [])
   assert.deepEqual(productionWarnings(loadConfig({ ...production, BASE_URL: 'http://pix.example.com' })).map((warning) => warning.code), ['base_url_not_https'])
@@ -130,4 +131,23 @@ test('every variable the code reads from the environment is declared', () => {
     visit(source)
   }
   assert.deepEqual(readers, [])
+})
+
+test('issue 23: the treasury node needs its credentials, withdrawal limits are never off, and assets follow the network', () => {
+  const { ELEMENTS_RPC_COOKIE_FILE: _cookie, ...noCredentials } = production
+  assert.throws(() => loadConfig(noCredentials), /ELEMENTS_RPC_URL needs ELEMENTS_RPC_USER and ELEMENTS_RPC_PASSWORD, or ELEMENTS_RPC_COOKIE_FILE/)
+  assert.throws(() => loadConfig({ ...noCredentials, ELEMENTS_RPC_USER: 'rpc' }), /ELEMENTS_RPC_USER and ELEMENTS_RPC_PASSWORD go together/)
+  const withPassword = loadConfig({ ...noCredentials, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: 'p' })
+  assert.deepEqual(withPassword.treasury.rpc, { url: 'http://127.0.0.1:7041', wallet: 'treasury', auth: { user: 'rpc', password: 'p' } })
+  assert.equal(withPassword.treasury.network, 'liquidv1')
+  assert.equal(withPassword.treasury.assets.BTC, '6f0279e9ed041c3d710a9f57d0c02928416460c4b722ae3457a11eec381c526d')
+  assert.equal(withPassword.treasury.assets.DEPIX, '02f22f8d9c76ab41661a2729e4752e2c5d1a263012141b86ea98af5472df5189')
+  assert.throws(() => loadConfig({ ...production, LIQUID_NETWORK: 'liquidtestnet' }), /DEPIX_ASSET_ID: has no default on liquidtestnet/)
+  for (const name of ['WITHDRAWAL_LIMIT_BRL', 'WITHDRAWAL_DAILY_LIMIT_BRL', 'WITHDRAWAL_30D_LIMIT_BRL', 'WITHDRAWAL_REVIEW_BRL']) {
+    for (const value of ['0', '0.00', '-1', 'off']) assert.throws(() => loadConfig({ [name]: value }), new RegExp(`^ConfigError: ${name}`), `${name}=${value}`)
+  }
+  assert.equal(loadConfig({ WITHDRAWAL_LIMIT_BRL: '2500.50' }).withdrawals.limits.perWithdrawalCents, 250_050)
+  const weak = (password: string) => productionWarnings(loadConfig({ ...noCredentials, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: password })).filter((warning) => warning.message.startsWith('ELEMENTS_RPC_PASSWORD'))
+  assert.equal(weak('password').length, 1)
+  assert.equal(weak('Hq7Lm2Xv9Pz4Rt8Wn3Ks6Jd1Fb5Gc0').length, 0)
 })

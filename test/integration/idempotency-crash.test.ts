@@ -16,6 +16,7 @@ import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService } from '../../src/service.ts'
 import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { createStore } from '../../src/store/store.ts'
+import { startTestTreasury } from '../support/treasury.ts'
 import { T0, childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, testDatabase } from '../support/harness.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
@@ -25,7 +26,9 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
   const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
   const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-crash-')) : await migratedPgliteFolder('pix-crash-')
   const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
+  const treasury = await startTestTreasury()
   const env = {
+    ...treasury.env,
     MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1',
     ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
@@ -95,6 +98,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
     }
   } finally {
     await provider.close()
+    await treasury.elements.close()
     await providerDb.close()
     await testDb?.close()
     rmSync(dataDir, { recursive: true, force: true })

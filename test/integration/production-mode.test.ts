@@ -8,11 +8,13 @@ import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startFakeTicker, type FakeTicker } from '../../src/sandbox/fake-ticker.ts'
 import { startService, type Service } from '../../src/service.ts'
+import { startTestTreasury } from '../support/treasury.ts'
 import { T0, openTestDatabase } from '../support/harness.ts'
 
 let service: Service
 let provider: FakeEulen
 let ticker: FakeTicker
+let treasury: Awaited<ReturnType<typeof startTestTreasury>>
 let providerClock: ReturnType<typeof createAdjustableClock>
 let token: string
 let hosts: Record<string, string[]>
@@ -23,7 +25,9 @@ before(async () => {
   providerClock = clock
   provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token', requireEndUserName: true })
   ticker = await startFakeTicker({ BTC: 350_000_000_000, USDt: 5_400_000 })
+  treasury = await startTestTreasury()
   const config = loadConfig({
+    ...treasury.env,
     MODE: 'production', PRICE_SOURCE_URL: ticker.url, BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
     PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   })
@@ -47,6 +51,7 @@ after(async () => {
   await service.close()
   await provider.close()
   await ticker.close()
+  await treasury.elements.close()
 })
 
 const create = (webhookUrl: string) =>

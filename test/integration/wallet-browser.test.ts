@@ -17,6 +17,7 @@ import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../../src/service.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
 import { openMigratedPglite, openTestDatabase, skipOnSecondDatabase, startTestService } from '../support/harness.ts'
+import { startTestTreasury } from '../support/treasury.ts'
 import { startSmtp } from '../support/smtp.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -150,7 +151,9 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
   const database: OpenedDatabase = await openTestDatabase()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
+  const treasury = await startTestTreasury()
   const service: Service = await startService(loadConfig({
+    ...treasury.env,
     MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
     OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
   }), { database, logger: false })
@@ -187,6 +190,7 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
     await context.close()
     await service.close()
     await provider.close()
+    await treasury.elements.close()
     await providerDb.close()
     await smtp.close()
   }

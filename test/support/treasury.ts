@@ -1,0 +1,19 @@
+// A fake Elements treasury for tests that start the service in production mode: a real JSON-RPC
+// server the production adapter is pointed at, with the environment that points it there.
+import { randomBytes } from 'node:crypto'
+import { loadConfig } from '../../src/config.ts'
+import { startFakeElements, type FakeElements } from '../../src/sandbox/fake-elements.ts'
+
+export async function startTestTreasury(): Promise<{ elements: FakeElements; env: Record<string, string> }> {
+  const { assets } = loadConfig({}).treasury
+  // A password like a generated one: production warns of a weak one, and the tests check those warnings.
+  const password = randomBytes(24).toString('base64url')
+  const elements = await startFakeElements({ network: 'elementsregtest', wallet: 'treasury', user: 'rpc', password, assets })
+  elements.setBalance('DEPIX', 100_000_000_000_000n)
+  elements.setBalance('BTC', 1_000_000_000n)
+  elements.setBalance('USDt', 10_000_000_000_000n)
+  return {
+    elements,
+    env: { LIQUID_NETWORK: 'elementsregtest', ELEMENTS_RPC_URL: elements.url, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: password, ELEMENTS_WALLET: 'treasury' },
+  }
+}
