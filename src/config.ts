@@ -63,7 +63,11 @@ export type Config = {
   /** Longest wait on the mail server for a connection, its greeting, or any reply (the job waits, never a request). */
   smtpTimeoutMs: number
   /** The Liquid treasury: an Elements Core wallet over JSON-RPC (null in sandbox: the fake). */
+  /** How long a job is claimed for (renewed while it runs). */
+  jobLeaseMs: number
   treasury: {
+    /** How often a payout on its way is looked at. */
+    pollMs: number
     network: LiquidNetwork
     rpc: { url: string; wallet: string; auth: { user: string; password: string } | { cookieFile: string } } | null
     assets: Record<Currency, string>
@@ -264,6 +268,13 @@ export const environment = {
     documentedDefault: '`02f22f8d…5189` on liquidv1',
     description: 'DePix on Liquid (no known default on liquidtestnet: set it there)',
   }),
+  TREASURY_POLL_SECONDS: integer({ default: 30, minimum: 1, maximum: 3_600, description: 'How often a payout on its way is looked at: its confirmations, or the provider\'s word on a Pix' }),
+  JOB_LEASE_SECONDS: integer({
+    default: 30,
+    minimum: 2,
+    maximum: 300,
+    description: 'How long a background job is claimed for; renewed while it runs, so the work of an instance that died is taken over this soon',
+  }),
   LIQUID_CONFIRMATIONS: integer({ default: 2, minimum: 1, maximum: 100, description: 'Confirmations after which a Liquid withdrawal is `completed`' }),
   WITHDRAWAL_LIMIT_BRL: custom(positiveBrl, { default: 500_000, documentedDefault: '`5000.00`', description: 'Largest single withdrawal, in BRL terms; above it the request is refused (`withdrawal_limit_exceeded`)' }),
   WITHDRAWAL_DAILY_LIMIT_BRL: custom(positiveBrl, { default: 1_000_000, documentedDefault: '`10000.00`', description: "What one account may withdraw in any 24 hours, in BRL terms; beyond it a withdrawal waits for support's review" }),
@@ -320,7 +331,9 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: values.SMTP_URL,
     mailFrom: values.MAIL_FROM,
     smtpTimeoutMs: values.SMTP_TIMEOUT_MS,
+    jobLeaseMs: values.JOB_LEASE_SECONDS * 1000,
     treasury: {
+      pollMs: values.TREASURY_POLL_SECONDS * 1000,
       network: values.LIQUID_NETWORK,
       rpc: treasuryRpc(values),
       assets: { BTC: values.LBTC_ASSET_ID, USDt: values.USDT_ASSET_ID, DEPIX: values.DEPIX_ASSET_ID },

@@ -86,11 +86,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const jobs = createJobRunner({
       store,
       clock,
+      leaseMs: config.jobLeaseMs,
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
         store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
         sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl,
-        treasury, network: config.treasury.network, confirmations: config.treasury.confirmations,
+        treasury, network: config.treasury.network, confirmations: config.treasury.confirmations, followEveryMs: config.treasury.pollMs,
         log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) },
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
     })

@@ -1,16 +1,22 @@
 // A typed client for the merchant API. Creation always carries an Idempotency-Key, so the one
-// retry it makes (a 429 or 503 that says when, with Retry-After) can never create a second charge.
+// retry it makes (a 429 or 503 that says when, with Retry-After) can never create a second charge
+// or withdrawal.
 import { randomUUID } from 'node:crypto'
 import type {
   BalanceRecord,
   ChargeCreated,
   ChargeRecord,
   CreatePaymentRequest,
+  CreateWithdrawalRequest,
+  DestinationList,
   ErrorBody,
   ListedCharge,
   ListPaymentsQuery,
+  ListWithdrawalsQuery,
   PaymentList,
   WebhookDeliveries,
+  WithdrawalList,
+  WithdrawalRecord,
 } from './types.ts'
 
 export type ClientOptions = {
@@ -56,6 +62,14 @@ function retryAfterOf(header: string | null): number | undefined {
   return Number(header.trim())
 }
 
+const idempotencyHeader = (key: string | undefined) => ({ 'idempotency-key': key ?? randomUUID() })
+
+/** A list's filters as a query string, the ones left undefined out. */
+function querySuffix(query: ListPaymentsQuery | ListWithdrawalsQuery): string {
+  const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]))
+  return search.size > 0 ? `?${search}` : ''
+}
+
 export class PixChargeClient {
   readonly #options: Required<Omit<ClientOptions, 'fetch' | 'sleep'>> & Pick<ClientOptions, 'fetch' | 'sleep'>
 
@@ -65,7 +79,7 @@ export class PixChargeClient {
 
   /** Creates a QR charge. Pass your own idempotencyKey (an order id) to make retries across restarts safe too. */
   createPayment(body: CreatePaymentRequest, options: { idempotencyKey?: string } = {}): Promise<ChargeCreated> {
-    return this.#request('POST', '/api/create-payment', { body, headers: { 'idempotency-key': options.idempotencyKey ?? randomUUID() } })
+    return this.#request('POST', '/api/create-payment', { body, headers: idempotencyHeader(options.idempotencyKey) })
   }
 
   getPayment(id: string): Promise<ChargeRecord> {
@@ -73,9 +87,7 @@ export class PixChargeClient {
   }
 
   listPayments(query: ListPaymentsQuery = {}): Promise<PaymentList> {
-    const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]))
-    const suffix = search.size > 0 ? `?${search}` : ''
-    return this.#request('GET', `/api/payments${suffix}`)
+    return this.#request('GET', `/api/payments${querySuffix(query)}`)
   }
 
   /** Every charge matching the query, newest first, fetching page after page. */
@@ -99,6 +111,20 @@ export class PixChargeClient {
   /** Sends a webhook event again now, with the same body and webhook-id. */
   redeliverWebhook(eventId: string): Promise<{ id: string; state: 'pending' }> {
     return this.#request('POST', `/api/webhook-deliveries/${encodeURIComponent(eventId)}/redeliver`)
+  }
+
+  /**
+   * Withdrawals of the available balance, only to destinations the owner added and confirmed in
+   * the Wallet: a token can send money out but never to a new place.
+   */
+  readonly withdrawals = {
+    /** Pass your own idempotencyKey (a payout id of yours) to make retries across restarts safe too. */
+    create: (body: CreateWithdrawalRequest, options: { idempotencyKey?: string } = {}): Promise<WithdrawalRecord> =>
+      this.#request('POST', '/api/withdrawals', { body, headers: idempotencyHeader(options.idempotencyKey) }),
+    list: (query: ListWithdrawalsQuery = {}): Promise<WithdrawalList> => this.#request('GET', `/api/withdrawals${querySuffix(query)}`),
+    get: (id: string): Promise<WithdrawalRecord> => this.#request('GET', `/api/withdrawals/${encodeURIComponent(id)}`),
+    /** The account's destinations; only `active` ones can receive. */
+    destinations: (): Promise<DestinationList> => this.#request('GET', '/api/withdrawal-destinations'),
   }
 
   async #request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {

@@ -104,7 +104,7 @@ export type WebhookDelivery = {
 
 export type WebhookDeliveries = { deliveries: WebhookDelivery[] }
 
-/** What every webhook POSTs. */
+/** What every charge's webhook POSTs. */
 export type WebhookEvent = {
   payment_id: string
   email: string
@@ -116,6 +116,82 @@ export type WebhookEvent = {
   event: WebhookEventName
   status: ChargeStatus
 }
+
+export type WithdrawalStatus = 'requested' | 'confirmed' | 'in_review' | 'sending' | 'sent' | 'completed' | 'failed' | 'canceled'
+
+/** `pix`: a Pix key of the owner's own CPF/CNPJ (DEPIX only); `liquid`: a Liquid address. */
+export type DestinationType = 'pix' | 'liquid'
+
+export type CreateWithdrawalRequest = {
+  /** DEPIX (to a Pix key or a Liquid address), BTC (L-BTC) or USDt (to a Liquid address). */
+  currency: Currency
+  /** In the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt. */
+  amount: number
+  /** An `active` destination: confirmed in the Wallet and past its cool-down. */
+  destination_id: string
+  /** Where the service POSTs this withdrawal's changes (withdrawal.<status>). */
+  webhook_url?: string
+  webhook_secret?: string
+}
+
+export type WithdrawalRecord = {
+  id: string
+  status: WithdrawalStatus
+  currency: Currency
+  /** In the currency's smallest unit. */
+  amount: number
+  /** 2 % of DEPIX rounded up to the centavo; none on BTC and USDt. */
+  fee: number
+  /** What leaves the treasury: amount less fee. */
+  net_amount: number
+  /** Pix only: what the key receives after the provider's payout fee (1 %, at least R$ 1,00). */
+  payout_cents: number | null
+  destination: { id: string; type: DestinationType; masked: string }
+  /** The Liquid transaction, once signed. */
+  txid: string | null
+  created_at: string
+  updated_at: string
+  /** Why it ended without paying (the amount went back to available). */
+  failure_code: string | null
+  /** Why it waits for support, while in_review. */
+  review_reason: string | null
+}
+
+export type WithdrawalList = { withdrawals: WithdrawalRecord[]; next_cursor: string | null }
+
+export type ListWithdrawalsQuery = Omit<ListPaymentsQuery, 'status'> & { status?: WithdrawalStatus }
+
+export type DestinationRecord = {
+  id: string
+  type: DestinationType
+  /** The key or address, partly hidden. */
+  masked: string
+  label: string | null
+  /** Only `active` destinations receive withdrawals. */
+  state: 'unconfirmed' | 'cooling_down' | 'active'
+  /** When the cool-down ends. */
+  usable_at: string | null
+  created_at: string
+}
+
+export type DestinationList = { destinations: DestinationRecord[] }
+
+/** What a withdrawal's webhooks POST, on each change of its status. */
+export type WithdrawalWebhookEvent = {
+  withdrawal_id: string
+  email: string
+  currency: Currency
+  amount: number
+  fee: number
+  net_amount: number
+  txid: string | null
+  event: `withdrawal.${WithdrawalStatus}`
+  status: WithdrawalStatus
+  failure_code: string | null
+}
+
+/** Either webhook, told apart by `event`: for a URL that receives both. */
+export type AnyWebhookEvent = WebhookEvent | WithdrawalWebhookEvent
 
 /** The error body every failure answers with. */
 export type ErrorBody = {

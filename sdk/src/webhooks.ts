@@ -1,7 +1,7 @@
 // Verifies a webhook before trusting it: the Standard Webhooks signature over id, timestamp and
 // raw body (with a time tolerance against replays) and, when present, X-Webhook-Signature.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { WebhookEvent } from './types.ts'
+import type { AnyWebhookEvent, WebhookEvent } from './types.ts'
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
@@ -39,9 +39,11 @@ function sameText(a: string, b: string): boolean {
 /**
  * The event, if the webhook is authentic and recent; otherwise a WebhookVerificationError.
  * Pass the raw body exactly as received (not re-serialized JSON) and the secret you sent as
- * webhook_secret, plain or whsec_.
+ * webhook_secret, plain or whsec_. Charges' and withdrawals' webhooks are signed alike: the type
+ * says which the URL receives, a charge's unless told (`verifyWebhook<WithdrawalWebhookEvent>`,
+ * or `<AnyWebhookEvent>` for both, told apart by `event`).
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): WebhookEvent {
+export function verifyWebhook<Event extends AnyWebhookEvent = WebhookEvent>(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyOptions = {}): Event {
   const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8')
   const id = header(headers, 'webhook-id')
   const timestamp = header(headers, 'webhook-timestamp')
@@ -63,5 +65,5 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   if (specSignature !== undefined && !sameText(specSignature.toLowerCase(), createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex'))) {
     throw new WebhookVerificationError('X-Webhook-Signature does not match.')
   }
-  return JSON.parse(body) as WebhookEvent
+  return JSON.parse(body) as Event
 }

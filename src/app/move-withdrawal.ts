@@ -47,7 +47,7 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
   if (event === null) return { kind: 'unchanged', withdrawal }
-  const decision = decideWithdrawal(withdrawal, event)
+  const decision = decideWithdrawal({ ...withdrawal, signed: withdrawal.tx_hex !== null }, event)
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', withdrawal }
   if (decision.outcome === 'refused') return { kind: 'refused', withdrawal, code: decision.code }
   for (const effect of decision.effects) await carryOut(deps, withdrawal, effect, now)

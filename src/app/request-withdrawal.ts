@@ -18,6 +18,7 @@ import type { Store } from '../store/store.ts'
 import { issueActionCode, useActionCode } from './action-codes.ts'
 import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './move-withdrawal.ts'
 import type { QuoteBook } from './quote-book.ts'
+import type { Treasury } from '../treasury/treasury.ts'
 import { requestHash } from './request-hash.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
 
@@ -156,10 +157,17 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, request: { accountI
   throw new DomainError('withdrawal_not_found')
 }
 
-/** Support approves a withdrawal waiting for review (it is queued to send) or rejects it (the amount goes back). */
-export async function reviewWithdrawal(deps: WithdrawalDeps, request: { withdrawalId: string; decision: 'approve' | 'reject' | 'returned'; actor: string; note: string }): Promise<Withdrawal> {
+/**
+ * Support approves a withdrawal waiting for review (it is queued to send) or rejects it (the amount
+ * goes back), or records that a sent payout came back. A withdrawal whose signed transaction is
+ * stored is rejected only once the node says its coins are spent elsewhere in the chain.
+ */
+export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasury }, request: { withdrawalId: string; decision: 'approve' | 'reject' | 'returned'; actor: string; note: string }): Promise<Withdrawal> {
+  const stored = await deps.store.withdrawals.findById(request.withdrawalId)
+  const transactionDead = request.decision === 'reject' && stored?.tx_hex != null && stored.txid != null
+    && (await deps.treasury.broadcast({ hex: stored.tx_hex, txid: stored.txid })) === 'inputs_spent'
   const result = await moveWithdrawal(deps, request.withdrawalId, {
-    event: async () => ({ kind: request.decision }),
+    event: async (_store, current) => (request.decision === 'reject' ? { kind: 'reject', transactionDead: transactionDead && current.tx_hex === stored?.tx_hex } : { kind: request.decision }),
     after: (store, before, after, now) => store.audit.record({ actor: request.actor, action: `withdrawal.${request.decision}`, subject: after.id, details: { from: before.status, note: request.note }, at: now }),
   })
   if (result.kind === 'moved') return result.withdrawal

@@ -24,11 +24,11 @@ export type SendWithdrawalDeps = WithdrawalDeps & {
   network: LiquidNetwork
   /** Confirmations after which a Liquid withdrawal is completed. */
   confirmations: number
+  /** How often a payout on its way is looked at (a Liquid block is about a minute). */
+  followEveryMs: number
   log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }
 
-/** How often a payment on its way is looked at (a Liquid block is about a minute). */
-export const FOLLOW_EVERY_MS = 30_000
 /** L-BTC kept for the network fee of any one transaction (the fee is the service's). */
 export const NETWORK_FEE_RESERVE_SATS = 1_000n
 
@@ -118,12 +118,12 @@ async function continueSending(deps: SendWithdrawalDeps, start: Withdrawal): Pro
   }
 
   const broadcast = await deps.treasury.broadcast({ hex: withdrawal.tx_hex!, txid: withdrawal.txid! })
-  if (broadcast === 'conflict') {
+  if (broadcast !== 'broadcast') {
     await hold(deps, withdrawal, 'broadcast_rejected')
     return null
   }
   await moveWithdrawal(deps, withdrawal.id, { event: async (_store, current) => (current.status === 'sending' ? { kind: 'sent' } : null) })
-  return later(deps, FOLLOW_EVERY_MS)
+  return later(deps, deps.followEveryMs)
 }
 
 /**
@@ -138,7 +138,7 @@ async function requestPayout(deps: SendWithdrawalDeps, withdrawal: Withdrawal, p
     try {
       payout = await deps.provider.findPayoutByNonce(withdrawal.provider_nonce)
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) return { next: later(deps, FOLLOW_EVERY_MS) }
+      if (error instanceof ProviderUnavailableError) return { next: later(deps, deps.followEveryMs) }
       throw error
     }
     if (payout === null) {
@@ -165,7 +165,7 @@ async function requestPayout(deps: SendWithdrawalDeps, withdrawal: Withdrawal, p
         return { next: null }
       }
       // Lost on the way back, or failed on the provider's side: the next run looks it up by the nonce.
-      if (error instanceof ProviderUnavailableError) return { next: later(deps, FOLLOW_EVERY_MS) }
+      if (error instanceof ProviderUnavailableError) return { next: later(deps, deps.followEveryMs) }
       throw error
     }
   }
@@ -191,13 +191,13 @@ async function requestPayout(deps: SendWithdrawalDeps, withdrawal: Withdrawal, p
 async function followSent(deps: SendWithdrawalDeps, withdrawal: Withdrawal): Promise<Date | null> {
   if (withdrawal.destination_type === 'pix') {
     const payout = await deps.provider.payoutStatus(withdrawal.provider_withdrawal_id!)
-    return (await applyPayout(deps, withdrawal, payout)) ? null : later(deps, FOLLOW_EVERY_MS)
+    return (await applyPayout(deps, withdrawal, payout)) ? null : later(deps, deps.followEveryMs)
   }
   const seen = await deps.treasury.confirmations(withdrawal.txid!)
   if (seen === null) {
     // The node forgot it (a restored wallet): the same transaction, again.
     await deps.treasury.broadcast({ hex: withdrawal.tx_hex!, txid: withdrawal.txid! })
-    return later(deps, FOLLOW_EVERY_MS)
+    return later(deps, deps.followEveryMs)
   }
   if (seen < 0) deps.log?.error({ withdrawalId: withdrawal.id, txid: withdrawal.txid }, 'a withdrawal transaction conflicts with another in the chain')
   if (seen >= deps.confirmations) {
@@ -205,7 +205,7 @@ async function followSent(deps: SendWithdrawalDeps, withdrawal: Withdrawal): Pro
     return null
   }
   await deps.store.withdrawals.storeStep(withdrawal.id, { confirmations: Math.max(0, seen) })
-  return later(deps, FOLLOW_EVERY_MS)
+  return later(deps, deps.followEveryMs)
 }
 
 /**

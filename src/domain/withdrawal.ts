@@ -135,7 +135,8 @@ export type WithdrawalEvent =
   | { kind: 'cancel' }
   | { kind: 'code_expired' }
   | { kind: 'approve' }
-  | { kind: 'reject' }
+  /** `transactionDead`: a signed transaction is stored, and its coins went to another transaction in the chain: it can never pay. */
+  | { kind: 'reject'; transactionDead?: boolean }
   /** The worker takes it: from now on only the worker moves it. */
   | { kind: 'start_sending' }
   /** Something support must look at before money may leave (nothing has left). */
@@ -174,8 +175,11 @@ const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { re
  * with it. An event that does not apply to the status leaves it unchanged (a replayed job, a
  * second click), except a person's request, which is refused with its reason.
  */
-export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number }, event: WithdrawalEvent): WithdrawalDecision {
+export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number; signed?: boolean }, event: WithdrawalEvent): WithdrawalDecision {
   const { status } = withdrawal
+  // A signed transaction is stored: it may still be broadcast and pay, so the amount cannot go back
+  // to the balance, unless the transaction is known dead.
+  const signed = withdrawal.signed === true
   switch (event.kind) {
     case 'confirm':
       if (status !== 'requested') return { outcome: 'unchanged' }
@@ -185,20 +189,22 @@ export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount:
         ? moved('confirmed', [{ kind: 'reserve' }, { kind: 'queue_send' }])
         : moved('in_review', [{ kind: 'reserve' }], { reviewReason: event.review })
     case 'cancel':
-      if (!isCancelable(status)) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      if (!isCancelable(status) || signed) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
       return moved('canceled', isReserved(status) ? [{ kind: 'release' }] : [], { failureCode: 'canceled_by_owner' })
     case 'code_expired':
       return status === 'requested' ? moved('canceled', [], { failureCode: 'code_expired' }) : { outcome: 'unchanged' }
     case 'approve':
       return status === 'in_review' ? moved('confirmed', [{ kind: 'queue_send' }]) : { outcome: 'refused', code: 'withdrawal_not_in_review' }
     case 'reject':
-      return status === 'in_review' ? moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' }) : { outcome: 'refused', code: 'withdrawal_not_in_review' }
+      if (status !== 'in_review') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
+      if (signed && event.transactionDead !== true) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      return moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' })
     case 'start_sending':
       return status === 'confirmed' ? moved('sending', []) : { outcome: 'unchanged' }
     case 'hold':
       return status === 'confirmed' || status === 'sending' ? moved('in_review', [], { reviewReason: event.reason }) : { outcome: 'unchanged' }
     case 'fail':
-      return status === 'confirmed' || status === 'sending' ? moved('failed', [{ kind: 'release' }], { failureCode: event.code }) : { outcome: 'unchanged' }
+      return (status === 'confirmed' || status === 'sending') && !signed ? moved('failed', [{ kind: 'release' }], { failureCode: event.code }) : { outcome: 'unchanged' }
     case 'sent':
       return status === 'sending' ? moved('sent', [{ kind: 'settle' }]) : { outcome: 'unchanged' }
     case 'completed':

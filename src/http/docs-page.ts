@@ -1,11 +1,14 @@
 // The human documentation at /docs, in Portuguese and English: a quick start, each merchant
-// endpoint with a request, a response and a curl line, the sandbox, the webhook guide, and an
-// anchor per error code, which is where every error's docs_url points.
+// endpoint (charges and withdrawals) with a request, a response and a curl line, the sandbox, the
+// webhook guide, and an anchor per error code, which is where every error's docs_url points.
 import { chargeStatuses, defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
 import { errorAudience, errorCatalogue, type ErrorCode } from '../domain/errors.ts'
 import { escapeText, href, html, raw } from '../html/template.ts'
 import { catalogues, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
-import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries } from '../contract/api.ts'
+import {
+  BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
+  WithdrawalRecord, WithdrawalWebhookBody,
+} from '../contract/api.ts'
 import { CreatePaymentBody } from './schemas.ts'
 
 /** `?lang=` first, then the browser's preference; Portuguese for everyone else. */
@@ -58,6 +61,26 @@ const endpoints: Endpoint[] = [
     response: 'image/png',
     curl: (base) => `curl -s -o qr.png ${base}/api/qr/$ID.png`,
   },
+  {
+    id: 'create-withdrawal', method: 'POST', path: '/api/withdrawals',
+    body: exampleOf(CreateWithdrawalBody), response: exampleOf(WithdrawalRecord),
+    curl: (base) => `curl -s -X POST ${base}/api/withdrawals -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' -H 'Idempotency-Key: payout-77' \\\n  -d '${JSON.stringify(exampleOf(CreateWithdrawalBody))}'`,
+  },
+  {
+    id: 'get-withdrawal', method: 'GET', path: '/api/withdrawals/{id}',
+    response: exampleOf(WithdrawalRecord),
+    curl: (base) => `curl -s ${base}/api/withdrawals/$WITHDRAWAL_ID -H "X-API-Token: $TOKEN"`,
+  },
+  {
+    id: 'withdrawals', method: 'GET', path: '/api/withdrawals?status=&created_from=&created_to=&limit=&cursor=',
+    response: exampleOf(WithdrawalList),
+    curl: (base) => `curl -s '${base}/api/withdrawals?status=completed&limit=50' -H "X-API-Token: $TOKEN"`,
+  },
+  {
+    id: 'withdrawal-destinations', method: 'GET', path: '/api/withdrawal-destinations',
+    response: exampleOf(DestinationList),
+    curl: (base) => `curl -s ${base}/api/withdrawal-destinations -H "X-API-Token: $TOKEN"`,
+  },
 ]
 
 /** The sandbox's controls, each with its text in the catalogue (docs.sandboxControls). */
@@ -70,6 +93,9 @@ const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; c
   { id: 'quotes', call: 'PUT /sandbox/quotes {BTC, USDt, jump?, source?}' },
   { id: 'provider', call: 'PUT /sandbox/provider {deposit_rate_limited?, async_replies?}' },
   { id: 'outbox', call: 'GET /sandbox/outbox?email=' },
+  { id: 'treasury', call: 'GET /sandbox/treasury · PUT /sandbox/treasury {DEPIX?, BTC?, USDt?}' },
+  { id: 'mine', call: 'POST /sandbox/treasury/mine {blocks?}' },
+  { id: 'payout', call: 'POST /sandbox/withdrawals/{id}/payout {outcome?: sent | error | refunded}' },
 ]
 
 const quickStart = (base: string) => `BASE=${base}
@@ -148,6 +174,7 @@ ${endpointHtml}
 <h2 id="webhooks">${t.webhooksTitle}</h2><p>${trusted(t.webhooksLead)}</p>
 <pre>${json(exampleOf(WebhookBody))}</pre>
 <p>${trusted(t.eventsLead)}</p><table><tr><th>${t.event}</th><th></th><th>${t.meaning}</th></tr>${events}</table>
+<p id="withdrawal-webhooks">${trusted(t.withdrawalEventsLead)}</p><pre>${json(exampleOf(WithdrawalWebhookBody))}</pre>
 <p>${t.tsLead}</p><pre id="typescript-webhook">${typescriptSnippet}</pre>
 <p>${t.pyLead}</p><pre id="python-webhook">${pythonWebhookSnippet}</pre>
 <h2 id="statuses">${t.statusesTitle}</h2><table>${statuses}</table>

@@ -34,6 +34,7 @@ export function jobHandlers(deps: {
   treasury: Treasury
   network: LiquidNetwork
   confirmations: number
+  followEveryMs: number
   resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }): JobHandlers {

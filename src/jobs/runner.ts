@@ -1,13 +1,16 @@
-// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and runs them concurrently in three
+// Claims due jobs (FOR UPDATE SKIP LOCKED, with a lease) and runs them concurrently in four
 // lanes: webhook deliveries, bounded in all and per destination host; the charge work (expiry,
 // release, reconciliation, the deposit sweep), which therefore never waits behind a merchant's
-// slow receiver; and the Wallet's mail, which never waits behind either, nor holds them up. Committed work wakes the runner at once (wake(), called on the database's job
-// notifications); a poll catches what is scheduled for later. A job is deleted when its handler
-// finishes (by the runner's next claim, which follows at once), rescheduled when it asks to be,
-// retried with backoff when it throws, and parked when its payload is not its kind's; a worker
-// that dies mid-job, or before its finished jobs are deleted, loses its lease and another instance
-// takes over: every handler can run again (a delivery, an expiry or a release already settled does
-// nothing the second time).
+// slow receiver; the payouts, which wait on the treasury node and the provider's withdraw limit;
+// and the Wallet's mail, which never waits behind the others, nor holds them up. Committed work
+// wakes the runner at once (wake(), called on the database's job notifications); a poll catches
+// what is scheduled for later. A job is deleted when its handler finishes (by the runner's next
+// claim, which follows at once), rescheduled when it asks to be, retried with backoff when it
+// throws, and parked when its payload is not its kind's. A running job's lease is renewed while
+// it runs, so a worker that dies mid-job, or before its finished jobs are deleted, loses its
+// jobs within one lease and another instance takes over: every handler can run again (a
+// delivery, an expiry or a release already settled does nothing the second time; a payout
+// resumes from its stored step).
 import type { Clock } from '../clock.ts'
 import { readJob, type Job, type JobKind, type JobPayload, type JobRow } from '../store/job-kinds.ts'
 import type { Store } from '../store/store.ts'
@@ -41,7 +44,8 @@ export type RunnerLimits = {
 /** Ten receivers that hang for the whole time-out take 20 of 32 delivery slots: the rest flow. */
 export const defaultRunnerLimits: RunnerLimits = { deliveries: 32, charges: 8, mail: 2, payouts: 8, perDestination: 2 }
 
-const LEASE_MS = 60_000
+/** How long a claim lasts unless renewed: the runner renews it while the job runs, so a worker that dies loses its jobs this soon after. */
+export const DEFAULT_LEASE_MS = 30_000
 const BATCH = 20
 /** A delivery whose destination is at its bound is put back for this long. */
 const DESTINATION_BUSY_MS = 1_000
@@ -61,8 +65,13 @@ export function createJobRunner(deps: {
   handlers: JobHandlers
   log: { error: (details: object, message: string) => void }
   limits?: RunnerLimits
+  leaseMs?: number
 }) {
   const limits = deps.limits ?? defaultRunnerLimits
+  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS
+  /** Jobs this process holds (running, or finished and not yet deleted): their leases are renewed. */
+  const held = new Set<number>()
+  let heartbeat: NodeJS.Timeout | null = null
   const inFlight: Record<Lane, number> = { deliveries: 0, charges: 0, mail: 0, payouts: 0 }
   const perDestination = new Map<string, number>()
   const running = new Set<Promise<void>>()
@@ -81,7 +90,24 @@ export function createJobRunner(deps: {
     return deps.handlers[job.kind](job.payload, job)
   }
 
+  /** Renews the leases of the jobs running here, a third of a lease apart, while any runs. */
+  function renewWhileHeld(id: number, holding: boolean): void {
+    if (holding) held.add(id)
+    else held.delete(id)
+    if (held.size > 0 && heartbeat === null) {
+      heartbeat = setInterval(() => {
+        deps.store.jobs.renewLeases([...held], new Date(deps.clock.now().getTime() + leaseMs))
+          .catch((error: unknown) => deps.log.error({ err: error }, 'could not renew job leases; another instance may take them over'))
+      }, Math.max(500, Math.floor(leaseMs / 3)))
+      heartbeat.unref()
+    } else if (held.size === 0 && heartbeat !== null) {
+      clearInterval(heartbeat)
+      heartbeat = null
+    }
+  }
+
   async function runOne(job: Job, complete: (id: number) => Promise<void> | void): Promise<void> {
+    renewWhileHeld(job.id, true)
     try {
       const outcome = await handle(job)
       if ('done' in outcome) await complete(job.id)
@@ -90,6 +116,8 @@ export function createJobRunner(deps: {
       deps.log.error({ err: error, job: { id: job.id, kind: job.kind } }, 'job failed; will retry')
       const retryAt = new Date(deps.clock.now().getTime() + backoffAfterFailure(job.attempts))
       await deps.store.jobs.retry(job.id, retryAt, (error as Error).message ?? String(error))
+    } finally {
+      renewWhileHeld(job.id, false)
     }
   }
 
@@ -142,7 +170,7 @@ export function createJobRunner(deps: {
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
       const jobs = await runnable(await deletingFinished((ids) =>
-        deps.store.jobs.claimDue(now, Math.min(room, BATCH), LEASE_MS, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
+        deps.store.jobs.claimDue(now, Math.min(room, BATCH), leaseMs, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
       ))
       for (const job of jobs) {
         const destination = job.kind === 'deliver_webhook' ? destinationOf(job) : null
@@ -192,7 +220,7 @@ export function createJobRunner(deps: {
     let ran = 0
     for (;;) {
       if (stopping) return ran
-      const claimed = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, LEASE_MS)
+      const claimed = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, leaseMs)
       if (claimed.length === 0) return ran
       for (const job of await runnable(claimed)) {
         await runOne(job, (id) => deps.store.jobs.complete([id]))

@@ -58,8 +58,8 @@ export async function startFakeElements(options: FakeElementsOptions) {
   const assetOf = new Map(currencies.map((currency) => [options.assets[currency], currency]))
   const state = load()
   const listeners: Array<(payment: OutgoingPayment) => void> = []
-  /** Tests stop the service between a call and its reply: this runs after a call's work, before it answers. */
-  let afterCall: ((method: string) => Promise<void>) | null = null
+  /** Tests stop the service around a call: before the node does its work, or after it and before the answer. */
+  let hook: ((method: string, phase: 'before' | 'after') => Promise<'drop' | void>) | null = null
   const calls = new Map<string, number>()
 
   function load(): { height: number; coins: Coin[]; txs: Tx[]; mine: string[] } {
@@ -297,8 +297,14 @@ export async function startFakeElements(options: FakeElementsOptions) {
     }
     calls.set(method, (calls.get(method) ?? 0) + 1)
     try {
+      // 'drop': the call is lost on the way, before the node did anything, or its answer after.
+      const lost = () => {
+        reply.hijack()
+        request.raw.socket.destroy()
+      }
+      if (hook && (await hook(method, 'before')) === 'drop') return lost()
       const result = handler(Array.isArray(call.params) ? call.params : [])
-      if (afterCall) await afterCall(method)
+      if (hook && (await hook(method, 'after')) === 'drop') return lost()
       return reply.type('application/json').send(JSON.stringify({ result, error: null, id }))
     } catch (error) {
       if (!(error instanceof RpcFailure)) throw error
@@ -309,11 +315,18 @@ export async function startFakeElements(options: FakeElementsOptions) {
 
   return {
     url,
-    /** Sets what the wallet holds of `currency` (its spendable coins replaced by one confirmed coin). */
-    setBalance(currency: Currency, units: bigint): void {
+    /**
+     * Sets what the wallet holds of `currency`: its spendable coins replaced by `coins` confirmed
+     * coins sharing the amount (a treasury that has received many deposits holds many coins).
+     */
+    setBalance(currency: Currency, units: bigint, coins = 1): void {
       state.coins = state.coins.filter((coin) => coin.asset !== currency || coin.spentBy !== null || coin.locked)
-      const own = ownAddress()
-      if (units > 0n) state.coins.push({ id: `${randomBytes(32).toString('hex')}:0`, asset: currency, units, scriptHex: own.scriptHex, height: state.height, locked: false, spentBy: null })
+      const count = BigInt(coins)
+      for (let i = 0n; i < count && units > 0n; i++) {
+        const own = ownAddress()
+        const share = i === count - 1n ? units - (units / count) * (count - 1n) : units / count
+        state.coins.push({ id: `${randomBytes(32).toString('hex')}:0`, asset: currency, units: share, scriptHex: own.scriptHex, height: state.height, locked: false, spentBy: null })
+      }
       save()
     },
     balance(currency: Currency): bigint {
@@ -331,8 +344,8 @@ export async function startFakeElements(options: FakeElementsOptions) {
     transactions: () => state.txs.map((tx) => ({ txid: tx.txid, height: tx.height, outputs: tx.outputs.filter((output) => !output.fee && !isMine(output.scriptHex)).map((output) => ({ address: output.address, scriptHex: output.scriptHex, currency: output.asset, units: output.units })) })),
     /** How many times each RPC method was called. */
     calls: () => Object.fromEntries(calls),
-    setAfterCall(hook: ((method: string) => Promise<void>) | null): void {
-      afterCall = hook
+    setHook(next: ((method: string, phase: 'before' | 'after') => Promise<'drop' | void>) | null): void {
+      hook = next
     },
     close: () => app.close(),
   }

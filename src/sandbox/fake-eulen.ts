@@ -505,6 +505,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       return webhooks ? sendWebhook('withdraw', { ...toPayoutObject((await payoutRow(id))!), webhookType: 'withdraw' }) : 0
     },
     payout: (id: string) => payoutRow(id),
+    /** Every payout, oldest first. */
+    payouts: () => db.selectFrom('fake_eulen_payouts').selectAll().orderBy('created_at').orderBy('id').execute(),
     /** How many payouts were made (a second POST with one nonce makes none). */
     async payoutCount(): Promise<number> {
       const row = await db.selectFrom('fake_eulen_payouts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()

@@ -35,6 +35,11 @@ export function jobsRepository(db: Kysely<Database>) {
       if (runAt.getTime() <= now.getTime()) await sql`select pg_notify(${JOBS_CHANNEL}, ${kind})`.execute(db)
     },
 
+    /** Extends the leases of jobs still being worked on (the runner's heartbeat); a job already put back is left alone. */
+    async renewLeases(ids: number[], until: Date): Promise<void> {
+      if (ids.length > 0) await db.updateTable('jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_until', 'is not', null).execute()
+    },
+
     /** Puts a claimed job back, unchanged but for when it runs (its destination was busy). */
     async postpone(id: number, runAt: Date): Promise<void> {
       await db.updateTable('jobs').set({ run_at: runAt, locked_until: null }).where('id', '=', id).execute()

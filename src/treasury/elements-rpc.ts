@@ -155,7 +155,8 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
         if (error.code === -27) return 'broadcast'
         if (error.code === -25 || error.code === -26) {
           const seen = await confirmations(signed.txid)
-          return seen !== null && seen > 0 ? 'broadcast' : 'conflict'
+          if (seen !== null && seen > 0) return 'broadcast'
+          return error.code === -25 && /missingorspent/.test(error.message) ? 'inputs_spent' : 'conflict'
         }
         return unavailable(error)
       }

@@ -23,8 +23,12 @@ export interface Treasury {
    * the fee; then finalizes it. Throws TreasuryCheckError when it pays anything else.
    */
   signChecked(psbt: string, payment: TreasuryPayment): Promise<SignedPayment>
-  /** Broadcasts the signed transaction; sending it again, or after it confirmed, is not an error. */
-  broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict'>
+  /**
+   * Broadcasts the signed transaction; sending it again, or after it confirmed, is not an error.
+   * 'conflict': another transaction in the mempool spends its coins (it may still pay later);
+   * 'inputs_spent': its coins are spent in the chain, or gone: it can never pay.
+   */
+  broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict' | 'inputs_spent'>
   /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
   confirmations(txid: string): Promise<number | null>
 }

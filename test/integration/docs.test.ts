@@ -67,6 +67,41 @@ test('/docs in Portuguese and English: quick start, every merchant endpoint with
   }
 })
 
+test('/docs in both languages: the withdrawal endpoints with curl and examples, the concept, the sandbox controls, the webhook events and the error anchors', { skip: skipOnSecondDatabase }, async () => {
+  const token = (await service.merchant('docs-out@example.com', '52998224725')).token
+  const refused = await service.request({ method: 'POST', url: '/api/withdrawals', token, body: { currency: 'DEPIX', amount: 10_000, destination_id: 'dst_000000000000000000000000' } })
+  assert.equal(new URL(refused.body.docs_url).hash, '#destination_not_found')
+  for (const [lang, concept] of [['pt-BR', '<b>Saques</b>'], ['en', '<b>Withdrawals</b>']] as const) {
+    const page = (await service.request({ method: 'GET', url: `/docs?lang=${lang}` })).body as string
+    const section = (id: string) => {
+      const start = page.indexOf(`<section id="${id}">`)
+      return start === -1 ? '' : page.slice(start, page.indexOf('</section>', start))
+    }
+    for (const [id, heading, curl] of [
+      ['create-withdrawal', 'POST /api/withdrawals', 'Idempotency-Key: payout-77'],
+      ['get-withdrawal', 'GET /api/withdrawals/{id}', '/api/withdrawals/$WITHDRAWAL_ID'],
+      ['withdrawals', 'GET /api/withdrawals?status=', '/api/withdrawals?status=completed'],
+      ['withdrawal-destinations', 'GET /api/withdrawal-destinations', '/api/withdrawal-destinations -H'],
+    ] as const) {
+      const text = section(id)
+      assert.ok(text.includes(`<code>${heading}`) && text.includes(`curl -s`) && text.includes(curl), `${lang}: ${id}`)
+    }
+    // The examples are the contract's: the request's destination, the record's amounts, the list's states.
+    assert.match(section('create-withdrawal'), /&quot;destination_id&quot;: &quot;dst_5f1c2e3d4b5a69788796a5b4&quot;[\s\S]*&quot;net_amount&quot;: 9800/)
+    assert.match(section('withdrawals'), /&quot;next_cursor&quot;: null/)
+    assert.match(section('withdrawal-destinations'), /&quot;state&quot;: &quot;active&quot;/)
+    assert.ok(page.includes(concept) && page.includes('R$ 6.000,00') && page.includes('<code>in_review</code>'), `${lang}: the withdrawals concept`)
+    for (const call of ['GET /sandbox/treasury', 'POST /sandbox/treasury/mine {blocks?}', 'POST /sandbox/withdrawals/{id}/payout']) assert.ok(page.includes(call), `${lang}: ${call}`)
+    const webhooks = page.slice(page.indexOf('id="webhooks"'), page.indexOf('id="statuses"'))
+    assert.match(webhooks, /<p id="withdrawal-webhooks">[\s\S]*<code>withdrawal\.completed<\/code>[\s\S]*&quot;withdrawal_id&quot;/)
+    const merchantErrors = page.slice(page.indexOf('id="errors"')).split('<h3>')[1]!
+    for (const code of ['destination_not_found', 'destination_not_confirmed', 'destination_cooling_down', 'destination_currency_invalid', 'currency_invalid', 'amount_below_minimum',
+      'amount_above_maximum', 'insufficient_funds', 'withdrawal_limit_exceeded', 'withdrawal_not_allowed', 'withdrawal_not_found']) {
+      assert.ok(merchantErrors.includes(`<tr id="${code}"><td><a href="#${code}">`), `${lang}: ${code}`)
+    }
+  }
+})
+
 test('every error code has its own anchor, in the list of who meets it, and docs_url points at it', { skip: skipOnSecondDatabase }, async () => {
   for (const lang of ['pt-BR', 'en']) {
     const page = (await service.request({ method: 'GET', url: `/docs?lang=${lang}` })).body as string

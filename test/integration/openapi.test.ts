@@ -113,7 +113,9 @@ export const sdkMatches: [
   Same<Sdk.CreatePaymentRequest, Schemas['CreatePaymentRequest']>, Same<Sdk.ChargeCreated, Schemas['ChargeCreated']>,
   Same<Sdk.ChargeRecord, Schemas['ChargeRecord']>, Same<Sdk.BalanceRecord, Schemas['BalanceRecord']>, Same<Sdk.PaymentList, Schemas['PaymentList']>,
   Same<Sdk.WebhookDeliveries, Schemas['WebhookDeliveries']>, Same<Sdk.WebhookEvent, Schemas['WebhookBody']>, Same<Sdk.ErrorBody, Schemas['Error']>,
-] = [true, true, true, true, true, true, true, true]
+  Same<Sdk.CreateWithdrawalRequest, Schemas['CreateWithdrawalRequest']>, Same<Sdk.WithdrawalRecord, Schemas['WithdrawalRecord']>,
+  Same<Sdk.WithdrawalList, Schemas['WithdrawalList']>, Same<Sdk.DestinationList, Schemas['DestinationList']>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true]
 ${extra}
 `
   const compile = (source: string) => {

@@ -5,15 +5,18 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { PixChargeClient, PixChargeError, verifyWebhook, WebhookVerificationError, type WebhookEvent } from '../../sdk/dist/index.js'
+import { PixChargeClient, PixChargeError, verifyWebhook, WebhookVerificationError, type AnyWebhookEvent, type WebhookEvent, type WithdrawalWebhookEvent } from '../../sdk/dist/index.js'
+import type { WithdrawalWebhookBody } from '../../src/contract/api.ts'
 import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
+import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 const listen = async (server: Server) => {
   server.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const close = (server: Server) => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) })
 
 let service: TestService
@@ -69,6 +72,44 @@ test('a whole integration: create, read, pay, verified webhook, balance, list, d
   const deliveries = await client.listWebhookDeliveries(created.id)
   assert.equal(deliveries.deliveries[0]!.state, 'delivered')
   assert.deepEqual(await client.redeliverWebhook(deliveries.deliveries[0]!.id), { id: deliveries.deliveries[0]!.id, state: 'pending' })
+})
+
+test('withdrawals: a destination confirmed in the Wallet, refused while cooling down, then withdrawn once, read, listed, its webhook verified', { skip: skipOnSecondDatabase }, async () => {
+  const owner = await ownerWithBalance(service, 'sdk-out@example.com', '300.00')
+  const destination = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
+  const client = new PixChargeClient({ baseUrl, token: owner.token })
+  assert.deepEqual((await client.withdrawals.destinations()).destinations.map((row) => [row.id, row.type, row.state]), [[destination, 'pix', 'cooling_down']])
+  const body = { currency: 'DEPIX', amount: 10_000, destination_id: destination, webhook_url: `${hooksUrl}/out`, webhook_secret: secret } as const
+  const early = await client.withdrawals.create(body).catch((caught: unknown) => caught)
+  assert.ok(early instanceof PixChargeError)
+  assert.deepEqual([early.status, early.code], [409, 'destination_cooling_down'])
+
+  await service.advance(24 * 3600 + 1)
+  assert.equal((await client.withdrawals.destinations()).destinations[0]!.state, 'active')
+  const made = await client.withdrawals.create(body, { idempotencyKey: 'payout-7' })
+  // R$ 100,00: our 2 % (R$ 2,00), then the provider's 1 % of R$ 98,00, at least R$ 1,00.
+  assert.deepEqual([made.status, made.amount, made.fee, made.net_amount, made.payout_cents, made.destination.id], ['confirmed', 10_000, 200, 9_800, 9_700, destination])
+  assert.equal((await client.withdrawals.create(body, { idempotencyKey: 'payout-7' })).id, made.id, 'the same key answers the same withdrawal')
+  const tooMuch = await client.withdrawals.create({ ...body, amount: 50_000 }).catch((caught: unknown) => caught)
+  assert.ok(tooMuch instanceof PixChargeError && tooMuch.code === 'insufficient_funds', String(tooMuch))
+  assert.equal((await client.getBalance()).balances.DEPIX.available_cents, 29_900 - 10_000)
+
+  const hooksBefore = received.length
+  assert.deepEqual(await client.withdrawals.list({ status: 'sent' }), { withdrawals: [], next_cursor: null })
+  await service.jobs.runDue()
+  assert.equal((await client.withdrawals.get(made.id)).status, 'sent')
+  assert.deepEqual((await client.withdrawals.list({ status: 'sent', limit: 10 })).withdrawals.map((row) => row.id), [made.id])
+  const missing = await client.withdrawals.get('wd_000000000000000000000000').catch((caught: unknown) => caught)
+  assert.ok(missing instanceof PixChargeError && missing.status === 404 && missing.code === 'withdrawal_not_found')
+
+  const events = received.slice(hooksBefore).map((hook) => verifyWebhook<WithdrawalWebhookEvent>(hook.raw, hook.headers, secret))
+  assert.deepEqual(events.map((event) => event.event).sort(), ['withdrawal.confirmed', 'withdrawal.sending', 'withdrawal.sent'])
+  for (const event of events) assert.deepEqual([event.withdrawal_id, event.email, event.amount, event.fee, event.net_amount, event.event], [made.id, 'sdk-out@example.com', 10_000, 200, 9_800, `withdrawal.${event.status}`])
+  const either = verifyWebhook<AnyWebhookEvent>(received[hooksBefore]!.raw, received[hooksBefore]!.headers, secret)
+  assert.ok('withdrawal_id' in either && either.withdrawal_id === made.id)
+  // The body is not among the OpenAPI document's schemas (its webhooks are the charges'): the type check ties it to the contract instead.
+  const matchesContract: Same<Omit<WithdrawalWebhookEvent, 'event'>, Omit<WithdrawalWebhookBody, 'event'>> = true
+  assert.ok(matchesContract)
 })
 
 test('errors carry code, param and request id; a 400 is never retried', { skip: skipOnSecondDatabase }, async () => {
@@ -168,17 +209,19 @@ test('verifyWebhook: plain and whsec_ secrets, both signatures, a time tolerance
   })()
 })
 
-test('the SDK README shows a whole integration in under 30 lines, and it compiles against the built package', { skip: skipOnSecondDatabase }, async () => {
+test('the SDK README shows a whole integration in under 30 lines, and its examples compile against the built package', { skip: skipOnSecondDatabase }, async () => {
   const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs')
   const { spawnSync } = await import('node:child_process')
   const { join } = await import('node:path')
   const { tmpdir } = await import('node:os')
   const readme = readFileSync(join(import.meta.dirname, '../../sdk/README.md'), 'utf8')
-  const code = /```ts\n([\s\S]*?)```/.exec(readme)![1]!
-  assert.ok(code.trimEnd().split('\n').length < 30, `${code.split('\n').length} lines`)
+  // The later examples go on from the first one's client.
+  const [code, ...more] = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+  assert.ok(code!.trimEnd().split('\n').length < 30, `${code!.split('\n').length} lines`)
+  assert.ok(more.some((example) => example.includes('withdrawals.create')))
   const folder = mkdtempSync(join(tmpdir(), 'sdk-readme-'))
   try {
-    writeFileSync(join(folder, 'example.mts'), code.replace("'@pix-charge/sdk'", `'${join(import.meta.dirname, '../../sdk/dist/index.js')}'`))
+    writeFileSync(join(folder, 'example.mts'), [code, ...more].join('\n').replace("'@pix-charge/sdk'", `'${join(import.meta.dirname, '../../sdk/dist/index.js')}'`))
     const tsc = join(import.meta.dirname, '../../node_modules/.bin/tsc')
     const typeRoots = join(import.meta.dirname, '../../node_modules/@types')
     const result = spawnSync(tsc, ['--ignoreConfig', '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--types', 'node', '--typeRoots', typeRoots, join(folder, 'example.mts')], { encoding: 'utf8' })

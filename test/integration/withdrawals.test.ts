@@ -4,10 +4,10 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { newestCode, signedInClient } from '../support/wallet-client.ts'
+import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 let service: TestService
 before(async () => {
@@ -18,34 +18,12 @@ after(() => service.close())
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
 const liquidAddress = () => newLiquidAddress('elementsregtest', randomBytes(20), BLINDING_KEY)
 
-/** An owner with an identity and `reais` credited to the available balance by a payment of their own. */
-async function ownerWithBalance(email: string, reais: string) {
-  const taxNumber = generateCpf()
-  const merchant = await service.merchant(email, taxNumber)
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: reais, email, euid: merchant.euid } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  assert.equal((await service.pay(created.body.id, taxNumber)).body.status, 'depix_sent')
-  return { ...merchant, taxNumber, wallet: await signedInClient(service, email) }
-}
-
-/** Adds and confirms a destination through the Wallet's pages; answers its id. */
-async function confirmedDestination(owner: Awaited<ReturnType<typeof ownerWithBalance>>, type: 'pix' | 'liquid', value: string): Promise<string> {
-  await owner.wallet.get('/wallet/destinations')
-  const added = await owner.wallet.post('/wallet/destinations', { type, value, label: '' })
-  assert.equal(added.status, 303, added.html)
-  const id = /^\/wallet\/destinations\/(dst_[0-9a-f]+)$/.exec(added.location!)![1]!
-  await owner.wallet.get(added.location!)
-  const confirmed = await owner.wallet.post(`/wallet/destinations/${id}/confirm`, { code: await newestCode(service, owner.email) })
-  assert.equal(confirmed.location, '/wallet/destinations?notice=confirmed')
-  return id
-}
-
 const balance = async (token: string) => (await service.request({ method: 'GET', url: '/api/get-balance', token })).body.balances
 
 test('a Liquid withdrawal through the API: destination confirmed in the Wallet, cool-down, one transaction, completed after 2 blocks, books balanced', async () => {
-  const owner = await ownerWithBalance('liquid-out@example.com', '300.00')
+  const owner = await ownerWithBalance(service, 'liquid-out@example.com', '300.00')
   const address = liquidAddress()
-  const destination = await confirmedDestination(owner, 'liquid', address)
+  const destination = await confirmedDestination(service, owner, 'liquid', address)
   const listed = await service.request({ method: 'GET', url: '/api/withdrawal-destinations', token: owner.token })
   assert.equal(listed.body.destinations[0].state, 'cooling_down')
 
@@ -82,8 +60,8 @@ test('a Liquid withdrawal through the API: destination confirmed in the Wallet, 
 })
 
 test('a Pix withdrawal in the Wallet: the fees and what arrives shown, a code bound to it, the provider paid once, completed on its word', async () => {
-  const owner = await ownerWithBalance('pix-out@example.com', '300.00')
-  const destination = await confirmedDestination(owner, 'pix', owner.taxNumber)
+  const owner = await ownerWithBalance(service, 'pix-out@example.com', '300.00')
+  const destination = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
   await service.advance(24 * 3600 + 1)
   // A day later the session has ended: the owner signs in again.
   owner.wallet = await signedInClient(service, owner.email)

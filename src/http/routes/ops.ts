@@ -183,7 +183,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       }),
     },
     async (request) => {
-      const moved = await reviewWithdrawal({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, {
+      const moved = await reviewWithdrawal({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, treasury: deps.treasury }, {
         withdrawalId: request.params.withdrawal_id, decision: request.body.decision, actor: actorOf(request), note: request.body.note,
       })
       return withdrawalRecord(deps.store, moved)
