@@ -101,6 +101,9 @@ export async function requestWithdrawal(deps: RequestWithdrawalDeps, request: Wi
   const now = deps.clock.now()
   const { account, destination, price, brlCents } = await checked(deps, request, now)
   return deps.store.transaction(async (store) => {
+    // The account first: inserting the row takes a key-share lock on the account (its foreign
+    // key), and two requests each holding that while waiting for the account's row lock deadlock.
+    await store.accounts.lockById(account.id)
     const inserted = await store.withdrawals.insert({
       id, account_id: account.id, destination_id: destination.id, destination_type: destination.type, currency: request.currency, amount: price.amount, fee: price.fee,
       net_amount: price.net, payout_cents: price.payoutCents, brl_cents: brlCents, status: 'requested', via: request.via, lang: request.lang,

@@ -87,3 +87,97 @@ test('a Pix withdrawal in the Wallet: the fees and what arrives shown, a code bo
   assert.match((await owner.wallet.get(`/wallet/withdrawals/${id}`)).html, /data-status="completed"/)
   assert.equal((await service.ops('GET', '/ops/ledger-check')).body.ok, true)
 })
+
+test('the rules of a withdrawal: only available money, the minimums and maximums, the limits, the review threshold, the right currency', async () => {
+  const owner = await ownerWithBalance(service, 'rules-out@example.com', '499.00')
+  const pix = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
+  const liquid = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  const ask = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body })
+  const code = async (body: Record<string, unknown>) => (await ask(body)).body.code
+  assert.equal(await code({ currency: 'BTC', amount: 5_000, destination_id: pix }), 'destination_currency_invalid')
+  assert.equal(await code({ currency: 'DEPIX', amount: 199, destination_id: pix }), 'amount_below_minimum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 99, destination_id: liquid }), 'amount_below_minimum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 600_001, destination_id: pix }), 'amount_above_maximum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 49_801, destination_id: liquid }), 'insufficient_funds', 'R$ 498,00 available')
+  assert.equal(await code({ currency: 'BTC', amount: 1_000, destination_id: liquid }), 'insufficient_funds', 'no L-BTC credited')
+  assert.equal(await code({ currency: 'DEPIX', amount: 1_000, destination_id: 'dst_000000000000000000000000' }), 'destination_not_found')
+  assert.equal(await code({ currency: 'DOGE', amount: 1_000, destination_id: liquid }), 'currency_invalid')
+  assert.equal(await code({ currency: 'DEPIX', amount: 10.5, destination_id: liquid }), 'amount_below_minimum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 1_000, destination_id: liquid, extra: true }), 'invalid_request')
+
+  // Above WITHDRAWAL_REVIEW_BRL (R$ 1.000,00 here) it waits for support, reserved; support rejects and the amount comes back.
+  const rich = await ownerWithBalance(service, 'review-out@example.com', '499.00')
+  for (let i = 0; i < 4; i++) {
+    const more = await service.request({ method: 'POST', url: '/api/create-payment', token: rich.token, body: { value: '499.00', email: rich.email, euid: rich.euid } })
+    await service.pay(more.body.id, rich.taxNumber)
+  }
+  const richLiquid = await confirmedDestination(service, rich, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  const available = (await balance(rich.token)).DEPIX.available_cents
+  assert.equal((await service.request({ method: 'POST', url: '/api/withdrawals', token: rich.token, body: { currency: 'DEPIX', amount: 200_001, destination_id: richLiquid } })).body.code, 'withdrawal_limit_exceeded')
+  const transactionsBefore = service.sandbox!.elements.transactions().length
+  const big = await service.request({ method: 'POST', url: '/api/withdrawals', token: rich.token, body: { currency: 'DEPIX', amount: 150_000, destination_id: richLiquid } })
+  assert.deepEqual([big.body.status, big.body.review_reason], ['in_review', 'over_threshold'])
+  assert.equal((await balance(rich.token)).DEPIX.available_cents, available - 150_000)
+  await service.jobs.runDue()
+  assert.equal(service.sandbox!.elements.transactions().length, transactionsBefore, 'nothing sent while in review')
+  const queue = await service.ops('GET', '/ops/withdrawals')
+  assert.deepEqual(queue.body.withdrawals.map((row: { id: string }) => row.id), [big.body.id])
+  const rejected = await service.ops('POST', `/ops/withdrawals/${big.body.id}/review`, { decision: 'reject', note: 'not the owner\'s usual pattern' })
+  assert.deepEqual([rejected.body.status, rejected.body.failure_code], ['canceled', 'rejected_by_support'])
+  assert.equal((await balance(rich.token)).DEPIX.available_cents, available)
+  assert.equal((await service.ops('POST', `/ops/withdrawals/${big.body.id}/review`, { decision: 'approve', note: 'x' })).body.code, 'withdrawal_not_in_review')
+  const audit = (await service.ops('GET', '/ops/audit')).body.entries as Array<{ action: string; subject: string; actor: string }>
+  assert.ok(audit.some((entry) => entry.action === 'withdrawal.reject' && entry.subject === big.body.id && entry.actor === 'ana@support'))
+  assert.equal((await service.ops('GET', '/ops/ledger-check')).body.ok, true)
+})
+
+test('solvency: a withdrawal the treasury cannot cover waits in review, /ops/treasury and /metrics show the shortfall, and support sends it once it is covered', async () => {
+  const owner = await ownerWithBalance(service, 'solvency@example.com', '300.00')
+  const destination = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  const before = await service.request({ method: 'GET', url: '/sandbox/treasury' })
+  await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: 5_000 } })
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 10_000, destination_id: destination } })
+  await service.jobs.runDue()
+  const held = (await service.request({ method: 'GET', url: `/api/withdrawals/${made.body.id}`, token: owner.token })).body
+  assert.deepEqual([held.status, held.review_reason, held.txid], ['in_review', 'treasury_insufficient', null])
+  const solvency = (await service.ops('GET', '/ops/treasury')).body.treasury as Array<{ currency: string; owed: number; treasury: number; shortfall: number }>
+  const depix = solvency.find((row) => row.currency === 'DEPIX')!
+  assert.equal(depix.treasury, 5_000)
+  assert.ok(depix.shortfall > 0 && depix.shortfall === depix.owed - 5_000, JSON.stringify(depix))
+  assert.match(String((await service.ops('GET', '/metrics')).body), new RegExp(`pix_treasury_shortfall\\{currency="DEPIX"\\} ${depix.shortfall}`))
+
+  await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: before.body.DEPIX } })
+  const approved = await service.ops('POST', `/ops/withdrawals/${made.body.id}/review`, { decision: 'approve', note: 'treasury topped up' })
+  assert.equal(approved.body.status, 'confirmed')
+  await service.jobs.runDue()
+  assert.equal((await service.request({ method: 'GET', url: `/api/withdrawals/${made.body.id}`, token: owner.token })).body.status, 'sent')
+  assert.equal((await service.ops('GET', '/ops/treasury')).body.treasury.find((row: { currency: string }) => row.currency === 'DEPIX').shortfall, 0)
+})
+
+test('an owner cancels before anything left, the amount comes back; a leaked token cannot add a destination', async () => {
+  const owner = await ownerWithBalance(service, 'cancel-out@example.com', '100.00')
+  const address = liquidAddress()
+  const destination = await confirmedDestination(service, owner, 'liquid', address)
+  assert.equal((await service.request({ method: 'POST', url: '/api/withdrawal-destinations', token: owner.token, body: { type: 'liquid', value: liquidAddress() } })).status, 404)
+  await service.advance(24 * 3600 + 1)
+  owner.wallet = await signedInClient(service, owner.email)
+  await owner.wallet.get('/wallet/withdrawals')
+  const asked = await owner.wallet.post('/wallet/withdrawals', { destination_id: destination, currency: 'DEPIX', amount: '50,00' })
+  const id = /wd_[0-9a-f]{24}/.exec(asked.location!)![0]
+  await owner.wallet.get(asked.location!)
+  await owner.wallet.post(`/wallet/withdrawals/${id}/confirm`, { code: await newestCode(service, owner.email) })
+  assert.equal((await balance(owner.token)).DEPIX.available_cents, 9_900 - 5_000)
+  await owner.wallet.get(`/wallet/withdrawals/${id}`)
+  await owner.wallet.post(`/wallet/withdrawals/${id}/cancel`)
+  const canceled = (await service.store.withdrawals.findById(id))!
+  assert.deepEqual([canceled.status, canceled.failure_code], ['canceled', 'canceled_by_owner'])
+  assert.equal((await balance(owner.token)).DEPIX.available_cents, 9_900)
+  await service.jobs.runDue()
+  assert.equal(service.sandbox!.elements.transactions().filter((tx) => tx.outputs.some((output) => output.address === address)).length, 0)
+  // Every change reached the owner by e-mail.
+  const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${owner.email}` })).body.mails as Array<{ subject: string }>
+  assert.ok(mails.some((mail) => /Seu saque de R\$ 50,00: Cancelado/.test(mail.subject)), JSON.stringify(mails.map((mail) => mail.subject)))
+})
