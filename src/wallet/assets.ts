@@ -18,7 +18,7 @@ input[type=text],input[type=email],select,textarea{font:inherit;padding:.55rem .
 textarea{font-family:ui-monospace,monospace;font-size:.8rem;word-break:break-all}
 button{font:inherit;font-weight:600;padding:.55rem 1rem;border:0;border-radius:6px;background:#0f7b55;color:#fff;cursor:pointer}
 button[disabled]{background:#9aa5b1;cursor:not-allowed}
-button.link{background:none;padding:0;font-weight:400;text-decoration:underline}
+button.link{background:none;padding:0;font-weight:400;text-decoration:underline;color:LinkText}
 form.inline{display:inline}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #d8dee4;border-radius:8px;font-size:.95rem}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid #e6eaee;vertical-align:top}
@@ -36,7 +36,7 @@ dt{font-weight:600}
 dd{margin:0}
 ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
 @media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
-@media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}}
+@media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}dl.breakdown{grid-template-columns:1fr;gap:0}dl.breakdown dd{margin-bottom:.4rem}}
 `
 
 export const walletJs = `

@@ -6,53 +6,28 @@
 // test-output/screenshots/ for a person to look at.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { join } from 'node:path'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../../src/service.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
-import { openMigratedPglite, openTestDatabase, skipOnSecondDatabase, startTestService } from '../support/harness.ts'
+import { freePort, launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
+import { openMigratedPglite, openTestDatabase, startTestService } from '../support/harness.ts'
 import { startTestTreasury } from '../support/treasury.ts'
 import { startSmtp } from '../support/smtp.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-// CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them.
-const skip = skipOnSecondDatabase || (!existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false)
-const shots = join('test-output', 'screenshots', 'wallet')
-
 let browser: Browser
+let screenshot: (page: Page, name: string) => Promise<void>
 before(async () => {
   if (skip) return
-  mkdirSync(shots, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  screenshot = screenshotsIn('wallet')
+  browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()
 })
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  for (const [device, width] of [['phone', 375], ['desktop', 1280]] as const) {
-    await page.setViewportSize({ width, height: 800 })
-    await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage: true })
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 /** Sign-up through the pages, the code read by `codeFor`, the identity purchase paid by `pay`. */
 async function walkTheJourney(page: Page, base: string, options: {

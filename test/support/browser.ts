@@ -1,0 +1,41 @@
+// What the Wallet's browser tests share: Debian's Chromium driven by playwright-core (headless,
+// no sandbox: tests run as root), the rule that skips them, screenshots at a phone's and a
+// desktop's width, and a free port (a production service must know its BASE_URL before it listens).
+import { existsSync, mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { skipOnSecondDatabase } from './harness.ts'
+
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them. */
+export const skipWithoutChromium = skipOnSecondDatabase || (!existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false)
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** Full-page screenshots at 375 px (phone) and 1280 px (desktop) into test-output/screenshots/<folder>/. */
+export function screenshotsIn(folder: string): (page: Page, name: string) => Promise<void> {
+  const shots = join('test-output', 'screenshots', folder)
+  mkdirSync(shots, { recursive: true })
+  return async (page, name) => {
+    for (const [device, width] of [['phone', 375], ['desktop', 1280]] as const) {
+      await page.setViewportSize({ width, height: 800 })
+      await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage: true })
+    }
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
