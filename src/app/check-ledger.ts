@@ -47,7 +47,7 @@ export async function checkLedger(deps: { store: Store }): Promise<LedgerCheck> 
       takenBackCents: charge.credited_units === null ? 0 : charge.taken_back_cents,
       takenBackUnits: charge.taken_back_units,
       held: charge.status === 'after7d',
-      refund: refund ? { amountCents: refund.amount_cents, owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
+      refund: refund ? { amountCents: refund.amount_cents, owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents, payoutFeeCents: refund.payout_fee_cents } : null,
     }))
   }
   const mismatches: LedgerCheck['charges'] = []

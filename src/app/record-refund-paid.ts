@@ -1,6 +1,6 @@
 // Support paid a refund owed to a payer outside the service (a bank transfer, with its reference):
-// the obligation is settled in the ledger and the charge becomes `refunded` (decisions 14). Paying
-// it by a Pix-out from the treasury comes with withdrawals.
+// the obligation is settled in the ledger and the charge becomes `refunded` (decisions 14). Not
+// while a Pix-out of it from the treasury is under way (pay-refund.ts): the payer would be paid twice.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Refund } from '../store/schema.ts'
@@ -11,7 +11,11 @@ export async function recordRefundPaid(deps: { store: Store; clock: Clock }, pay
   const refund = await deps.store.refunds.findById(payment.refundId)
   if (!refund) throw new DomainError('refund_not_found', { param: 'refund_id' })
   const result = await moveCharge(deps, { id: refund.charge_id }, {
-    event: async () => ({ kind: 'refund_paid' }),
+    event: async (store) => {
+      const live = (await store.refundPayouts.listForRefunds([refund.id])).some((payout) => payout.status !== 'failed')
+      if (live) throw new DomainError('refund_payout_in_progress')
+      return { kind: 'refund_paid' }
+    },
     context: { actor: payment.actor, refundReference: payment.reference },
     after: (store, before, after, now) =>
       store.audit.record({ actor: payment.actor, action: 'refund.paid', subject: `refund:${refund.id}`, details: { note: payment.note, reference: payment.reference, payment_id: before.id, status: after.status }, at: now }),

@@ -76,9 +76,15 @@ export const errorCatalogue = {
   payment_not_taken_back: { status: 409 },
   refund_not_found: { status: 404 },
   refund_not_owed: { status: 409 },
+  refund_payer_unknown: { status: 409 },
+  refund_payout_in_progress: { status: 409 },
+  refund_payout_not_found: { status: 404 },
+  refund_payout_not_in_review: { status: 409 },
+  refund_payout_signed: { status: 409 },
   // operators
   ops_token_missing: { status: 401 },
   ops_token_invalid: { status: 401 },
+  operator_forbidden: { status: 403 },
   // limits, upstream and the unexpected
   rate_limited: { status: 429 },
   provider_rejected: { status: 422 },
@@ -91,8 +97,9 @@ export type ErrorCode = keyof typeof errorCatalogue
 
 const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_exists', 'action_code_invalid']
 const operatorCodes: readonly ErrorCode[] = [
-  'ops_token_missing', 'ops_token_invalid', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
+  'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
   'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
+  'refund_payer_unknown', 'refund_payout_in_progress', 'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed',
 ]
 
 /** Who meets a code: a merchant on the API, an account owner in the Wallet, or an operator or the provider. */

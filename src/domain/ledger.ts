@@ -7,15 +7,15 @@ import { fixedFeeOf, type Currency } from './money.ts'
 import type { TakeBack } from './clawback.ts'
 
 export const customerBooks = ['available', 'held', 'withdrawing'] as const
-export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid', 'withdrawals_sent'] as const
+export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid', 'withdrawals_sent', 'payout_fees'] as const
 export type Book = (typeof customerBooks)[number] | (typeof serviceBooks)[number]
 
 /** The service books that only ever hold DEPIX: the provider moves DePix, never BTC or USDt. */
-export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'med_losses', 'refunds_owed', 'refunds_paid']
+export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'med_losses', 'refunds_owed', 'refunds_paid', 'payout_fees']
 
 export type Entry = { book: Book; accountId: number | null; currency: Currency; amount: number }
 
-export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return'
+export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'refund_payout_fee' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return'
 
 export type Posting = { key: string; kind: PostingKind; entries: Entry[] }
 
@@ -119,6 +119,17 @@ export function clawbackLossPosting(charge: { id: string; amountCents: number; l
   ])
 }
 
+/**
+ * A refund paid by Pix-out: the provider's payout fee, which the service pays from its fees so the
+ * payer receives all that was owed.
+ */
+export function refundPayoutFeePosting(payout: { id: string; feeCents: number }): Posting {
+  return posting(`refund_payout_fee:${payout.id}`, 'refund_payout_fee', [
+    { book: 'fees', accountId: null, currency: 'DEPIX', amount: -payout.feeCents },
+    { book: 'payout_fees', accountId: null, currency: 'DEPIX', amount: payout.feeCents },
+  ])
+}
+
 /** What a withdrawal's postings need: its account, currency, amount, our fee and what left the treasury. */
 export type WithdrawalAmounts = { id: string; accountId: number; currency: Currency; amount: number; fee: number; net: number }
 
@@ -187,8 +198,8 @@ export type ChargeBooks = {
   takenBackUnits: number
   /** Whether the credit still sits in `held` (after7d not yet released). */
   held: boolean
-  /** A refund obligation: what was owed, what is still owed, what we paid, what claw-backs cost after. */
-  refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number } | null
+  /** A refund obligation: what was owed, what is still owed, what we paid (and the provider's fee on a Pix-out), what claw-backs cost after. */
+  refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number; payoutFeeCents?: number } | null
 }
 
 type BookKey = `${Book}:${Currency}`
@@ -218,7 +229,9 @@ export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
     }
   }
   if (charge.refund !== null) {
-    const { amountCents, owedCents, paidByUsCents, lossCents } = charge.refund
+    const { amountCents, owedCents, paidByUsCents, lossCents, payoutFeeCents = 0 } = charge.refund
+    add('fees', 'DEPIX', -payoutFeeCents)
+    add('payout_fees', 'DEPIX', payoutFeeCents)
     add('provider_clearing', 'DEPIX', -amountCents + (amountCents - owedCents - paidByUsCents) + lossCents)
     add('refunds_owed', 'DEPIX', owedCents)
     add('refunds_paid', 'DEPIX', paidByUsCents)

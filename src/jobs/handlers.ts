@@ -2,6 +2,7 @@
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import { sendRefundPayout } from '../app/send-refund-payout.ts'
 import { sendWithdrawal } from '../app/send-withdrawal.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import type { LiquidNetwork } from '../treasury/liquid-address.ts'
@@ -61,6 +62,10 @@ export function jobHandlers(deps: {
     },
     async send_withdrawal(payload) {
       const next = await sendWithdrawal(deps, payload.withdrawalId)
+      return next === null ? { done: true } : { again: next }
+    },
+    async send_refund_payout(payload) {
+      const next = await sendRefundPayout(deps, payload.refundPayoutId)
       return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload) {

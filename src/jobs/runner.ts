@@ -22,14 +22,20 @@ export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>
 
 export type Lane = 'deliveries' | 'charges' | 'mail' | 'payouts'
 const allLanes: readonly Lane[] = ['charges', 'payouts', 'deliveries', 'mail']
-export const laneKinds: Record<Lane, JobKind[]> = {
-  deliveries: ['deliver_webhook'],
-  charges: ['expire_charge', 'release_hold', 'reconcile_charge', 'sweep_deposits'],
+/** Each kind's lane, as a record so a new kind without a lane does not compile (it would never run). */
+const laneOf: Record<JobKind, Lane> = {
+  deliver_webhook: 'deliveries',
+  expire_charge: 'charges',
+  release_hold: 'charges',
+  reconcile_charge: 'charges',
+  sweep_deposits: 'charges',
   // A mail server that hangs holds only these slots: charges and webhooks flow on.
-  mail: ['send_mail'],
+  send_mail: 'mail',
   // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
-  payouts: ['send_withdrawal'],
+  send_withdrawal: 'payouts',
+  send_refund_payout: 'payouts',
 }
+const laneKinds = Object.fromEntries(allLanes.map((lane) => [lane, (Object.keys(laneOf) as JobKind[]).filter((kind) => laneOf[kind] === lane)])) as Record<Lane, JobKind[]>
 
 export type RunnerLimits = {
   /** Jobs in flight per lane in this process. */

@@ -175,7 +175,11 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
      * never posts again.
      */
     async createPayout(request: PayoutRequest): Promise<ProviderPayout> {
-      const body = { pixKey: request.pixKey, taxNumber: request.taxNumber, depositAmountInCents: request.depositAmountInCents }
+      const body = {
+        pixKey: request.pixKey,
+        taxNumber: request.taxNumber,
+        ...('depositAmountInCents' in request ? { depositAmountInCents: request.depositAmountInCents } : { payoutAmountInCents: request.payoutAmountInCents }),
+      }
       let reply = await call('POST', '/withdraw', body, request.nonce)
       if (reply.status >= 200 && reply.status < 300 && reply.body?.async === true) reply = await awaitAsyncReply(reply.body)
       if (reply.status < 200 || reply.status >= 300) fail(reply, 'withdraw')

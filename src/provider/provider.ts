@@ -27,15 +27,18 @@ export type ProviderUserInfo = {
   maxDailyInCents: number | null
 }
 
-/** A Pix-out: the provider pays `pixKey` once it receives `depositAmountInCents` of DePix at the address it answers. */
+/**
+ * A Pix-out: the provider pays `pixKey` once it receives DePix at the address it answers; we say
+ * either what we send (`depositAmountInCents`, its fee comes out of what the key receives) or what
+ * the key must receive (`payoutAmountInCents`, its fee is added to what we send).
+ */
 export type PayoutRequest = {
   /** Ours, stored before the call: the provider's idempotency key for it, and how a lost reply is found. */
   nonce: string
   pixKey: string
-  /** The key owner's CPF/CNPJ (the account owner's own). */
+  /** The key owner's CPF/CNPJ (the account owner's own, or the payer's for a refund). */
   taxNumber: string
-  depositAmountInCents: number
-}
+} & ({ depositAmountInCents: number } | { payoutAmountInCents: number })
 
 export interface PaymentProvider {
   createDeposit(request: CreateDepositRequest): Promise<CreatedDeposit>

@@ -334,6 +334,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     async (request) => {
       sandbox.elements.mine(request.body.blocks ?? 1)
       await store.jobs.bringForward('send_withdrawal', deps.clock.now())
+      await store.jobs.bringForward('send_refund_payout', deps.clock.now())
       await finishWorkTheSandboxCaused(deps.jobs)
       return treasuryView()
     },

@@ -16,6 +16,7 @@ export const jobPayloads = {
   sweep_deposits: Type.Object({}),
   send_mail: Type.Object({ mailId: Type.Integer() }),
   send_withdrawal: Type.Object({ withdrawalId: Type.String() }),
+  send_refund_payout: Type.Object({ refundPayoutId: Type.String() }),
 }
 
 export type JobKind = keyof typeof jobPayloads

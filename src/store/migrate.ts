@@ -17,6 +17,7 @@ import * as deliveryDestinations from './migrations/012_delivery_destinations.ts
 import * as clawbacks from './migrations/013_clawbacks.ts'
 import * as mailOutbox from './migrations/014_mail_outbox.ts'
 import * as withdrawals from './migrations/015_withdrawals.ts'
+import * as refundPayouts from './migrations/016_refund_payouts.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '013_clawbacks': clawbacks,
   '014_mail_outbox': mailOutbox,
   '015_withdrawals': withdrawals,
+  '016_refund_payouts': refundPayouts,
 }
 
 /** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */

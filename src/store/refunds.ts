@@ -16,6 +16,11 @@ export function refundsRepository(db: Kysely<Database>) {
       return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
+    /** Inside a transaction: the refund, locked until commit. */
+    lockById(id: string): Promise<Refund | undefined> {
+      return db.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
     update(id: string, values: Updateable<RefundsTable>): Promise<Refund> {
       return db.updateTable('refunds').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },

@@ -5,6 +5,7 @@ import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
+import type { RefundPayoutFailure, RefundPayoutStatus } from '../domain/refund-payout.ts'
 import type { DestinationType, FailureCode, ReviewReason, WithdrawalStatus } from '../domain/withdrawal.ts'
 
 type Json = ColumnType<unknown, string, string>
@@ -207,6 +208,8 @@ export type RefundsTable = {
   settled_by: ColumnType<string | null, string | null | undefined, string | null>
   settled_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   reference: ColumnType<string | null, string | null | undefined, string | null>
+  /** The provider's fee on a refund we paid by Pix-out (the service's cost, the payer gets all that is owed). */
+  payout_fee_cents: ColumnType<number, number | undefined, number>
 }
 
 export type ProviderSweepsTable = {
@@ -361,6 +364,35 @@ export type WithdrawalsTable = {
   provider_receipt_url: Later<string>
 }
 
+export type RefundPayoutsTable = {
+  id: string
+  refund_id: string
+  pix_key: string
+  tax_number: string
+  amount_cents: number
+  status: RefundPayoutStatus
+  review_reason: Later<ReviewReason>
+  failure_code: Later<RefundPayoutFailure>
+  created_by: string
+  note: string
+  created_at: Date
+  updated_at: Date
+  sent_at: Later<Date>
+  completed_at: Later<Date>
+  psbt: Later<string>
+  tx_hex: Later<string>
+  txid: Later<string>
+  confirmations: Later<number>
+  provider_nonce: Later<string>
+  provider_withdrawal_id: Later<string>
+  provider_deposit_address: Later<string>
+  provider_deposit_cents: Later<number>
+  provider_expires_at: Later<Date>
+  provider_status: Later<string>
+  provider_receipt_url: Later<string>
+  payout_cents: Later<number>
+}
+
 export type RateBucketsTable = {
   key: string
   tokens: number
@@ -393,6 +425,7 @@ export type Database = {
   mail_outbox: MailOutboxTable
   withdrawal_destinations: WithdrawalDestinationsTable
   withdrawals: WithdrawalsTable
+  refund_payouts: RefundPayoutsTable
 }
 
 export type Account = Selectable<AccountsTable>
@@ -401,4 +434,5 @@ export type Withdrawal = Selectable<WithdrawalsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
 export type Refund = Selectable<RefundsTable>
+export type RefundPayout = Selectable<RefundPayoutsTable>
 export type ChargeClawback = Selectable<ChargeClawbacksTable>

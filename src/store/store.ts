@@ -14,6 +14,7 @@ import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
+import { refundPayoutsRepository } from './refund-payouts.ts'
 import { refundsRepository } from './refunds.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
@@ -37,6 +38,7 @@ export type Store = {
   rateBuckets: ReturnType<typeof rateBucketsRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
   refunds: ReturnType<typeof refundsRepository>
+  refundPayouts: ReturnType<typeof refundPayoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
@@ -62,6 +64,7 @@ export function createStore(db: Kysely<Database>): Store {
     rateBuckets: rateBucketsRepository(db),
     clawbacks: clawbacksRepository(db),
     refunds: refundsRepository(db),
+    refundPayouts: refundPayoutsRepository(db),
     sweeps: sweepsRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),

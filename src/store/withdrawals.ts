@@ -1,9 +1,8 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
+import { payoutStepsRepository } from './payout-steps.ts'
 import type { Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 
-const writeOnce = new Set(['psbt', 'tx_hex', 'txid', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'])
-type WriteOnce = 'psbt' | 'tx_hex' | 'txid' | 'provider_nonce' | 'provider_withdrawal_id' | 'provider_deposit_address' | 'provider_deposit_cents' | 'provider_expires_at'
 
 /** An owner's withdrawal destinations and withdrawals. */
 export function withdrawalsRepository(db: Kysely<Database>) {
@@ -85,26 +84,7 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
 
-    /**
-     * Writes what a step of the payout produced. The columns that fix the payout (the funded and
-     * signed transaction, the provider's nonce and reply) are written once: a value already there
-     * stays, so two runs that raced each keep the first, and the row answered is what stands.
-     */
-    async storeStep(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
-      return db
-        .updateTable('withdrawals')
-        .set((eb) => Object.fromEntries(Object.entries(values).map(([column, value]) =>
-          [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as WriteOnce), eb.val(value as string)) : value],
-        )))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow()
-    },
-
-    /** A nonce that was never sent (the provider said "not now"): the next run makes a new request. */
-    async forgetNonce(id: string, nonce: string): Promise<void> {
-      await db.updateTable('withdrawals').set({ provider_nonce: null }).where('id', '=', id).where('provider_nonce', '=', nonce).where('provider_withdrawal_id', 'is', null).execute()
-    },
+    ...payoutStepsRepository(db, 'withdrawals'),
 
     /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */
     async brlCentsSince(accountId: number, since: Date): Promise<number> {

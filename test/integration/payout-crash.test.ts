@@ -3,7 +3,8 @@
 // killed (SIGKILL) between every step of a payout: around each call to the treasury node, and
 // while the provider holds the answer to POST /withdraw. After each kill a new process takes the
 // work over from what was stored. Each withdrawal ends completed, with one transaction to its
-// destination (one provider payout for a Pix-out), and the books balance.
+// destination (one provider payout for a Pix-out), and the books balance. A refund support pays by
+// Pix-out goes through the same steps and is killed once too.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -169,6 +170,35 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.equal(await provider.finishPayout(payouts.at(-1)!.id, 'sent'), 200)
       await reaches(made.body.id, 'completed')
     }
+
+    // A refund owed paid by Pix-out takes the same steps: killed while the provider holds its POST /withdraw reply.
+    const ops = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+      const response = await fetch(`${child!.address}${path}`, {
+        method, headers: { authorization: `Bearer ${env.OPS_TOKEN}`, 'x-operator': 'ana@support', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    // A first charge named by a tax number, paid by someone else: held for support, who refunds it.
+    const strangers = await api('POST', '/api/create-payment', { value: '10.00', email: 'payout@example.com', tax_number: '11144477735', payer_name: 'Named Payer' })
+    const strangersDeposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).where('amount_cents' as never, '=', 1000 as never).executeTakeFirstOrThrow()) as { id: string }
+    assert.equal(await provider.settle(strangersDeposit.id, { payerName: 'Someone Else', payerTaxNumber: '12345678909', outcome: 'depix_sent' }), 200)
+    providerClock.advance(3_601)
+    assert.equal(await provider.deliverDelayed(), 1)
+    assert.equal((await api('GET', `/api/get-payment/${strangers.body.id}`)).body.status, 'security_hold')
+    assert.equal((await ops('POST', `/ops/payments/${strangers.body.id}/review`, { decision: 'refund', note: 'not the owner' })).body.status, 'will_refund')
+    const refundId = (await ops('GET', '/ops/refunds')).body.refunds[0].refund_id as string
+    const gate = provider.holdPayoutReplies()
+    const ordered = await ops('POST', `/ops/refunds/${refundId}/payout`, { note: 'to the payer' })
+    assert.equal(ordered.status, 200, JSON.stringify(ordered.body))
+    await gate.payoutStored
+    await kill()
+    gate.release()
+    await start()
+    const refundPayout = async () => (await ops('GET', '/ops/refunds')).body.refunds.find((refund: { refund_id: string }) => refund.refund_id === refundId)?.payouts[0]
+    for (let i = 0; i < 300 && (await refundPayout())?.status !== 'sent'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal((await refundPayout()).status, 'sent')
+    assert.equal(await provider.finishPayout((await provider.payouts()).at(-1)!.id, 'sent'), 200)
+    assert.equal((await api('GET', `/api/get-payment/${strangers.body.id}`)).body.status, 'refunded')
     await kill()
 
     // One transaction to each Liquid destination; one provider payout, paid once, per Pix-out.
@@ -177,7 +207,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.equal(transactions.filter((tx) => tx.outputs.some((output) => output.scriptHex === scriptHex)).length, 1, `withdrawal ${id}: one transaction`)
     }
     const payouts = await provider.payouts()
-    assert.equal(payouts.length, pixKills.length)
+    assert.equal(payouts.length, pixKills.length + 1)
     for (const payout of payouts) assert.equal(transactions.filter((tx) => tx.outputs.some((output) => output.address === payout.deposit_address)).length, 1, `payout ${payout.id}: paid once`)
 
     const after = await open()

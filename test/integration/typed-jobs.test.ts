@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { createAdjustableClock, type AdjustableClock } from '../../src/clock.ts'
 import { backoffAfterFailure, createJobRunner, type JobHandlers } from '../../src/jobs/runner.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
+import { jobPayloads, type JobKind } from '../../src/store/job-kinds.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
 import { openTestDatabase, T0 } from '../support/harness.ts'
 
@@ -33,7 +34,7 @@ function runnerWith(handlers: Partial<JobHandlers>) {
     store,
     clock,
     log: { error: (details, message) => errors.push({ details, message }) },
-    handlers: { expire_charge: unexpected, reconcile_charge: unexpected, release_hold: unexpected, deliver_webhook: unexpected, sweep_deposits: unexpected, send_mail: unexpected, send_withdrawal: unexpected, ...handlers },
+    handlers: { ...(Object.fromEntries(Object.keys(jobPayloads).map((kind) => [kind, unexpected])) as Record<JobKind, typeof unexpected>), ...handlers },
   })
   return { runner, errors }
 }

@@ -11,12 +11,13 @@ import { withdrawalRecord } from '../../app/list-withdrawals.ts'
 import { reviewWithdrawal } from '../../app/request-withdrawal.ts'
 import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
+import { payRefundByPix, reviewRefundPayout } from '../../app/pay-refund.ts'
 import { recordRefundPaid } from '../../app/record-refund-paid.ts'
 import { reviewHold } from '../../app/review-hold.ts'
 import { quoteOverrides, setQuoteOverrides, showQuote } from '../../app/set-quotes.ts'
 import { reviewDecisions } from '../../domain/charge.ts'
 import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
-import type { Refund } from '../../store/schema.ts'
+import type { Refund, RefundPayout } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import type { RouteDeps } from '../deps.ts'
@@ -105,7 +106,25 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     },
   )
 
-  const refundView = (refund: Refund) => ({
+  const payoutView = (payout: RefundPayout) => ({
+    refund_payout_id: payout.id,
+    refund_id: payout.refund_id,
+    status: payout.status,
+    review_reason: payout.review_reason,
+    failure_code: payout.failure_code,
+    amount_cents: payout.amount_cents,
+    pix_key: mask(payout.pix_key),
+    sent_cents: payout.provider_deposit_cents,
+    provider_withdrawal_id: payout.provider_withdrawal_id,
+    provider_status: payout.provider_status,
+    receipt_url: payout.provider_receipt_url,
+    txid: payout.txid,
+    ordered_by: payout.created_by,
+    created_at: payout.created_at.toISOString(),
+    updated_at: payout.updated_at.toISOString(),
+  })
+  const payoutExample = { refund_payout_id: 'rpo_0f1e2d3c4b5a69788796a5b4', refund_id: 'ref_0f1e2d3c4b5a69788796a5b4', status: 'sending', amount_cents: 1000, pix_key: '***.444.777-**' }
+  const refundView = (refund: Refund, payouts: RefundPayout[] = []) => ({
     refund_id: refund.id,
     payment_id: refund.charge_id,
     status: refund.status,
@@ -116,13 +135,49 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     created_at: refund.created_at.toISOString(),
     settled_at: refund.settled_at?.toISOString() ?? null,
     reference: refund.reference,
+    payout_fee_cents: refund.payout_fee_cents,
+    payouts: payouts.filter((payout) => payout.refund_id === refund.id).map(payoutView),
   })
   const refundExample = { refund_id: 'ref_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'owed', amount_cents: 1000, owed_cents: 1000, payer_name: 'Maria Silva', payer_tax_number: '***.444.777-**' }
 
   // Refunds owed to payers (decisions 14), oldest first: a liability until paid or taken back by the provider.
   app.get('/ops/refunds', { schema: operation('listRefunds', 'Refunds owed to payers, oldest first', { refunds: [refundExample] }, []) }, async () => ({
-    refunds: (await deps.store.refunds.listOwed()).map(refundView),
+    refunds: await deps.store.refunds.listOwed().then(async (refunds) => {
+      const payouts = await deps.store.refundPayouts.listForRefunds(refunds.map((refund) => refund.id))
+      return refunds.map((refund) => refundView(refund, payouts))
+    }),
   }))
+
+  // Paying a refund by Pix-out from the treasury, to the payer's own CPF/CNPJ key; the worker sends it.
+  app.post(
+    '/ops/refunds/:refund_id/payout',
+    {
+      schema: operation('payRefundByPix', "Pay a refund owed by Pix-out from the treasury to the payer's own CPF/CNPJ key", payoutExample, [
+        'refund_not_found', 'refund_not_owed', 'refund_payer_unknown', 'refund_payout_in_progress', 'amount_below_minimum', 'amount_above_maximum', 'invalid_json', 'unsupported_media_type',
+      ], {
+        params: Type.Object({ refund_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ note: Note }, { additionalProperties: false }),
+      }),
+    },
+    async (request) => payoutView(await payRefundByPix(deps, { refundId: request.params.refund_id, note: request.body.note, actor: actorOf(request) })),
+  )
+
+  app.get('/ops/refund-payouts', { schema: operation('listRefundPayoutsInReview', 'Refund payouts waiting for review, oldest first', { refund_payouts: [{ ...payoutExample, status: 'in_review', review_reason: 'treasury_insufficient' }] }, []) }, async () => ({
+    refund_payouts: (await deps.store.refundPayouts.inReview()).map(payoutView),
+  }))
+
+  app.post(
+    '/ops/refund-payouts/:refund_payout_id/review',
+    {
+      schema: operation('reviewRefundPayout', 'Send a refund payout in review again, or abandon it while nothing has left', { ...payoutExample, status: 'sending' }, [
+        'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed', 'invalid_json', 'unsupported_media_type',
+      ], {
+        params: Type.Object({ refund_payout_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ decision: Type.Enum(['retry', 'abandon']), note: Note }, { additionalProperties: false }),
+      }),
+    },
+    async (request) => payoutView(await reviewRefundPayout(deps, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
+  )
 
   app.post(
     '/ops/refunds/:refund_id/paid',
@@ -158,6 +213,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       currency: withdrawal.currency,
       amount: withdrawal.amount,
       since: withdrawal.updated_at.toISOString(),
+    })),
+    ...(await deps.store.refundPayouts.failedAfterSending()).map((payout) => ({
+      kind: 'refund_payout_failed_after_sending',
+      refund_payout_id: payout.id,
+      refund_id: payout.refund_id,
+      provider_status: payout.provider_status,
+      status: payout.status,
+      amount_cents: payout.amount_cents,
+      since: payout.updated_at.toISOString(),
     }))],
   }))
 

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
+import { applyRefundPayoutReport } from '../../app/send-refund-payout.ts'
 import { applyPayoutReport } from '../../app/send-withdrawal.ts'
 import { parseProviderDeposit, parseProviderPayout } from '../../provider/eulen-replies.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
@@ -55,7 +56,7 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
   })
 
   app.post('/provider/webhooks/withdraw', {
-    schema: schema('providerWithdrawWebhook', "The provider's payout (withdraw) status", 'A Pix-out the provider is paying (`sending`), paid (`sent`, which completes the withdrawal) or not (`error`, `refunded`: support looks).'),
+    schema: schema('providerWithdrawWebhook', "The provider's payout (withdraw) status", 'A Pix-out the provider is paying (`sending`), paid (`sent`, which completes the withdrawal or the refund payout) or not (`error`, `refunded`: support looks).'),
     onRequest: authorize,
   }, async (request) => {
     let payout
@@ -65,7 +66,9 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
       if (error instanceof ProviderUnavailableError) throw new DomainError('invalid_request', { message: error.message })
       throw error
     }
-    if (!(await applyPayoutReport({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, payout))) {
+    const known = (await applyPayoutReport({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, payout))
+      || (await applyRefundPayoutReport({ store: deps.store, clock: deps.clock, log: request.log }, payout))
+    if (!known) {
       request.log.warn({ withdrawalId: payout.withdrawalId }, 'provider withdraw webhook for a payout we do not know')
     }
     return { received: true }

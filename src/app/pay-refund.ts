@@ -1,0 +1,53 @@
+// Support pays a refund owed by a Pix-out from the treasury (decisions 14), to the payer's own
+// CPF/CNPJ key: the one key we know belongs to the payer's tax number without taking anyone's word
+// for it (a payer with no such key is paid outside the service and support records it). The order
+// is written with its sending job in one transaction; the worker (send-refund-payout.ts) pays.
+// Support also decides a payout that waits in review: send it again, or give up on it while
+// nothing has left.
+import { randomBytes } from 'node:crypto'
+import type { Clock } from '../clock.ts'
+import { DomainError } from '../domain/errors.ts'
+import { refundPixOutRefusal } from '../domain/refund-payout.ts'
+import type { RefundPayout } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { moveRefundPayout } from './move-refund-payout.ts'
+
+export async function payRefundByPix(deps: { store: Store; clock: Clock }, order: { refundId: string; note: string; actor: string }): Promise<RefundPayout> {
+  return deps.store.transaction(async (store) => {
+    const refund = await store.refunds.lockById(order.refundId)
+    if (!refund) throw new DomainError('refund_not_found', { param: 'refund_id' })
+    if (refund.status !== 'owed' || refund.owed_cents <= 0) throw new DomainError('refund_not_owed')
+    if (refund.payer_tax_number === null) throw new DomainError('refund_payer_unknown')
+    const refusal = refundPixOutRefusal(refund.owed_cents)
+    if (refusal !== null) throw new DomainError(refusal)
+    const now = deps.clock.now()
+    const payout = await store.refundPayouts.insert({
+      id: `rpo_${randomBytes(12).toString('hex')}`,
+      refund_id: refund.id,
+      pix_key: refund.payer_tax_number,
+      tax_number: refund.payer_tax_number,
+      amount_cents: refund.owed_cents,
+      status: 'sending',
+      created_by: order.actor,
+      note: order.note,
+      created_at: now,
+      updated_at: now,
+    })
+    if (!payout) throw new DomainError('refund_payout_in_progress')
+    await store.jobs.enqueue('send_refund_payout', { refundPayoutId: payout.id }, now, now)
+    await store.audit.record({ actor: order.actor, action: 'refund.payout_ordered', subject: `refund:${refund.id}`, details: { note: order.note, refund_payout_id: payout.id, amount_cents: payout.amount_cents, payment_id: refund.charge_id }, at: now })
+    return payout
+  })
+}
+
+/** Support's word on a refund payout in review: `retry` sends it again, `abandon` ends it (nothing left; the refund stays owed). */
+export async function reviewRefundPayout(deps: { store: Store; clock: Clock }, review: { refundPayoutId: string; decision: 'retry' | 'abandon'; note: string; actor: string }): Promise<RefundPayout> {
+  const result = await moveRefundPayout(deps, review.refundPayoutId, {
+    event: () => ({ kind: review.decision }),
+    after: (store, before, after, now) =>
+      store.audit.record({ actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`, details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason }, at: now }),
+  })
+  if (result.kind === 'not_found') throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
+  if (result.kind === 'refused') throw new DomainError(result.code)
+  return result.payout
+}
