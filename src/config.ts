@@ -3,6 +3,7 @@
 import { custom, httpUrl, integer, modes, onOff, oneOf, parseEnvironment, text, url, type Env, type Mode } from './config-schema.ts'
 import { defaultPayerLadder, parseLadder, type LadderStep } from './domain/payer-limits.ts'
 import { DEFAULT_QUOTE_BAND_PERCENT } from './domain/quotes.ts'
+import { parseOperators, type Operator } from './domain/operators.ts'
 import { parsePriceSource, type PriceFormat } from './prices/ticker.ts'
 import { parseBrlToCents, type Currency } from './domain/money.ts'
 import type { WithdrawalLimits } from './domain/withdrawal.ts'
@@ -26,6 +27,8 @@ export type Config = {
   supportEmail: string
   docsUrl: string
   opsToken: string | null
+  /** Who may sign in to the support console, and with which role (decisions 16). */
+  operators: readonly Operator[]
   payerLadder: readonly LadderStep[]
   bodyLimitBytes: number
   tokenCacheMs: number
@@ -184,7 +187,12 @@ export const environment = {
   }),
   SUPPORT_EMAIL: text({ default: 'support@example.com', description: '`support_email` of every error body' }),
   DOCS_URL: url({ derive: (lookup) => `${lookup('BASE_URL')}/docs`, documentedDefault: '`$BASE_URL/docs`', description: '`docs_url` of every error body' }),
-  OPS_TOKEN: text({ requiredInProduction: true, documentedDefault: 'generated in sandbox', description: 'Bearer token of the support operations' }),
+  OPS_TOKEN: text({ requiredInProduction: true, documentedDefault: 'generated in sandbox', description: 'Bearer token of the support operations (`/ops` JSON, audited as `token`); also the key that seals queued mail and signs session cookies' }),
+  OPERATORS: custom(parseOperators, {
+    default: [],
+    documentedDefault: 'none',
+    description: 'Who may sign in to the support console at `/console`, e.g. `ana@example.com:admin,joao@example.com:support` (`support`: holds, refunds, blocks, withdrawal reviews; `admin`: also quotes, identities, tokens); a malformed entry stops the start',
+  }),
   PAYER_LIMIT_LADDER: custom(parseLadder, {
     default: defaultPayerLadder,
     documentedDefault: '`0:0:499.00,5:7:1000.00,15:30:2500.00,30:60:5000.00`',
@@ -292,6 +300,10 @@ export const environment = {
 
 export function loadConfig(env: Env = process.env): Config {
   const values = parseEnvironment(environment, env)
+  // Support must be reachable in production: named operators, the token, or both.
+  if (values.MODE === 'production' && values.OPERATORS.length === 0 && values.OPS_TOKEN === null) {
+    throw new ConfigError('production mode needs OPERATORS or OPS_TOKEN: nobody could work the support queues')
+  }
   return {
     mode: values.MODE,
     port: values.PORT,
@@ -306,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
     supportEmail: values.SUPPORT_EMAIL,
     docsUrl: values.DOCS_URL,
     opsToken: values.OPS_TOKEN,
+    operators: values.OPERATORS,
     payerLadder: values.PAYER_LIMIT_LADDER,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
     tokenCacheMs: values.TOKEN_CACHE_MS,

@@ -65,7 +65,11 @@ async function eventOf(store: Store, charge: Charge, report: ProviderDeposit, qu
 export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit, seenBy: 'webhook' | 'sweep' = 'webhook'): Promise<MoveResult> {
   const quote = await quoteForDelivery(deps, report)
   const result = await moveCharge(deps, { depositId: report.qrId }, {
-    record: (store, charge, now) => keepReported(store, charge, report, now),
+    record: async (store, charge, now) => {
+      // Kept for the charge's timeline (the console): what the provider said, as it said it.
+      await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'report', source: seenBy, from: null, to: null, body: report.raw ?? report, at: now })
+      return keepReported(store, charge, report, now)
+    },
     event: (store, charge) => eventOf(store, charge, report, quote),
     context: {
       providerStatus: report.statusText,

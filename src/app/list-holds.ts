@@ -7,8 +7,9 @@ import { chargeView } from './apply-charge-decision.ts'
 
 export type HeldPayment = { charge: Charge; clawbacks: ChargeClawback[]; decisions: ReviewDecision[] }
 
-export async function listHolds(deps: { store: Store }): Promise<HeldPayment[]> {
-  const held = await deps.store.charges.listHeld()
+/** Every held payment, or one page of them (the console's queue). */
+export async function listHolds(deps: { store: Store }, page?: { offset: number; limit: number }): Promise<HeldPayment[]> {
+  const held = await deps.store.charges.listHeld(page)
   const reports = await deps.store.clawbacks.forCharges(held.map((charge) => charge.id))
   return held.map((charge) => ({
     charge,

@@ -45,6 +45,10 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     if (decision.kind === 'ignore') return { kind: 'unchanged', charge }
     if (decision.kind === 'refuse') return { kind: 'refused', charge, code: decision.code }
     const moved = await applyChargeDecision(store, charge, decision, { ...move.context, now })
+    // The charge's timeline (the console): each status it took, what moved it, and who.
+    if (moved.status !== charge.status) {
+      await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'status', source: event.kind, from: charge.status, to: moved.status, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
+    }
     await move.after?.(store, charge, moved, now)
     return { kind: 'moved', charge: moved }
   })

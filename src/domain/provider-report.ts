@@ -23,6 +23,8 @@ export type ProviderDeposit = {
   payerEuid: string | null
   bankTxId: string | null
   blockchainTxId: string | null
+  /** The report as the provider sent it (a webhook's body, a status reply), kept for support's timeline. */
+  raw?: unknown
 }
 
 /** The provider's payout (withdraw) statuses: waiting for our DePix, paying the Pix, paid, or not. */

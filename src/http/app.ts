@@ -15,6 +15,7 @@ import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
 import { walletRoutes } from '../wallet/routes.ts'
+import { consoleRoutes } from '../console/routes.ts'
 
 /** Deeper than any body we accept; a bound keeps hostile nesting from exhausting the stack. */
 const MAX_NESTING = 32
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   await app.register(providerRoutes, routeDeps)
   await app.register(opsRoutes, { ...routeDeps, metrics })
   await app.register(walletRoutes, routeDeps)
+  await app.register(consoleRoutes, routeDeps)
   return app
 }
 

@@ -22,6 +22,13 @@ export function translate(lang: Lang, key: WalletKey, values: Record<string, str
   return fill(catalogues[lang].wallet[key], values)
 }
 
+export type ConsoleKey = keyof Catalogue['console']
+
+/** A text of the support console, with its {placeholders} filled. */
+export function consoleText(lang: Lang, key: ConsoleKey, values: Record<string, string> = {}): string {
+  return fill(catalogues[lang].console[key], values)
+}
+
 export function statusLabel(lang: Lang, status: ChargeStatus): string {
   return catalogues[lang].statuses[status]
 }

@@ -39,6 +39,7 @@ export function parseProviderDeposit(raw: unknown): ProviderDeposit {
     payerEuid: text(object.payerEUID) ?? text(object.payerEuid),
     bankTxId: text(object.bankTxId),
     blockchainTxId: text(object.blockchainTxID) ?? text(object.blockchainTxId),
+    raw: object,
   }
 }
 

@@ -81,8 +81,9 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /** Charges in security_hold, oldest first: the support queue. */
-    listHeld(): Promise<Charge[]> {
-      return db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id').execute()
+    listHeld(page?: { offset: number; limit: number }): Promise<Charge[]> {
+      const query = db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id')
+      return (page === undefined ? query : query.offset(page.offset).limit(page.limit)).execute()
     },
 
     /**

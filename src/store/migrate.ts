@@ -18,6 +18,7 @@ import * as clawbacks from './migrations/013_clawbacks.ts'
 import * as mailOutbox from './migrations/014_mail_outbox.ts'
 import * as withdrawals from './migrations/015_withdrawals.ts'
 import * as refundPayouts from './migrations/016_refund_payouts.ts'
+import * as consoleTables from './migrations/017_console.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '014_mail_outbox': mailOutbox,
   '015_withdrawals': withdrawals,
   '016_refund_payouts': refundPayouts,
+  '017_console': consoleTables,
 }
 
 /** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */

@@ -260,7 +260,7 @@ export type WalletCodesTable = {
   subject: ColumnType<string | null, string | null | undefined, string | null>
 }
 
-export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal'
+export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal' | 'console_sign_in'
 
 export type MailState = 'pending' | 'sent' | 'failed' | 'superseded'
 
@@ -393,6 +393,27 @@ export type RefundPayoutsTable = {
   payout_cents: Later<number>
 }
 
+/** A support console session (decisions 16): stored hashed like the Wallet's, with the operator's e-mail once signed in. */
+export type ConsoleSessionsTable = {
+  id_hash: string
+  operator_email: string | null
+  data: Json
+  created_at: Date
+  last_seen_at: Date
+}
+
+/** What happened to a charge, for its timeline: each provider report as received, each change of status. */
+export type ChargeEventsTable = {
+  id: Generated<number>
+  charge_id: string
+  kind: 'report' | 'status'
+  source: string | null
+  from_status: string | null
+  to_status: string | null
+  body: ColumnType<unknown, string | null, string | null>
+  at: Date
+}
+
 export type RateBucketsTable = {
   key: string
   tokens: number
@@ -426,6 +447,8 @@ export type Database = {
   withdrawal_destinations: WithdrawalDestinationsTable
   withdrawals: WithdrawalsTable
   refund_payouts: RefundPayoutsTable
+  console_sessions: ConsoleSessionsTable
+  charge_events: ChargeEventsTable
 }
 
 export type Account = Selectable<AccountsTable>

@@ -6,6 +6,7 @@ import { auditRepository } from './audit.ts'
 import { jobsRepository } from './jobs.ts'
 import { chargesRepository } from './charges.ts'
 import { clawbacksRepository } from './clawbacks.ts'
+import { consoleRepository } from './console.ts'
 import { idempotencyRepository } from './idempotency.ts'
 import { identitiesRepository } from './identities.ts'
 import { ledgerRepository } from './ledger.ts'
@@ -37,6 +38,7 @@ export type Store = {
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   rateBuckets: ReturnType<typeof rateBucketsRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
+  console: ReturnType<typeof consoleRepository>
   refunds: ReturnType<typeof refundsRepository>
   refundPayouts: ReturnType<typeof refundPayoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
@@ -63,6 +65,7 @@ export function createStore(db: Kysely<Database>): Store {
     unknownDeposits: unknownDepositsRepository(db),
     rateBuckets: rateBucketsRepository(db),
     clawbacks: clawbacksRepository(db),
+    console: consoleRepository(db),
     refunds: refundsRepository(db),
     refundPayouts: refundPayoutsRepository(db),
     sweeps: sweepsRepository(db),

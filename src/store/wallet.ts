@@ -26,14 +26,16 @@ export function walletRepository(db: Kysely<Database>) {
 
     /**
      * Codes of the e-mail made since `since` whose mail was handed to the mail server: the hourly
-     * budget. Sign-in codes have theirs; action codes (destinations, withdrawals) share another.
+     * budget. Sign-in codes have theirs, the console's sign-in codes theirs; action codes
+     * (destinations, withdrawals) share another.
      */
-    async codesMailedSince(email: string, since: Date, budget: 'sign_in' | 'actions' = 'sign_in'): Promise<number> {
+    async codesMailedSince(email: string, since: Date, budget: 'sign_in' | 'actions' | 'console_sign_in' = 'sign_in'): Promise<number> {
+      const purposes: CodePurpose[] = budget === 'actions' ? ['destination', 'withdrawal'] : [budget]
       const row = await db
         .selectFrom('wallet_codes')
         .select(sql<number>`count(*)::int4`.as('n'))
         .where('email', '=', email)
-        .where('purpose', budget === 'sign_in' ? '=' : '<>', 'sign_in')
+        .where('purpose', 'in', purposes)
         .where('created_at', '>=', since)
         .where('mail_state', '=', 'sent')
         .executeTakeFirstOrThrow()

@@ -1,6 +1,7 @@
 // The store behind @fastify/session: rows keyed by the SHA-256 of the session id (the cookie
 // holds the id; a database leak gives no usable session), ended after 30 minutes idle or 12 hours
 // in all, on the service clock. Deleting the row revokes the session wherever its cookie is.
+// The support console keeps its own sessions the same way, in rows of its own.
 import { createHash } from 'node:crypto'
 import type { Session } from 'fastify'
 import type { SessionStore } from '@fastify/session'
@@ -13,7 +14,21 @@ export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000
 
 const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex')
 
-export function createSessionStore(deps: { store: Store; clock: Clock }): SessionStore {
+/** Where sessions are kept, and whose each is: the Wallet's (an account) or the console's (an operator). */
+export type SessionRows<Owner> = {
+  findSession(idHash: string): Promise<{ data: unknown; created_at: Date; last_seen_at: Date } | undefined>
+  saveSession(idHash: string, owner: Owner | null, data: string, now: Date): Promise<void>
+  touchSession(idHash: string, now: Date): Promise<void>
+  deleteSession(idHash: string): Promise<void>
+}
+
+const accountOf = (session: Session) => (typeof session.accountId === 'number' ? session.accountId : null)
+
+export function createSessionStore<Owner = number>(
+  deps: { store: Store; clock: Clock },
+  rows: SessionRows<Owner> = deps.store.wallet as unknown as SessionRows<Owner>,
+  ownerOf: (session: Session) => Owner | null = accountOf as unknown as (session: Session) => Owner | null,
+): SessionStore {
   const run = <T>(work: Promise<T>, callback: (error: unknown, value?: T) => void) => {
     work.then((value) => callback(null, value), (error: unknown) => callback(error))
   }
@@ -22,25 +37,24 @@ export function createSessionStore(deps: { store: Store; clock: Clock }): Sessio
       run(
         (async () => {
           const hash = hashOf(sessionId)
-          const row = await deps.store.wallet.findSession(hash)
+          const row = await rows.findSession(hash)
           if (!row) return null
           const now = deps.clock.now().getTime()
           if (now - row.last_seen_at.getTime() > SESSION_IDLE_MS || now - row.created_at.getTime() > SESSION_ABSOLUTE_MS) {
-            await deps.store.wallet.deleteSession(hash)
+            await rows.deleteSession(hash)
             return null
           }
-          await deps.store.wallet.touchSession(hash, deps.clock.now())
+          await rows.touchSession(hash, deps.clock.now())
           return row.data as Session
         })(),
         callback,
       )
     },
     set(sessionId, session, callback) {
-      const accountId = typeof session.accountId === 'number' ? session.accountId : null
-      run(deps.store.wallet.saveSession(hashOf(sessionId), accountId, JSON.stringify(session), deps.clock.now()), callback)
+      run(rows.saveSession(hashOf(sessionId), ownerOf(session), JSON.stringify(session), deps.clock.now()), callback)
     },
     destroy(sessionId, callback) {
-      run(deps.store.wallet.deleteSession(hashOf(sessionId)), callback)
+      run(rows.deleteSession(hashOf(sessionId)), callback)
     },
   }
 }

@@ -4,18 +4,27 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { errorCatalogue } from '../../src/domain/errors.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { signedInClient } from '../support/wallet-client.ts'
+import { newestCode, signedInClient, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
 let token: string
 /** A signed-in Wallet session: its cookie, and a CSRF token that is valid for it. */
 let wallet: { cookie: string; csrf: string }
+/** A signed-in support console session (an admin, so every action reaches its use case). */
+let consoleSession: { cookie: string; csrf: string }
 before(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0' })
+  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', OPERATORS: 'sweep-operator@example.com:admin' })
   token = (await service.merchant('sweep@example.com', '52998224725')).token
   const client = await signedInClient(service, 'sweep@example.com')
   const home = await client.get('/wallet')
   wallet = { cookie: [...client.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(home.html)![1]! }
+  const operator = walletClient(service)
+  await operator.get('/console')
+  await operator.post('/console/sign-in', { email: 'sweep-operator@example.com' })
+  await operator.get('/console/code?email=sweep-operator%40example.com')
+  await operator.post('/console/code', { email: 'sweep-operator@example.com', code: await newestCode(service, 'sweep-operator@example.com') })
+  const queues = await operator.get('/console')
+  consoleSession = { cookie: [...operator.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(queues.html)![1]! }
 })
 after(() => service.close())
 
@@ -67,11 +76,18 @@ const hostileForms = [
   'value=99999999999999999999&confirm=no',
   'name[]=x&email[a]=b&__proto__[x]=1&constructor[prototype][x]=1',
   'email=x%40example.com&name=Ana%20Maria&tax_number=11111111111',
+  // The support console's fields.
+  'decision=%00&note=%00&reference=%00&identity=%00&BTC=%00&USDt=%00&expires_in_minutes=%00&paid=%00&back=%00',
+  `decision=release&note=x&paid=99999999999999999999&BTC=1e400&USDt=-1&expires_in_minutes=99999&back=${'/console/'.repeat(40)}`,
+  `identity=email%3A%FF&note=${'x'.repeat(1200)}&reference=${'r'.repeat(300)}&decision=approve`,
+  'identity=tax_number%3A00000000000&note=x&decision=close&clear=yes&force=yes&expires_in_minutes=0',
+  'decision[]=release&note[x]=1&identity=__proto__%3Ax',
   '',
 ]
 
 function credentials(path: string): Record<string, string> {
   if (path.startsWith('/wallet')) return { cookie: wallet.cookie }
+  if (path.startsWith('/console')) return { cookie: consoleSession.cookie }
   if (path.startsWith('/ops') || path === '/metrics') return { authorization: `Bearer ${service.opsToken}` }
   if (path.startsWith('/provider')) return { authorization: `Basic ${service.providerWebhookSecret}` }
   return { 'x-api-token': token }
@@ -88,7 +104,7 @@ test('hostile paths, queries, headers and bodies on every route: never a 5xx, al
     const where = `${method} ${url.slice(0, 80)} ${JSON.stringify(headers).slice(0, 80)}`
     assert.ok(response.statusCode < 500, `${response.statusCode} for ${where}: ${response.body.slice(0, 300)}`)
     if (response.statusCode >= 400 && String(response.headers['content-type']).startsWith('text/html')) {
-      // The Wallet answers people with a page; its catalogue code travels in X-Error-Code.
+      // The Wallet and the console answer people with a page; its catalogue code travels in X-Error-Code.
       const code = String(response.headers['x-error-code'])
       assert.ok(code in errorCatalogue, `${where}: code ${code} is not in the catalogue`)
       assert.equal(errorCatalogue[code as keyof typeof errorCatalogue].status, response.statusCode, where)
@@ -116,10 +132,11 @@ test('hostile paths, queries, headers and bodies on every route: never a 5xx, al
       await send(method, plain, { ...auth, ...header })
     }
     if (method === 'GET') continue
-    if (path.startsWith('/wallet') && path !== '/wallet/sign-out') {
+    if ((path.startsWith('/wallet') && path !== '/wallet/sign-out') || (path.startsWith('/console') && path !== '/console/sign-out')) {
       // Past the CSRF check, so the handlers themselves meet the hostile fields.
       const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' }
-      for (const fields of hostileForms) await send(method, plain, form, `_csrf=${encodeURIComponent(wallet.csrf)}&${fields}`)
+      const csrf = path.startsWith('/console') ? consoleSession.csrf : wallet.csrf
+      for (const fields of hostileForms) await send(method, plain, form, `_csrf=${encodeURIComponent(csrf)}&${fields}`)
     }
     for (const body of hostileBodies) await send(method, plain, { ...auth, 'content-type': body.contentType ?? 'application/json' }, body.payload)
   }

@@ -1,5 +1,6 @@
 // Support operations (decisions section 9): Bearer operator token, compared in constant time;
-// every action is written to the audit log with who (X-Operator, else "operator"), when and why.
+// every action is written to the audit log with who (X-Operator, else "token"), when and why.
+// Named operators work in the console (/console, console/routes.ts), audited with their e-mail.
 import { Type } from 'typebox'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -41,7 +42,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
-    return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'operator'
+    return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'token'
   }
 
   app.addHook('onRequest', async (request) =>

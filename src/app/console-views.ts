@@ -1,0 +1,206 @@
+// What the support console shows (decisions 16): the queues with their counts, oldest first and a
+// page at a time; a charge with its timeline and the decisions its state allows; a withdrawal in
+// review and a refund owed with what was done to them; an account found by e-mail, tax number or
+// EUID. Reads only: every decision goes through app/operator-actions.ts.
+import type { Clock } from '../clock.ts'
+import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
+import { DomainError } from '../domain/errors.ts'
+import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
+import type { ConsoleQueue } from '../store/console.ts'
+import type { Account, Charge, ChargeClawback, Refund, Withdrawal } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+import { chargeView } from './apply-charge-decision.ts'
+import { listHolds, type HeldPayment } from './list-holds.ts'
+
+export const QUEUE_PAGE_SIZE = 20
+
+export type QueuePage =
+  | { queue: 'holds'; rows: HeldPayment[] }
+  | { queue: 'refunds'; rows: Refund[] }
+  | { queue: 'withdrawals'; rows: Array<Withdrawal & { email: string | null }> }
+  | { queue: 'unknown_deposits'; rows: Awaited<ReturnType<Store['console']['unknownDeposits']>> }
+  | { queue: 'provider_refusals'; rows: Awaited<ReturnType<Store['console']['providerRefusals']>> }
+  | { queue: 'stuck_reconciliations'; rows: Awaited<ReturnType<Store['console']['stuckReconciliations']>> }
+
+export function queueCounts(deps: { store: Store; clock: Clock }): Promise<Record<ConsoleQueue, number>> {
+  return deps.store.console.queueCounts(deps.clock.now())
+}
+
+/** One page of a queue (`page` from 1); one row more is read to tell whether a next page exists. */
+export async function queuePage(deps: { store: Store; clock: Clock }, queue: ConsoleQueue, pageNumber: number): Promise<QueuePage & { hasNext: boolean }> {
+  const page = { offset: (pageNumber - 1) * QUEUE_PAGE_SIZE, limit: QUEUE_PAGE_SIZE + 1 }
+  const cut = <T>(rows: T[]) => ({ rows: rows.slice(0, QUEUE_PAGE_SIZE), hasNext: rows.length > QUEUE_PAGE_SIZE })
+  const store = deps.store
+  switch (queue) {
+    case 'holds':
+      return { queue, ...cut(await listHolds(deps, page)) }
+    case 'refunds':
+      return { queue, ...cut(await store.console.refundsOwed(page)) }
+    case 'withdrawals': {
+      const rows = await store.console.withdrawalsInReview(page)
+      const withEmail = await Promise.all(rows.map(async (row) => ({ ...row, email: (await store.accounts.findById(row.account_id))?.email ?? null })))
+      return { queue, ...cut(withEmail) }
+    }
+    case 'unknown_deposits':
+      return { queue, ...cut(await store.console.unknownDeposits(page)) }
+    case 'provider_refusals':
+      return { queue, ...cut(await store.console.providerRefusals(page)) }
+    case 'stuck_reconciliations':
+      return { queue, ...cut(await store.console.stuckReconciliations(deps.clock.now(), page)) }
+  }
+}
+
+export type TimelineEntry =
+  | { at: Date; kind: 'created'; valueCents: number; currency: string }
+  | { at: Date; kind: 'report'; source: string | null; body: unknown }
+  | { at: Date; kind: 'status'; from: string | null; to: string | null; cause: string | null; actor: string | null }
+  | { at: Date; kind: 'clawback'; clawback: ChargeClawback }
+  | { at: Date; kind: 'posting'; postingKind: string; key: string; entries: Array<{ book: string; currency: string; amount: number; accountId: number | null }> }
+  | { at: Date; kind: 'webhook'; eventId: string; event: string; state: string; statusCode: number | null; error: string | null; attempted: boolean }
+  | { at: Date; kind: 'operator'; actor: string; action: string; details: unknown }
+
+export type ChargeDossier = {
+  charge: Charge
+  account: Account | null
+  merchant: Account | null
+  refund: Refund | null
+  clawbacks: ChargeClawback[]
+  timeline: TimelineEntry[]
+  /** The decisions its state allows (a held charge only). */
+  decisions: ReviewDecision[]
+  /** Release and refund need what arrived, which the provider never stated. */
+  needsPaidAmount: boolean
+}
+
+const auditEntries = (rows: Awaited<ReturnType<Store['console']['auditOf']>>): TimelineEntry[] =>
+  rows.map((row) => ({ at: row.at, kind: 'operator', actor: row.actor, action: row.action, details: row.details }))
+
+/** A charge by our id or the provider's qrId, with everything that happened to it, oldest first. */
+export async function chargeDossier(deps: { store: Store }, idOrQrId: string): Promise<ChargeDossier> {
+  const store = deps.store
+  const charge = idOrQrId.length <= 128 ? await store.console.findCharge(idOrQrId) : undefined
+  if (!charge) throw new DomainError('payment_not_found', { param: 'id' })
+  const [account, merchant, refund, clawbacks, events, postings, attempts] = await Promise.all([
+    store.accounts.findById(charge.account_id),
+    store.accounts.findById(charge.merchant_account_id),
+    store.refunds.findByCharge(charge.id),
+    store.clawbacks.forCharges([charge.id]),
+    store.console.chargeEvents(charge.id),
+    store.console.postingsOf({ chargeId: charge.id }),
+    store.console.webhookAttemptsOf(charge.id),
+  ])
+  const audit = await store.console.auditOf([`payment:${charge.id}`, ...(refund ? [`refund:${refund.id}`] : [])])
+  const timeline: TimelineEntry[] = [{ at: charge.created_at, kind: 'created', valueCents: charge.value_cents, currency: charge.currency }]
+  for (const event of events) {
+    if (event.kind === 'report') timeline.push({ at: event.at, kind: 'report', source: event.source, body: event.body })
+    else {
+      const actor = typeof event.body === 'object' && event.body !== null && typeof (event.body as { actor?: unknown }).actor === 'string' ? (event.body as { actor: string }).actor : null
+      timeline.push({ at: event.at, kind: 'status', from: event.from_status, to: event.to_status, cause: event.source, actor })
+    }
+  }
+  for (const clawback of clawbacks) timeline.push({ at: clawback.reported_at, kind: 'clawback', clawback })
+  const byPosting = new Map<number, Extract<TimelineEntry, { kind: 'posting' }>>()
+  for (const row of postings) {
+    let entry = byPosting.get(row.id)
+    if (!entry) {
+      entry = { at: row.created_at, kind: 'posting', postingKind: row.kind, key: row.key, entries: [] }
+      byPosting.set(row.id, entry)
+      timeline.push(entry)
+    }
+    entry.entries.push({ book: row.book, currency: row.currency, amount: row.amount, accountId: row.account_id })
+  }
+  for (const row of attempts) {
+    timeline.push({ at: row.at ?? row.created_at, kind: 'webhook', eventId: row.event_id, event: row.event, state: row.state, statusCode: row.status_code, error: row.error, attempted: row.at !== null })
+  }
+  timeline.push(...auditEntries(audit))
+  // Stable: what was written first stays first among entries of the same instant.
+  timeline.sort((a, b) => a.at.getTime() - b.at.getTime())
+  const held = charge.status === 'security_hold'
+  return {
+    charge, account: account ?? null, merchant: merchant ?? null, refund: refund ?? null, clawbacks, timeline,
+    decisions: held ? reviewDecisionsFor(chargeView(charge, refund)) : [],
+    needsPaidAmount: held && charge.paid_cents === null,
+  }
+}
+
+export type WithdrawalDossier = { withdrawal: Withdrawal; account: Account | null; timeline: TimelineEntry[] }
+
+export async function withdrawalDossier(deps: { store: Store }, withdrawalId: string): Promise<WithdrawalDossier> {
+  const withdrawal = withdrawalId.length <= 64 ? await deps.store.withdrawals.findById(withdrawalId) : undefined
+  if (!withdrawal) throw new DomainError('withdrawal_not_found', { param: 'id' })
+  const [account, postings, audit] = await Promise.all([
+    deps.store.accounts.findById(withdrawal.account_id),
+    deps.store.console.postingsOf({ withdrawalId: withdrawal.id }),
+    deps.store.console.auditOf([withdrawal.id, `withdrawal:${withdrawal.id}`]),
+  ])
+  const timeline: TimelineEntry[] = []
+  const seen = new Set<number>()
+  for (const row of postings) {
+    if (seen.has(row.id)) {
+      ;(timeline.at(-1) as Extract<TimelineEntry, { kind: 'posting' }>).entries.push({ book: row.book, currency: row.currency, amount: row.amount, accountId: row.account_id })
+      continue
+    }
+    seen.add(row.id)
+    timeline.push({ at: row.created_at, kind: 'posting', postingKind: row.kind, key: row.key, entries: [{ book: row.book, currency: row.currency, amount: row.amount, accountId: row.account_id }] })
+  }
+  timeline.push(...auditEntries(audit))
+  timeline.sort((a, b) => a.at.getTime() - b.at.getTime())
+  return { withdrawal, account: account ?? null, timeline }
+}
+
+export type RefundDossier = { refund: Refund; charge: Charge | null; timeline: TimelineEntry[] }
+
+export async function refundDossier(deps: { store: Store }, refundId: string): Promise<RefundDossier> {
+  const refund = refundId.length <= 64 ? await deps.store.refunds.findById(refundId) : undefined
+  if (!refund) throw new DomainError('refund_not_found', { param: 'id' })
+  const [charge, audit] = await Promise.all([deps.store.charges.findById(refund.charge_id), deps.store.console.auditOf([`refund:${refund.id}`, `payment:${refund.charge_id}`])])
+  return { refund, charge: charge ?? null, timeline: auditEntries(audit) }
+}
+
+export type AccountDossier = {
+  account: Account
+  available: Awaited<ReturnType<Store['ledger']['balances']>>
+  held: Awaited<ReturnType<Store['ledger']['balances']>>
+  tokens: Awaited<ReturnType<Store['console']['accountTokens']>>
+  blocks: Awaited<ReturnType<Store['console']['blocksOn']>>
+  charges: Charge[]
+  withdrawals: Withdrawal[]
+  /** The identity purchase: the account's own charge without a merchantId, paid with the owner's tax number. */
+  purchase: Charge | null
+}
+
+/** What an operator typed: an e-mail (or its beginning), a CPF/CNPJ, or an EUID. */
+export function parseLookup(text: string): { email: string } | { taxNumber: string } | { euid: string } | null {
+  const probe = text.trim()
+  if (probe === '' || probe.length > 254) return null
+  if (isEuid(probe.toUpperCase())) return { euid: probe.toUpperCase() }
+  if (probe.includes('@')) return { email: probe.toLowerCase() }
+  const taxNumber = parseTaxNumber(probe)
+  if (taxNumber) return { taxNumber: taxNumber.value }
+  return /^[^\s]{3,}$/.test(probe) ? { email: probe.toLowerCase() } : null
+}
+
+export async function findAccounts(deps: { store: Store }, text: string): Promise<Account[]> {
+  const probe = parseLookup(text)
+  return probe === null ? [] : deps.store.console.findAccounts(probe)
+}
+
+export async function accountDossier(deps: { store: Store }, accountId: number): Promise<AccountDossier> {
+  const account = Number.isSafeInteger(accountId) ? await deps.store.accounts.findById(accountId) : undefined
+  if (!account) throw new DomainError('account_not_found', { param: 'id' })
+  const identities = [
+    { kind: 'email' as const, value: account.email },
+    ...(account.owner_tax_number ? [{ kind: 'tax_number' as const, value: account.owner_tax_number }] : []),
+    ...(account.euid ? [{ kind: 'euid' as const, value: account.euid }] : []),
+  ]
+  const [available, held, tokens, blocks, charges, withdrawals] = await Promise.all([
+    deps.store.ledger.balances(account.id, 'available'),
+    deps.store.ledger.balances(account.id, 'held'),
+    deps.store.console.accountTokens(account.id),
+    deps.store.console.blocksOn(identities),
+    deps.store.console.accountCharges(account.id, 50),
+    deps.store.console.accountWithdrawals(account.id, 50),
+  ])
+  const purchase = charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id && charge.confirmed_at !== null) ?? charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id) ?? null
+  return { account, available, held, tokens, blocks, charges, withdrawals, purchase }
+}

@@ -1,0 +1,314 @@
+// The support console at /console (decisions 16): named operators sign in with an e-mail code
+// and work the queues. Its own encapsulated part of the app, with the Wallet's habits: a session
+// cookie of its own, CSRF on every form, form bodies, strict security headers (no script at all).
+// Routes stay thin: views come from app/console-views.ts, every decision from
+// app/operator-actions.ts, which checks the role and the note and calls the use case /ops calls.
+import { createHmac } from 'node:crypto'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import helmet from '@fastify/helmet'
+import session from '@fastify/session'
+import { checkLedger } from '../app/check-ledger.ts'
+import { checkTreasury } from '../app/check-treasury.ts'
+import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { addBlockAs, liftBlockAs, recordRefundPaidAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
+import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
+import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
+import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
+import { DomainError } from '../domain/errors.ts'
+import { parseBrlToCents } from '../domain/money.ts'
+import { findOperator, mayTake, type Operator } from '../domain/operators.ts'
+import { consoleText, errorText, langOf, type Lang } from '../i18n/catalogue.ts'
+import { createAddressWindows } from '../http/address-windows.ts'
+import { isDatabaseUnavailable } from '../store/database.ts'
+import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
+import { createSessionStore, type SessionRows } from '../wallet/session-store.ts'
+import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../wallet/sign-in.ts'
+import { consoleCss } from './assets.ts'
+import type { ConsoleDeps } from './deps.ts'
+import * as pages from './pages.ts'
+
+declare module 'fastify' {
+  interface Session {
+    /** The signed-in operator of a console session; the role is read from OPERATORS at each request. */
+    operatorEmail?: string
+  }
+}
+
+const LANG_COOKIE = 'console_lang'
+
+/** A form field as text; anything else (missing, repeated, too long) is a bad request. */
+function field(body: unknown, name: string, max: number): string {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
+  if (typeof value !== 'string' || value.length > max) throw new DomainError('invalid_request', { param: name, message: `${name} is missing or too long.` })
+  return value
+}
+
+function optionalField(body: unknown, name: string, max: number): string | undefined {
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
+  return value === undefined ? undefined : field(body, name, max)
+}
+
+/** A local path to go back to after an action; anything else goes home. */
+function backTo(value: string | undefined): string {
+  return value !== undefined && /^\/console\/[a-z0-9_/-]{0,120}$/.test(value) ? value : '/console'
+}
+
+export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) => {
+  const secure = deps.config.baseUrl.startsWith('https://')
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+  })
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    hsts: secure,
+  })
+  await app.register(formbody, { bodyLimit: 8192 })
+  await app.register(cookie)
+  await app.register(session, {
+    secret: createHmac('sha256', deps.opsToken).update('console-session-cookie').digest('base64url'),
+    cookieName: 'console_session',
+    cookie: { path: '/console', httpOnly: true, sameSite: 'lax', secure },
+    saveUninitialized: false,
+    store: createSessionStore<string>(deps, deps.store.console as SessionRows<string>, (stored) => (typeof stored.operatorEmail === 'string' ? stored.operatorEmail : null)),
+  })
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/session',
+    getToken: (request) => {
+      const token = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)._csrf : undefined
+      return typeof token === 'string' ? token : undefined
+    },
+  })
+
+  const operators = deps.config.operators
+  const actionDeps: OperatorDeps = {
+    store: deps.store, clock: deps.clock, quotes: deps.quotes, provider: deps.provider, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl,
+    treasury: deps.treasury, bandPercent: deps.config.quoteBandPercent, ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
+  }
+  const langFor = (request: FastifyRequest): Lang => langOf(request.cookies[LANG_COOKIE])
+  /** The operator of the session, if the e-mail is still listed in OPERATORS. */
+  const operatorOf = (request: FastifyRequest): Operator | null =>
+    typeof request.session.operatorEmail === 'string' ? findOperator(operators, request.session.operatorEmail) : null
+  const pageOf = (request: FastifyRequest, reply: FastifyReply): pages.Page => ({ lang: langFor(request), csrf: reply.generateCsrf(), now: deps.clock.now(), operator: operatorOf(request) })
+  const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (operatorOf(request) === null) return reply.redirect('/console', 303)
+  }
+  const protect = { preHandler: app.csrfProtection }
+  const signedInOnly = { onRequest: signedIn }
+  const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
+  const operator = (request: FastifyRequest) => operatorOf(request)!
+  const done = (request: FastifyRequest) => ((request.query as Record<string, unknown>).done === '1' ? '1' : null)
+  const log = (request: FastifyRequest) => ({ warn: (details: object, message: string) => request.log.warn(details, message) })
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const csrfFailure = typeof error.code === 'string' && error.code.startsWith('FST_CSRF')
+    let mapped = error instanceof DomainError ? error : null
+    if (csrfFailure) mapped = new DomainError('csrf_invalid')
+    else if (!mapped && isDatabaseUnavailable(error)) mapped = new DomainError('service_unavailable', { retryAfterSeconds: 2 })
+    else if (!mapped && error.statusCode !== undefined && error.statusCode < 500) mapped = new DomainError('invalid_request', { message: error.message })
+    if (!mapped) {
+      request.log.error({ err: error }, 'unhandled console error')
+      mapped = new DomainError('internal_error')
+    }
+    if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds))
+    reply.header('x-error-code', mapped.code)
+    let csrfToken = ''
+    try {
+      csrfToken = reply.generateCsrf()
+    } catch {
+      // No session to hold a token (the request failed before it was read): the page has no forms.
+    }
+    const lang = langFor(request)
+    // Our own sentences (a note missing, a reference too long) are English details; people read the code's text unless the detail is about a field.
+    const message = mapped.code === 'invalid_request' && mapped.param !== undefined ? `${errorText(mapped.code, lang)} (${mapped.param})` : errorText(mapped.code, lang)
+    let who: Operator | null = null
+    try {
+      who = operatorOf(request)
+    } catch {
+      // No session was read.
+    }
+    return send(reply, pages.errorPage({ lang, csrf: csrfToken, now: deps.clock.now(), operator: who }, message, mapped.code, csrfFailure), mapped.status)
+  })
+
+  app.get('/console/assets/console.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(consoleCss))
+
+  app.get<{ Params: { lang: string } }>('/console/lang/:lang', async (request, reply) => {
+    const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
+    return reply.setCookie(LANG_COOKIE, lang, { path: '/console', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/console', 303)
+  })
+
+  // Sign-in: the Wallet's rules, with the console's own budget per e-mail and window per address.
+  const codeRequests = createAddressWindows({ limit: CODES_PER_ADDRESS_PER_HOUR, windowMs: HOUR_MS })
+  app.post('/console/sign-in', protect, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email', 254))
+    const wait = codeRequests.wait(request.ip)
+    if (wait > 0) throw new DomainError('rate_limited', { retryAfterSeconds: wait })
+    codeRequests.count(request.ip)
+    const lang = langFor(request)
+    await sendOperatorCode({ ...deps, operators }, {
+      email, address: request.ip,
+      mail: (code) => ({ subject: consoleText(lang, 'codeSubject', { code }), text: consoleText(lang, 'codeText', { code }) }),
+    })
+    return reply.redirect(`/console/code?email=${encodeURIComponent(email)}`, 303)
+  })
+
+  app.get<{ Querystring: { email?: string } }>('/console/code', async (request, reply) => {
+    const email = normalizeEmail(typeof request.query.email === 'string' ? request.query.email : '')
+    return send(reply, pages.codePage(pageOf(request, reply), email))
+  })
+
+  app.post('/console/code', protect, async (request, reply) => {
+    const email = normalizeEmail(field(request.body, 'email', 254))
+    const code = field(request.body, 'code', 20)
+    const signedInOperator = await deps.authFailures.guard(request, () => verifyOperatorCode({ ...deps, operators }, { email, code }))
+    // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
+    await request.session.regenerate()
+    request.session.operatorEmail = signedInOperator.email
+    return reply.redirect('/console', 303)
+  })
+
+  app.post('/console/sign-out', protect, async (request, reply) => {
+    await request.session.destroy()
+    return reply.redirect('/console', 303)
+  })
+
+  app.get('/console', async (request, reply) => {
+    if (operatorOf(request) === null) return send(reply, pages.signInPage(pageOf(request, reply)))
+    return send(reply, pages.homePage(pageOf(request, reply), await queueCounts(deps)))
+  })
+
+  app.get<{ Params: { queue: string }; Querystring: { page?: string } }>('/console/queues/:queue', signedInOnly, async (request, reply) => {
+    const queue = request.params.queue
+    if (!(consoleQueues as readonly string[]).includes(queue)) throw new DomainError('not_found', { param: 'queue' })
+    const asked = typeof request.query.page === 'string' && /^\d{1,6}$/.test(request.query.page) ? Number(request.query.page) : 1
+    const pageNumber = Math.max(1, asked)
+    const listed = await queuePage(deps, queue as ConsoleQueue, pageNumber)
+    return send(reply, pages.queuePageHtml(pageOf(request, reply), listed, pageNumber, listed.hasNext))
+  })
+
+  app.get<{ Params: { id: string } }>('/console/charges/:id', signedInOnly, async (request, reply) =>
+    send(reply, pages.chargePage(pageOf(request, reply), await chargeDossier(deps, request.params.id), done(request))))
+
+  app.post<{ Params: { id: string } }>('/console/charges/:id/review', protectSignedIn, async (request, reply) => {
+    const decision = field(request.body, 'decision', 10)
+    if (!(reviewDecisions as readonly string[]).includes(decision)) throw new DomainError('invalid_request', { param: 'decision' })
+    const paid = optionalField(request.body, 'paid', 20)
+    const paidCents = paid === undefined || paid.trim() === '' ? undefined : parseBrlToCents(paid.trim().replace(',', '.'))
+    if (paidCents === null || (paidCents !== undefined && (paidCents < 1 || paidCents > 10_000_000))) throw new DomainError('invalid_request', { param: 'paid' })
+    const charge = await reviewHoldAs({ ...actionDeps, log: log(request) }, operator(request), {
+      chargeId: request.params.id, decision: decision as ReviewDecision, note: field(request.body, 'note', 1000), paidCents,
+    })
+    return reply.redirect(`/console/charges/${charge.id}?done=1`, 303)
+  })
+
+  app.get<{ Params: { id: string } }>('/console/withdrawals/:id', signedInOnly, async (request, reply) =>
+    send(reply, pages.withdrawalPage(pageOf(request, reply), await withdrawalDossier(deps, request.params.id), done(request))))
+
+  app.post<{ Params: { id: string } }>('/console/withdrawals/:id/review', protectSignedIn, async (request, reply) => {
+    const decision = field(request.body, 'decision', 10)
+    if (decision !== 'approve' && decision !== 'reject') throw new DomainError('invalid_request', { param: 'decision' })
+    const moved = await reviewWithdrawalAs(actionDeps, operator(request), { withdrawalId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
+    return reply.redirect(`/console/withdrawals/${moved.id}?done=1`, 303)
+  })
+
+  app.get<{ Params: { id: string } }>('/console/refunds/:id', signedInOnly, async (request, reply) =>
+    send(reply, pages.refundPage(pageOf(request, reply), await refundDossier(deps, request.params.id), done(request))))
+
+  app.post<{ Params: { id: string } }>('/console/refunds/:id/paid', protectSignedIn, async (request, reply) => {
+    const refund = await recordRefundPaidAs(actionDeps, operator(request), { refundId: request.params.id.slice(0, 64), reference: field(request.body, 'reference', 200), note: field(request.body, 'note', 1000) })
+    return reply.redirect(`/console/refunds/${refund.id}?done=1`, 303)
+  })
+
+  // PIX-OUT (issue 23 pt 8): POST /console/refunds/:id/payout goes here, calling payRefundByPix
+  // with the operator's e-mail as actor after requireRole(operator, 'refund.pay') and requireNote.
+
+  app.get<{ Querystring: { q?: string } }>('/console/lookup', signedInOnly, async (request, reply) => {
+    const query = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 254) : ''
+    if (query !== '' && /^[0-9A-Za-z_-]{8,128}$/.test(query)) {
+      // Our charge id or the provider's qrId: straight to the charge.
+      const charge = await deps.store.console.findCharge(query)
+      if (charge) return reply.redirect(`/console/charges/${charge.id}`, 303)
+    }
+    return send(reply, pages.lookupPage(pageOf(request, reply), query, query === '' ? [] : await findAccounts(deps, query)))
+  })
+
+  app.get<{ Params: { id: string } }>('/console/accounts/:id', signedInOnly, async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
+    return send(reply, pages.accountPage(pageOf(request, reply), await accountDossier(deps, id), done(request)))
+  })
+
+  app.post('/console/blocks', protectSignedIn, async (request, reply) => {
+    const identity = field(request.body, 'identity', 300)
+    const colon = identity.indexOf(':')
+    const kind = identity.slice(0, colon)
+    if (colon < 0 || (kind !== 'email' && kind !== 'tax_number' && kind !== 'euid')) throw new DomainError('invalid_request', { param: 'identity' })
+    await addBlockAs(actionDeps, operator(request), { kind, value: identity.slice(colon + 1), note: field(request.body, 'note', 1000) })
+    return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
+  })
+
+  app.post<{ Params: { id: string } }>('/console/blocks/:id/lift', protectSignedIn, async (request, reply) => {
+    const blockId = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : -1
+    await liftBlockAs(actionDeps, operator(request), { blockId, note: field(request.body, 'note', 1000) })
+    return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
+  })
+
+  app.get('/console/money', signedInOnly, async (request, reply) => {
+    const [ledger, treasury, overrides, references] = await Promise.all([
+      checkLedger(deps),
+      checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'the treasury could not be checked for the console')
+        return null
+      }),
+      quoteOverrides(deps),
+      deps.store.quotes.references(),
+    ])
+    return send(reply, pages.moneyPage(pageOf(request, reply), {
+      ledger, treasury, overrides,
+      accepted: references.map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, acceptedAt: row.accepted_at })),
+      canOverride: mayTake(operator(request).role, 'quotes.set'),
+    }, done(request)))
+  })
+
+  app.post('/console/quotes', protectSignedIn, async (request, reply) => {
+    const body = request.body
+    const clear = optionalField(body, 'clear', 5) === 'yes'
+    const price = (name: 'BTC' | 'USDt') => {
+      const value = (optionalField(body, name, 20) ?? '').trim().replace(',', '.')
+      return value === '' ? (clear ? null : undefined) : value
+    }
+    const minutes = field(body, 'expires_in_minutes', 5)
+    if (!/^\d{1,4}$/.test(minutes) || Number(minutes) < 1 || Number(minutes) > 1440) throw new DomainError('invalid_request', { param: 'expires_in_minutes' })
+    await setQuotesAs(actionDeps, operator(request), {
+      BTC: price('BTC'), USDt: price('USDt'), expiresInSeconds: Number(minutes) * 60, force: optionalField(body, 'force', 5) === 'yes', note: field(body, 'note', 1000),
+    })
+    return reply.redirect('/console/money?done=1', 303)
+  })
+
+  app.get<{ Querystring: { actor?: string; action?: string; before?: string } }>('/console/audit', signedInOnly, async (request, reply) => {
+    const text = (value: unknown) => (typeof value === 'string' && value !== '' && value.length <= 200 ? value : null)
+    const actor = text(request.query.actor)
+    const action = text(request.query.action)
+    const before = typeof request.query.before === 'string' && /^\d{1,15}$/.test(request.query.before) ? Number(request.query.before) : null
+    const limit = 50
+    const [rows, facets] = await Promise.all([deps.store.console.auditLog({ actor, action, beforeId: before, limit }), deps.store.console.auditFacets()])
+    const next = rows.length === limit ? `/console/audit?${new URLSearchParams({ ...(actor ? { actor } : {}), ...(action ? { action } : {}), before: String(rows.at(-1)!.id) })}` : null
+    return send(reply, pages.auditPage(pageOf(request, reply), rows, facets, { actor, action }, next))
+  })
+}

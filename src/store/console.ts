@@ -1,0 +1,218 @@
+// What the support console reads and keeps (decisions 16): its sessions (hashed, like the
+// Wallet's), the queues with their counts, a charge's timeline, the audit log by operator and
+// action, and the look-ups. Every queue is oldest first.
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { ChargeStatus } from '../domain/charge.ts'
+import type { Account, Charge, Database, Refund, Withdrawal } from './schema.ts'
+
+export const consoleQueues = ['holds', 'refunds', 'withdrawals', 'unknown_deposits', 'provider_refusals', 'stuck_reconciliations'] as const
+export type ConsoleQueue = (typeof consoleQueues)[number]
+
+/** Charges still waiting on the provider this long after creation are stuck. */
+export const STUCK_AFTER_MS = 48 * 3_600_000
+/** A reconciliation that failed this many times in a row is stuck. */
+export const STUCK_AFTER_FAILURES = 3
+
+export type Page = { offset: number; limit: number }
+
+export type ChargeEventRow = { id: number; kind: 'report' | 'status'; source: string | null; from_status: string | null; to_status: string | null; body: unknown; at: Date }
+
+export function consoleRepository(db: Kysely<Database>) {
+  const paged = <O>(query: SelectQueryBuilder<Database, any, O>, page: Page) => query.offset(page.offset).limit(page.limit).execute()
+  const count = async (query: SelectQueryBuilder<Database, any, object>): Promise<number> =>
+    (await query.select(sql<number>`count(*)::int4`.as('n')).executeTakeFirstOrThrow() as { n: number }).n
+
+  const refunds = () => db.selectFrom('refunds').where('status', '=', 'owed')
+  const withdrawalsInReview = () => db.selectFrom('withdrawals').where('status', '=', 'in_review')
+  const unknownDeposits = () =>
+    db.selectFrom('unknown_deposits').where((eb) => eb.not(eb.exists(eb.selectFrom('charges').select('id').whereRef('charges.provider_deposit_id', '=', 'unknown_deposits.qr_id'))))
+  // What the provider refused or takes back that support must look at: a Pix-out it did not pay
+  // after our DePix left, a refund announced (or made) after a credit.
+  const failedPayouts = () => db.selectFrom('withdrawals').where('status', '=', 'sent').where('provider_status', 'in', ['error', 'canceled', 'refunded'])
+  const clawbacksToReview = () =>
+    db.selectFrom('charges').where((eb) => eb.or([
+      eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
+      eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
+    ]))
+  // Stuck: still waiting on the provider long after creation (the charges_status index), or a
+  // reconciliation that keeps failing (few jobs, a partial index); two reads, merged.
+  const openTooLong = (now: Date) => db.selectFrom('charges').where('status', 'in', ['pending', 'under_review', 'will_refund']).where('created_at', '<', new Date(now.getTime() - STUCK_AFTER_MS))
+  const failingReconciliations = () =>
+    db.selectFrom('jobs').select(['attempts', 'last_error', sql<string>`payload->>'chargeId'`.as('charge_id')]).where('kind', '=', 'reconcile_charge').where('attempts', '>=', STUCK_AFTER_FAILURES)
+  const stuckCharges = async (now: Date, upTo: number) => {
+    const [open, failing] = await Promise.all([openTooLong(now).selectAll().orderBy('created_at').orderBy('id').limit(upTo).execute(), failingReconciliations().limit(1000).execute()])
+    const failingCharges = failing.length === 0 ? [] : await db.selectFrom('charges').selectAll().where('id', 'in', failing.map((job) => job.charge_id)).execute()
+    const byId = new Map<string, Charge>()
+    for (const charge of [...open, ...failingCharges]) byId.set(charge.id, charge)
+    const jobOf = new Map(failing.map((job) => [job.charge_id, job]))
+    return [...byId.values()]
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id))
+      .map((charge) => ({ ...charge, failures: jobOf.get(charge.id)?.attempts ?? null, last_error: jobOf.get(charge.id)?.last_error ?? null }))
+  }
+
+  return {
+    findSession(idHash: string) {
+      return db.selectFrom('console_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()
+    },
+
+    async saveSession(idHash: string, operatorEmail: string | null, data: string, now: Date): Promise<void> {
+      await db
+        .insertInto('console_sessions')
+        .values({ id_hash: idHash, operator_email: operatorEmail, data, created_at: now, last_seen_at: now })
+        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ operator_email: operatorEmail, data, last_seen_at: now }))
+        .execute()
+    },
+
+    async touchSession(idHash: string, now: Date): Promise<void> {
+      await db.updateTable('console_sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute()
+    },
+
+    async deleteSession(idHash: string): Promise<void> {
+      await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).execute()
+    },
+
+    /** How many items wait in each queue. */
+    async queueCounts(now: Date): Promise<Record<ConsoleQueue, number>> {
+      const [holds, owed, withdrawals, unknown, payouts, clawbacks, stuckCount] = await Promise.all([
+        count(db.selectFrom('charges').where('status', '=', 'security_hold')),
+        count(refunds()),
+        count(withdrawalsInReview()),
+        count(unknownDeposits()),
+        count(failedPayouts()),
+        count(clawbacksToReview()),
+        stuckCharges(now, 10_000).then((rows) => rows.length),
+      ])
+      return { holds, refunds: owed, withdrawals, unknown_deposits: unknown, provider_refusals: payouts + clawbacks, stuck_reconciliations: stuckCount }
+    },
+
+    refundsOwed(page: Page): Promise<Refund[]> {
+      return paged(refunds().selectAll().orderBy('created_at').orderBy('id'), page)
+    },
+
+    withdrawalsInReview(page: Page): Promise<Withdrawal[]> {
+      return paged(withdrawalsInReview().selectAll().orderBy('updated_at').orderBy('id'), page)
+    },
+
+    unknownDeposits(page: Page) {
+      return paged(unknownDeposits().selectAll().orderBy('first_seen_at').orderBy('qr_id'), page)
+    },
+
+    /** Both kinds at once, oldest first: charges whose claw-back needs a look, and payouts the provider did not pay. */
+    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; withdrawal: Withdrawal; since: Date }>> {
+      const upTo = page.offset + page.limit
+      const [charges, withdrawals] = await Promise.all([
+        clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
+        failedPayouts().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
+      ])
+      return [
+        ...charges.map((charge) => ({ kind: 'clawback' as const, charge, since: charge.updated_at })),
+        ...withdrawals.map((withdrawal) => ({ kind: 'payout' as const, withdrawal, since: withdrawal.updated_at })),
+      ].sort((a, b) => a.since.getTime() - b.since.getTime()).slice(page.offset, upTo)
+    },
+
+    async stuckReconciliations(now: Date, page: Page): Promise<Array<Charge & { failures: number | null; last_error: string | null }>> {
+      return (await stuckCharges(now, page.offset + page.limit)).slice(page.offset, page.offset + page.limit)
+    },
+
+    async recordChargeEvent(event: { chargeId: string; kind: 'report' | 'status'; source: string | null; from: ChargeStatus | null; to: ChargeStatus | null; body: unknown; at: Date }): Promise<void> {
+      await db.insertInto('charge_events').values({
+        charge_id: event.chargeId, kind: event.kind, source: event.source, from_status: event.from, to_status: event.to,
+        body: event.body === undefined || event.body === null ? null : JSON.stringify(event.body), at: event.at,
+      }).execute()
+    },
+
+    chargeEvents(chargeId: string): Promise<ChargeEventRow[]> {
+      return db.selectFrom('charge_events').select(['id', 'kind', 'source', 'from_status', 'to_status', 'body', 'at']).where('charge_id', '=', chargeId).orderBy('id').execute() as Promise<ChargeEventRow[]>
+    },
+
+    postingsOf(subject: { chargeId: string } | { withdrawalId: string }) {
+      let query = db.selectFrom('ledger_postings').innerJoin('ledger_entries', 'ledger_entries.posting_id', 'ledger_postings.id')
+        .select(['ledger_postings.id', 'ledger_postings.key', 'ledger_postings.kind', 'ledger_postings.created_at', 'ledger_entries.book', 'ledger_entries.currency', 'ledger_entries.amount', 'ledger_entries.account_id'])
+      query = 'chargeId' in subject ? query.where('ledger_postings.charge_id', '=', subject.chargeId) : query.where('ledger_postings.withdrawal_id', '=', subject.withdrawalId)
+      return query.orderBy('ledger_postings.id').orderBy('ledger_entries.id').execute()
+    },
+
+    webhookAttemptsOf(chargeId: string) {
+      return db.selectFrom('webhook_events').leftJoin('webhook_attempts', 'webhook_attempts.event_id', 'webhook_events.id')
+        .select(['webhook_events.id as event_id', 'webhook_events.event', 'webhook_events.state', 'webhook_events.created_at', 'webhook_attempts.at', 'webhook_attempts.status_code', 'webhook_attempts.error', 'webhook_attempts.duration_ms'])
+        .where('webhook_events.charge_id', '=', chargeId).orderBy('webhook_events.created_at').orderBy('webhook_attempts.id').execute()
+    },
+
+    /** Operator actions on these subjects (a payment, its refund, a withdrawal, an account), oldest first. */
+    auditOf(subjects: readonly string[]) {
+      if (subjects.length === 0) return Promise.resolve([])
+      return db.selectFrom('audit_log').selectAll().where('subject', 'in', subjects).orderBy('id').limit(500).execute()
+    },
+
+    /** The audit log, newest first, by operator and by action (an action prefix such as "review." matches its family). */
+    auditLog(filter: { actor: string | null; action: string | null; beforeId: number | null; limit: number }) {
+      let query = db.selectFrom('audit_log').selectAll()
+      if (filter.actor !== null) query = query.where('actor', '=', filter.actor)
+      if (filter.action !== null) query = filter.action.endsWith('.') ? query.where('action', 'like', `${filter.action.replace(/[\\%_]/g, '\\$&')}%`) : query.where('action', '=', filter.action)
+      if (filter.beforeId !== null) query = query.where('id', '<', filter.beforeId)
+      return query.orderBy('id', 'desc').limit(filter.limit).execute()
+    },
+
+    /** The actors and actions the audit log holds, for its filters. */
+    async auditFacets(): Promise<{ actors: string[]; actions: string[] }> {
+      const [actors, actions] = await Promise.all([
+        db.selectFrom('audit_log').select('actor').distinct().orderBy('actor').limit(200).execute(),
+        db.selectFrom('audit_log').select('action').distinct().orderBy('action').limit(200).execute(),
+      ])
+      return { actors: actors.map((row) => row.actor), actions: actions.map((row) => row.action) }
+    },
+
+    /** Accounts by e-mail (exact or prefix), owner's tax number or EUID. */
+    findAccounts(probe: { email?: string; taxNumber?: string; euid?: string }): Promise<Account[]> {
+      let query = db.selectFrom('accounts').selectAll()
+      if (probe.email !== undefined) query = query.where('email', 'like', `${probe.email.replace(/[\\%_]/g, '\\$&')}%`)
+      if (probe.taxNumber !== undefined) {
+        const taxNumber = probe.taxNumber
+        query = query.where((eb) => eb.or([
+          eb('owner_tax_number', '=', taxNumber),
+          eb('id', 'in', eb.selectFrom('identity_bindings').select('account_id').where('kind', '=', 'tax_number').where('value', '=', taxNumber)),
+        ]))
+      }
+      if (probe.euid !== undefined) {
+        const euid = probe.euid
+        query = query.where((eb) => eb.or([
+          eb('euid', '=', euid),
+          eb('id', 'in', eb.selectFrom('identity_bindings').select('account_id').where('kind', '=', 'euid').where('value', '=', euid)),
+        ]))
+      }
+      return query.orderBy('id').limit(20).execute()
+    },
+
+    /** The charge with this id or provider qrId. */
+    findCharge(idOrQrId: string): Promise<Charge | undefined> {
+      return db.selectFrom('charges').selectAll().where((eb) => eb.or([eb('id', '=', idOrQrId), eb('provider_deposit_id', '=', idOrQrId)])).limit(1).executeTakeFirst()
+    },
+
+    accountCharges(accountId: number, limit: number): Promise<Charge[]> {
+      return db.selectFrom('charges').selectAll().where((eb) => eb.or([eb('account_id', '=', accountId), eb('merchant_account_id', '=', accountId)])).orderBy('created_at', 'desc').limit(limit).execute()
+    },
+
+    accountWithdrawals(accountId: number, limit: number): Promise<Withdrawal[]> {
+      return db.selectFrom('withdrawals').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').limit(limit).execute()
+    },
+
+    accountTokens(accountId: number) {
+      return db.selectFrom('api_tokens').select(['id', 'status', 'merchant_id', 'last4', 'created_at', 'revoked_at', 'last_used_at', 'expires_at']).where('account_id', '=', accountId).orderBy('created_at', 'desc').limit(20).execute()
+    },
+
+    /** Blocks on any of these identities, live ones first. */
+    blocksOn(identities: ReadonlyArray<{ kind: 'email' | 'tax_number' | 'euid'; value: string }>) {
+      if (identities.length === 0) return Promise.resolve([])
+      return db.selectFrom('blocks').selectAll().where((eb) => eb.or(identities.map((identity) => eb.and([eb('kind', '=', identity.kind), eb('value', '=', identity.value)])))).orderBy('id', 'desc').execute()
+    },
+
+    findBlock(id: number) {
+      return db.selectFrom('blocks').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async deleteBlock(id: number): Promise<boolean> {
+      const deleted = await db.deleteFrom('blocks').where('id', '=', id).returning('id').executeTakeFirst()
+      return deleted !== undefined
+    },
+  }
+}

@@ -1,0 +1,199 @@
+// The support console over inject (decisions 16, issue 24): operators from OPERATORS sign in with
+// an e-mail code under the Wallet's rules, roles are checked on every action, every action needs
+// a note and lands in the audit log with the operator's e-mail; forms without CSRF change nothing;
+// a bad OPERATORS entry stops the start, and production needs operators or OPS_TOKEN.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { loadConfig } from '../../src/config.ts'
+import { startTestService, type TestService } from '../support/harness.ts'
+import { newestCode, walletClient } from '../support/wallet-client.ts'
+
+let service: TestService
+let token: string
+before(async () => {
+  service = await startTestService({ OPERATORS: 'Ana@Example.com:admin, joao@example.com:support', AUTH_FAILURES_PER_MINUTE: '0' })
+  token = (await service.merchant('console-shop@example.com', '52998224725')).token
+})
+after(() => service.close())
+
+async function signedIn(email: string, remoteAddress?: string) {
+  const client = walletClient(service, remoteAddress)
+  await client.get('/console')
+  const asked = await client.post('/console/sign-in', { email })
+  assert.equal(asked.status, 303)
+  await client.get(asked.location!)
+  const entered = await client.post('/console/code', { email, code: await newestCode(service, email) })
+  assert.equal(entered.status, 303, entered.html.slice(0, 300))
+  return client
+}
+
+/** A charge held because someone else paid it (payer_mismatch). */
+async function heldCharge(): Promise<string> {
+  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'held@example.com', tax_number: generateCpf() } })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  assert.equal((await service.pay(created.body.id, generateCpf())).body.status, 'security_hold')
+  return created.body.id
+}
+
+test('OPERATORS: a malformed entry, an unknown role or a repeated e-mail stops the start; production needs operators or OPS_TOKEN', () => {
+  assert.deepEqual(loadConfig({ OPERATORS: 'ana@example.com:admin,joao@example.com:support' }).operators, [{ email: 'ana@example.com', role: 'admin' }, { email: 'joao@example.com', role: 'support' }])
+  assert.deepEqual(loadConfig({}).operators, [])
+  for (const bad of ['ana@example.com', 'ana@example.com:root', 'not-an-email:admin', 'ana@example.com:admin,ANA@example.com:support']) {
+    assert.throws(() => loadConfig({ OPERATORS: bad }), /OPERATORS/, bad)
+  }
+  const production = { MODE: 'production', PROVIDER_URL: 'http://127.0.0.1:1', PROVIDER_TOKEN: 'x', PROVIDER_WEBHOOK_SECRET: 'y', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'a@b.c', ELEMENTS_RPC_URL: 'http://127.0.0.1:1', ELEMENTS_RPC_COOKIE_FILE: '/x' }
+  assert.throws(() => loadConfig(production), /OPS_TOKEN/)
+  assert.throws(() => loadConfig({ ...production, OPERATORS: 'ana@example.com:admin' }), /OPS_TOKEN/, 'the token also seals the mail and signs the cookies')
+  assert.equal(loadConfig({ ...production, OPS_TOKEN: 'k'.repeat(32), OPERATORS: 'ana@example.com:admin' }).operators.length, 1)
+})
+
+test('sign-in: only listed operators get a code, the same answer for anyone, a cookie of its own, codes burned after 5 wrong tries', async () => {
+  const stranger = walletClient(service)
+  await stranger.get('/console')
+  const asked = await stranger.post('/console/sign-in', { email: 'mallory@example.com' })
+  assert.equal(asked.status, 303)
+  assert.match(asked.location!, /^\/console\/code\?email=mallory/)
+  const outbox = (await service.request({ method: 'GET', url: '/sandbox/outbox?email=mallory%40example.com' })).body
+  assert.equal(outbox.mails.length, 0, 'no code for an e-mail that is not an operator')
+
+  const ana = await signedIn('ana@example.com')
+  assert.ok(ana.jar.has('console_session'))
+  assert.ok(!ana.jar.has('wallet_session'), 'a cookie of its own')
+  const home = await ana.get('/console')
+  assert.match(home.html, /ana@example\.com \(admin\)/)
+  assert.match(home.html, /Pagamentos retidos/)
+  assert.match(String(home.headers['content-security-policy']), /script-src 'none'/)
+  // The console's cookie is no Wallet session.
+  assert.equal((await service.app.inject({ method: 'GET', url: '/wallet', headers: { cookie: `console_session=${ana.jar.get('console_session')}` } })).body.includes('Entrar na Carteira'), true)
+
+  // Five wrong codes burn it.
+  const joao = walletClient(service, '10.0.0.7')
+  await joao.get('/console')
+  await joao.post('/console/sign-in', { email: 'joao@example.com' })
+  await joao.get('/console/code?email=joao%40example.com')
+  const code = await newestCode(service, 'joao@example.com')
+  const wrong = code === '000000' ? '111111' : '000000'
+  for (let i = 0; i < 5; i++) assert.equal((await joao.post('/console/code', { email: 'joao@example.com', code: wrong })).headers['x-error-code'], 'wallet_code_invalid')
+  assert.equal((await joao.post('/console/code', { email: 'joao@example.com', code })).headers['x-error-code'], 'wallet_code_invalid', 'burned')
+  // A Wallet sign-in code is no console code.
+  assert.equal((await joao.post('/console/code', { email: 'console-shop@example.com', code: '123456' })).headers['x-error-code'], 'wallet_code_invalid')
+})
+
+test('a held charge: the queue shows it, release needs a note, is audited with the e-mail, and it leaves the queue', async () => {
+  const id = await heldCharge()
+  const ana = await signedIn('ana@example.com')
+  const queue = await ana.get('/console/queues/holds')
+  assert.equal(queue.status, 200)
+  assert.ok(queue.html.includes(id), 'held charge listed')
+  assert.match(queue.html, /Pagador diferente do informado/)
+  const page = await ana.get(`/console/charges/${id}`)
+  assert.match(page.html, /Liberar para a conta/)
+  assert.match(page.html, /Devolver ao pagador/)
+  assert.doesNotMatch(page.html, /Encerrar como devolvido/, 'close only once the provider took it back')
+  assert.match(page.html, /data-kind="report"/, 'the provider report is on the timeline')
+  assert.match(page.html, /depix_sent/)
+
+  const noNote = await ana.post(`/console/charges/${id}/review`, { decision: 'release', note: '   ' })
+  assert.equal(noNote.status, 400)
+  assert.equal((await service.store.charges.findById(id))!.status, 'security_hold')
+
+  await ana.get(`/console/charges/${id}`)
+  const released = await ana.post(`/console/charges/${id}/review`, { decision: 'release', note: 'payer confirmed by phone' })
+  assert.equal(released.status, 303, released.html.slice(0, 500))
+  assert.equal((await service.store.charges.findById(id))!.status, 'after7d')
+  const after = await ana.get(released.location!)
+  assert.match(after.html, /ana@example\.com<\/strong> · <code>review\.release<\/code>/)
+  assert.match(after.html, /security_hold → after7d/)
+  assert.ok(!(await ana.get('/console/queues/holds')).html.includes(id), 'left the queue')
+  const audit = await ana.get('/console/audit?actor=ana%40example.com&action=review.release')
+  assert.ok(audit.html.includes(`payment:${id}`))
+  assert.ok(audit.html.includes('payer confirmed by phone'))
+})
+
+test('roles: support works the queues but cannot override quotes; no CSRF, no session or a stale token changes nothing', async () => {
+  const joao = await signedIn('joao@example.com', '10.0.0.8')
+  const money = await joao.get('/console/money')
+  assert.equal(money.status, 200)
+  assert.match(money.html, /Só um admin substitui cotações/)
+  const refused = await joao.post('/console/quotes', { BTC: '350000.00', expires_in_minutes: '60', note: 'trying' })
+  assert.equal(refused.status, 403)
+  assert.equal(refused.headers['x-error-code'], 'operator_forbidden')
+  assert.equal((await service.store.quotes.overrides(service.clock.now())).length, 0)
+
+  const id = await heldCharge()
+  await joao.get(`/console/charges/${id}`)
+  const forged = await joao.postWithoutCsrf(`/console/charges/${id}/review`, { decision: 'refund', note: 'forged' })
+  assert.equal(forged.status, 403)
+  assert.equal(forged.headers['x-error-code'], 'csrf_invalid')
+  const anonymous = await service.app.inject({ method: 'POST', url: `/console/charges/${id}/review`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'decision=refund&note=x' })
+  assert.equal(anonymous.statusCode, 303)
+  assert.equal((await service.store.charges.findById(id))!.status, 'security_hold')
+
+  const refunded = await joao.post(`/console/charges/${id}/review`, { decision: 'refund', note: 'stranger paid; refund' })
+  assert.equal(refunded.status, 303)
+  assert.equal((await service.store.charges.findById(id))!.status, 'will_refund')
+  const refund = (await service.store.refunds.findByCharge(id))!
+  const refunds = await joao.get('/console/queues/refunds')
+  assert.ok(refunds.html.includes(refund.id))
+  const refundPage = await joao.get(`/console/refunds/${refund.id}`)
+  assert.match(refundPage.html, /PIX-OUT/)
+  assert.match(refundPage.html, /Registrar pagamento feito por fora/)
+  const paid = await joao.post(`/console/refunds/${refund.id}/paid`, { reference: 'E123', note: 'paid by bank transfer' })
+  assert.equal(paid.status, 303, paid.html.slice(0, 300))
+  assert.equal((await service.store.refunds.findById(refund.id))!.status, 'paid')
+  assert.equal((await service.store.charges.findById(id))!.status, 'refunded')
+
+  const ana = await signedIn('ana@example.com', '10.0.0.9')
+  await ana.get('/console/money')
+  const set = await ana.post('/console/quotes', { BTC: '350000,00', expires_in_minutes: '30', note: 'ticker down', force: 'yes' })
+  assert.equal(set.status, 303, set.html.slice(0, 400))
+  assert.equal((await service.store.quotes.overrides(service.clock.now())).length, 1)
+  assert.match((await ana.get('/console/money')).html, /R\$ 350000\.00/)
+  const entries = (await service.ops('GET', '/ops/audit')).body.entries as Array<{ actor: string; action: string; details: { note?: string } }>
+  assert.ok(entries.some((entry) => entry.actor === 'ana@example.com' && entry.action === 'quotes.set' && entry.details.note === 'ticker down'))
+  assert.ok(entries.some((entry) => entry.actor === 'joao@example.com' && entry.action === 'refund.paid'))
+
+  // Signed out, the same cookie is worth nothing.
+  await joao.get('/console')
+  await joao.post('/console/sign-out')
+  assert.match((await joao.get('/console')).html, /Entrar no console de suporte/)
+})
+
+test('/ops with the token is audited as "token" unless it names itself', async () => {
+  const id = await heldCharge()
+  const response = await service.request({ method: 'POST', url: `/ops/payments/${id}/review`, headers: { authorization: `Bearer ${service.opsToken}` }, body: { decision: 'release', note: 'automation' } })
+  assert.equal(response.status, 200)
+  const entries = (await service.ops('GET', '/ops/audit')).body.entries as Array<{ actor: string; subject: string }>
+  assert.equal(entries.find((entry) => entry.subject === `payment:${id}`)!.actor, 'token')
+})
+
+test('look-up by e-mail, tax number and EUID; a charge by id or qrId; blocks added and lifted with a note', async () => {
+  const ana = await signedIn('ana@example.com', '10.0.0.10')
+  const byEmail = await ana.get('/console/lookup?q=console-shop%40example.com')
+  const link = /href="(\/console\/accounts\/\d+)"/.exec(byEmail.html)
+  assert.ok(link, byEmail.html.slice(0, 500))
+  assert.match((await ana.get('/console/lookup?q=529.982.247-25')).html, /console-shop@example\.com/)
+  const account = await ana.get(link[1]!)
+  assert.match(account.html, /Tokens \(nunca o valor\)/)
+  assert.ok(!account.html.includes(token), 'never the token itself')
+  assert.ok(account.html.includes(`…${token.slice(-4)}`))
+  const euid = (await service.store.accounts.findByEmail('console-shop@example.com'))!.euid!
+  assert.match((await ana.get(`/console/lookup?q=${euid}`)).html, /console-shop@example\.com/)
+
+  const id = await heldCharge()
+  const charge = (await service.store.charges.findById(id))!
+  assert.equal((await ana.get(`/console/lookup?q=${charge.provider_deposit_id}`)).location, `/console/charges/${id}`)
+
+  await ana.get(link[1]!)
+  const blocked = await ana.post('/console/blocks', { identity: 'email:console-shop@example.com', note: 'MED reported by phone', back: link[1]! })
+  assert.equal(blocked.status, 303, blocked.html.slice(0, 300))
+  const withBlock = await ana.get(blocked.location!)
+  const lift = /action="\/console\/blocks\/(\d+)\/lift"/.exec(withBlock.html)
+  assert.ok(lift)
+  assert.equal((await ana.post(`/console/blocks/${lift[1]}/lift`, { note: '', back: link[1]! })).status, 400)
+  assert.equal((await ana.post(`/console/blocks/${lift[1]}/lift`, { note: 'entered by mistake', back: link[1]! })).status, 303)
+  assert.match((await ana.get(link[1]!)).html, /Nenhum bloqueio/)
+  const actions = ((await service.ops('GET', '/ops/audit')).body.entries as Array<{ actor: string; action: string }>).filter((entry) => entry.actor === 'ana@example.com').map((entry) => entry.action)
+  assert.ok(actions.includes('block.add') && actions.includes('block.lift'))
+})
