@@ -354,7 +354,7 @@ ${dossier.blocks.length === 0 ? html`<p>${say('noBlocks')}</p>` : html`<ul class
 <form method="post" action="${href(`/console/blocks/${block.id}/lift`)}" class="card" aria-label="${say('liftBlock')}">${csrfField(page.csrf)}<input type="hidden" name="back" value="${back}">${noteField(page, `note-lift-${block.id}`)}<button type="submit">${say('liftBlock')}</button></form></li>`)}</ul>`}
 <form method="post" action="/console/blocks" class="card" aria-label="${say('addBlock')}">
   ${csrfField(page.csrf)}<input type="hidden" name="back" value="${back}">
-  <label>${say('blockWhat')}<select name="identity">${identityOptions.map(([kind, value]) => html`<option value="${kind}:${value}">${kind}: ${kind === 'tax_number' ? maskTaxNumber(value!) : value}</option>`)}</select></label>
+  <label for="block-identity">${say('blockWhat')}</label><select id="block-identity" name="identity">${identityOptions.map(([kind, value]) => html`<option value="${kind}:${value}">${kind}: ${kind === 'tax_number' ? maskTaxNumber(value!) : value}</option>`)}</select>
   ${noteField(page, 'note-block')}
   <button type="submit" class="danger">${say('addBlock')}</button>
 </form></section>
@@ -418,8 +418,8 @@ export function auditPage(page: Page, rows: AuditRow[], facets: { actors: string
   return layout({ ...page, title: 'audit' }, html`
 <h1>${say('audit')}</h1>
 <form method="get" action="/console/audit" class="card row3">
-  <label>${say('operator')}<select name="actor"><option value="">${say('all')}</option>${options(facets.actors, filter.actor)}</select></label>
-  <label>${say('action')}<select name="action"><option value="">${say('all')}</option>${options(facets.actions, filter.action)}</select></label>
+  <div><label for="audit-actor">${say('operator')}</label><select id="audit-actor" name="actor"><option value="">${say('all')}</option>${options(facets.actors, filter.actor)}</select></div>
+  <div><label for="audit-action">${say('action')}</label><select id="audit-action" name="action"><option value="">${say('all')}</option>${options(facets.actions, filter.action)}</select></div>
   <button type="submit">${say('filter')}</button>
 </form>
 ${rows.length === 0 ? html`<p>${say('noneFound')}</p>` : html`<table class="audit"><thead><tr><th scope="col">${say('when')}</th><th scope="col">${say('operator')}</th><th scope="col">${say('action')}</th><th scope="col">${say('subject')}</th><th scope="col">${say('details')}</th></tr></thead><tbody>${rows.map((row) => html`<tr><td>${time(page.lang, row.at)}</td><td>${row.actor}</td><td><code>${row.action}</code></td><td>${subjectLink(row.subject)}</td><td><pre>${json(row.details)}</pre></td></tr>`)}</tbody></table>`}
