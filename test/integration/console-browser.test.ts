@@ -190,7 +190,10 @@ test('production mode: an operator releases a held charge from the queue, audite
     assert.equal(refused.headers()['x-error-code'], 'operator_forbidden')
     assert.equal((await service.store.quotes.overrides(service.clock.now())).length, 0)
     // The same refusal as the browser shows it (a form submitted by hand).
+    type Element = { method: string; action: string; type: string; name: string; value: string; append(child: Element): void; submit(): void }
     await support.evaluate(({ token: csrfToken }) => {
+      // In the page, not in Node: the DOM is there.
+      const document = (globalThis as unknown as { document: { createElement(tag: string): Element; body: Element } }).document
       const form = document.createElement('form')
       form.method = 'post'
       form.action = '/console/quotes'
