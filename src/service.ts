@@ -8,6 +8,7 @@ import { systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
+import { nextDigestAt } from './app/operator-digest.ts'
 import { sweepPlans } from './domain/reconciliation.ts'
 import { createTokenCache } from './store/token-cache.ts'
 import { buildApp } from './http/app.ts'
@@ -90,7 +91,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
         store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
-        sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl,
+        sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl, operators: config.operators,
         treasury, network: config.treasury.network, confirmations: config.treasury.confirmations, followEveryMs: config.treasury.pollMs,
         log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) },
         ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
@@ -101,6 +102,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     closers.push(unlisten)
     // One deposit sweep per deployment, whichever instance starts first.
     await store.jobs.ensureSingleton('sweep_deposits', {}, new Date(clock.now().getTime() + SWEEP_EVERY_MS), clock.now())
+    // And one daily digest of the console's queues to the operators.
+    await store.jobs.ensureSingleton('operator_digest', {}, nextDigestAt(clock.now()), clock.now())
     app = await buildApp(
       {
         config,

@@ -61,6 +61,11 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
     })
     for (const row of check) gauge.set({ currency: row.currency }, row.shortfall)
   })
+  // The support console's queues (decisions 16), so an alert can fire when work waits.
+  fromDatabase('pix_console_queue', 'Items waiting in each support console queue (holds, refunds, withdrawals, unknown_deposits, provider_refusals, stuck_reconciliations).', ['queue'], async (gauge) => {
+    const counts = await deps.store.console.queueCounts(deps.clock.now())
+    for (const [queue, n] of Object.entries(counts)) gauge.set({ queue }, n)
+  })
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
     for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)
   })

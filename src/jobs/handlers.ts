@@ -2,6 +2,8 @@
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import { sendOperatorDigest } from '../app/operator-digest.ts'
+import type { Operator } from '../domain/operators.ts'
 import { sendRefundPayout } from '../app/send-refund-payout.ts'
 import { sendWithdrawal } from '../app/send-withdrawal.ts'
 import type { Treasury } from '../treasury/treasury.ts'
@@ -32,6 +34,8 @@ export function jobHandlers(deps: {
   mailer: Mailer
   mailSeal: MailSeal
   baseUrl: string
+  /** Who gets the daily digest of the console's queues. */
+  operators: readonly Operator[]
   treasury: Treasury
   network: LiquidNetwork
   confirmations: number
@@ -55,6 +59,9 @@ export function jobHandlers(deps: {
     async sweep_deposits() {
       await sweepProviderDeposits(deps, deps.sweepPlans)
       return { again: new Date(deps.clock.now().getTime() + SWEEP_EVERY_MS) }
+    },
+    async operator_digest() {
+      return { again: (await sendOperatorDigest(deps)).next }
     },
     async send_mail(payload) {
       const next = await sendQueuedMail(deps, payload.mailId)

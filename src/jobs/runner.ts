@@ -31,6 +31,8 @@ const laneOf: Record<JobKind, Lane> = {
   sweep_deposits: 'charges',
   // A mail server that hangs holds only these slots: charges and webhooks flow on.
   send_mail: 'mail',
+  // The daily digest to operators only queues mail: a few reads and inserts.
+  operator_digest: 'charges',
   // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
   send_withdrawal: 'payouts',
   send_refund_payout: 'payouts',

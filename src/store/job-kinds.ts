@@ -17,6 +17,7 @@ export const jobPayloads = {
   send_mail: Type.Object({ mailId: Type.Integer() }),
   send_withdrawal: Type.Object({ withdrawalId: Type.String() }),
   send_refund_payout: Type.Object({ refundPayoutId: Type.String() }),
+  operator_digest: Type.Object({}),
 }
 
 export type JobKind = keyof typeof jobPayloads

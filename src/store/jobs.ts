@@ -63,11 +63,12 @@ export function jobsRepository(db: Kysely<Database>) {
     },
 
     /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
-    async ensureSingleton(kind: 'sweep_deposits', payload: JobPayload<'sweep_deposits'>, runAt: Date, now: Date): Promise<void> {
+    async ensureSingleton(kind: 'sweep_deposits' | 'operator_digest', payload: JobPayload<'sweep_deposits' | 'operator_digest'>, runAt: Date, now: Date): Promise<void> {
       await db
         .insertInto('jobs')
         .values(jobRow(kind, payload, runAt, now))
-        .onConflict((oc) => oc.column('kind').where('kind', '=', 'sweep_deposits').doNothing())
+        // The literal kind, so the unique partial index of that kind is the one inferred.
+        .onConflict((oc) => oc.column('kind').where(sql<boolean>`kind = ${sql.lit(kind)}`).doNothing())
         .execute()
     },
 

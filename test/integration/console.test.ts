@@ -6,6 +6,8 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { loadConfig } from '../../src/config.ts'
+import { nextDigestAt, sendOperatorDigest } from '../../src/app/operator-digest.ts'
+import { createMailSeal } from '../../src/mail/sealed-mail.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { newestCode, walletClient } from '../support/wallet-client.ts'
 
@@ -196,4 +198,26 @@ test('look-up by e-mail, tax number and EUID; a charge by id or qrId; blocks add
   assert.match((await ana.get(link[1]!)).html, /Nenhum bloqueio/)
   const actions = ((await service.ops('GET', '/ops/audit')).body.entries as Array<{ actor: string; action: string }>).filter((entry) => entry.actor === 'ana@example.com').map((entry) => entry.action)
   assert.ok(actions.includes('block.add') && actions.includes('block.lift'))
+})
+
+test('operators learn of work: a daily digest with the queue counts (once a day, only when a queue has work) and per-queue gauges on /metrics', async () => {
+  assert.equal(nextDigestAt(new Date('2026-11-22T10:59:00Z')).toISOString(), '2026-11-22T11:00:00.000Z')
+  assert.equal(nextDigestAt(new Date('2026-11-22T11:00:00Z')).toISOString(), '2026-11-23T11:00:00.000Z')
+  await heldCharge()
+  const deps = { store: service.store, clock: service.clock, mailSeal: createMailSeal(service.opsToken), operators: loadConfig({ OPERATORS: 'ana@example.com:admin,joao@example.com:support' }).operators, baseUrl: 'http://pix.test' }
+  const first = await sendOperatorDigest(deps)
+  assert.equal(first.sent, 2)
+  assert.equal((await sendOperatorDigest(deps)).sent, 0, 'once a day')
+  const holds = (await service.store.console.queueCounts(service.clock.now())).holds
+  const mails = (await service.request({ method: 'GET', url: '/sandbox/outbox?email=joao%40example.com' })).body.mails as Array<{ subject: string; text: string }>
+  const digest = mails.find((mail) => mail.subject.startsWith('Filas do suporte'))!
+  assert.ok(digest, JSON.stringify(mails.map((mail) => mail.subject)))
+  assert.match(digest.text, new RegExp(`Pagamentos retidos: ${holds}`))
+  assert.match(digest.text, /http:\/\/pix\.test\/console/)
+  assert.equal((await sendOperatorDigest({ ...deps, operators: [] })).sent, 0)
+  // One digest job per deployment, due at the next 08:00 in São Paulo.
+  assert.deepEqual((await service.store.jobs.dueByKind(new Date('2030-01-01'))).filter((row) => row.kind === 'operator_digest').map((row) => row.n), [1])
+  const metrics = String((await service.ops('GET', '/metrics')).body)
+  assert.match(metrics, new RegExp(`pix_console_queue\\{queue="holds"\\} ${holds}`))
+  assert.match(metrics, /pix_console_queue\{queue="stuck_reconciliations"\} \d+/)
 })
