@@ -4,7 +4,7 @@
 import type { ReviewDecision } from '../domain/charge.ts'
 import type { Currency } from '../domain/money.ts'
 import { formatAmount, formatBrl } from '../domain/money.ts'
-import type { Operator } from '../domain/operators.ts'
+import { mayTake, type Operator } from '../domain/operators.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { catalogues, consoleText, formatDateTime, statusLabel, type ConsoleKey, type Lang } from '../i18n/catalogue.ts'
@@ -336,6 +336,15 @@ export function accountPage(page: Page, dossier: AccountDossier, done: string | 
   const back = `/console/accounts/${account.id}`
   const balances = (['DEPIX', 'BTC', 'USDt'] as const).map((currency) => html`<tr><th scope="row">${currency}</th><td>${formatAmount(currency, dossier.available[currency])}</td><td>${formatAmount(currency, dossier.held[currency])}</td></tr>`)
   const identityOptions = ([['email', account.email], ['tax_number', account.owner_tax_number], ['euid', account.euid]] as const).filter(([, value]) => value !== null)
+  const admin = page.operator !== null && mayTake(page.operator.role, 'identity.assign')
+  const releaseIdentity = account.kyc === 'unidentified' && admin
+    ? html`<form method="post" action="${href(`/console/accounts/${account.id}/identity`)}" class="card" aria-label="${say('assignIdentity')}">
+  <h3>${say('assignIdentity')}</h3>${csrfField(page.csrf)}
+  <label>EUID<input type="text" name="euid" required maxlength="32" pattern="EU[0-9]{15}"></label>
+  ${noteField(page, 'note-identity')}
+  <button type="submit">${say('assignIdentity')}</button>
+</form>`
+    : null
   return layout({ ...page, title: 'account', heading: account.email }, html`
 <h1>${account.email}</h1>
 ${doneNotice(page, done)}
@@ -344,10 +353,11 @@ ${doneNotice(page, done)}
   <dt>${say('purchase')}</dt><dd>${dossier.purchase ? html`<a href="${href(`/console/charges/${dossier.purchase.id}`)}">${statusLabel(page.lang, dossier.purchase.status)} · ${formatBrl(dossier.purchase.value_cents)}</a>` : '—'}</dd>
   <dt>${say('created')}</dt><dd>${time(page.lang, account.created_at)}</dd>
 </dl>
+${releaseIdentity}
 <section aria-labelledby="balances"><h2 id="balances">${say('balances')}</h2>
 <table><thead><tr><th scope="col">${say('currency')}</th><th scope="col">${say('available')}</th><th scope="col">${say('held')}</th></tr></thead><tbody>${balances}</tbody></table></section>
 <section aria-labelledby="tokens"><h2 id="tokens">${say('tokens')}</h2>
-${dossier.tokens.length === 0 ? html`<p>—</p>` : html`<table><thead><tr><th scope="col">id</th><th scope="col">${say('status')}</th><th scope="col">${say('tokenEnds')}</th><th scope="col">${say('created')}</th><th scope="col">${say('lastUsed')}</th></tr></thead><tbody>${dossier.tokens.map((token) => html`<tr><td><code class="id">${token.id}</code></td><td><code>${token.status}</code></td><td>${token.last4 === null ? '—' : `…${token.last4}`}</td><td>${time(page.lang, token.created_at)}</td><td>${token.last_used_at === null ? '—' : time(page.lang, token.last_used_at)}</td></tr>`)}</tbody></table>`}
+${dossier.tokens.length === 0 ? html`<p>—</p>` : html`<table><thead><tr><th scope="col">id</th><th scope="col">${say('status')}</th><th scope="col">${say('tokenEnds')}</th><th scope="col">${say('created')}</th><th scope="col">${say('lastUsed')}</th></tr></thead><tbody>${dossier.tokens.map((token) => html`<tr><td><code class="id">${token.id}</code></td><td><code>${token.status}</code></td><td>${token.last4 === null ? '—' : `…${token.last4}`}</td><td>${time(page.lang, token.created_at)}</td><td>${token.last_used_at === null ? '—' : time(page.lang, token.last_used_at)}${token.status === 'pending' && admin && html`<form method="post" action="${href(`/console/tokens/${token.id}/activate`)}" class="card" aria-label="${say('activateToken')}">${csrfField(page.csrf)}<input type="hidden" name="back" value="${back}">${noteField(page, `note-token-${token.id}`)}<button type="submit">${say('activateToken')}</button></form>`}</td></tr>`)}</tbody></table>`}
 </section>
 <section aria-labelledby="blocks"><h2 id="blocks">${say('blocks')}</h2>
 ${dossier.blocks.length === 0 ? html`<p>${say('noBlocks')}</p>` : html`<ul class="blocks">${dossier.blocks.map((block) => html`<li><code>${block.kind}</code> · ${block.reason} · ${block.created_by} · ${time(page.lang, block.created_at)}

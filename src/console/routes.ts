@@ -13,7 +13,7 @@ import session from '@fastify/session'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
 import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
-import { addBlockAs, liftBlockAs, recordRefundPaidAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
+import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
 import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
@@ -252,6 +252,19 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   app.get<{ Params: { id: string } }>('/console/accounts/:id', signedInOnly, async (request, reply) => {
     const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
     return send(reply, pages.accountPage(pageOf(request, reply), await accountDossier(deps, id), done(request)))
+  })
+
+  app.post<{ Params: { id: string } }>('/console/accounts/:id/identity', protectSignedIn, async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
+    const account = Number.isSafeInteger(id) ? await deps.store.accounts.findById(id) : undefined
+    if (!account) throw new DomainError('account_not_found', { param: 'id' })
+    await assignIdentityAs(actionDeps, operator(request), { email: account.email, euid: field(request.body, 'euid', 32), note: field(request.body, 'note', 1000) })
+    return reply.redirect(`/console/accounts/${account.id}?done=1`, 303)
+  })
+
+  app.post<{ Params: { id: string } }>('/console/tokens/:id/activate', protectSignedIn, async (request, reply) => {
+    await activateTokenAs(actionDeps, operator(request), { tokenId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
+    return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
   })
 
   app.post('/console/blocks', protectSignedIn, async (request, reply) => {

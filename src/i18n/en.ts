@@ -487,6 +487,8 @@ export const en: Catalogue = {
     forceOverride: 'Accept even outside the band of the last accepted price',
     clearOverride: 'Clear the overrides of the currencies left blank',
     adminOnly: 'Only an admin overrides quotes.',
+    assignIdentity: "Release the identity (give the owner's EUID)",
+    activateToken: 'Activate token',
     operator: 'Operator',
     action: 'Action',
     all: 'All',

@@ -493,6 +493,8 @@ export const ptBR = {
     forceOverride: 'Aceitar mesmo fora da faixa do último preço aceito',
     clearOverride: 'Remover as substituições das moedas deixadas em branco',
     adminOnly: 'Só um admin substitui cotações.',
+    assignIdentity: 'Liberar identidade (dar o EUID do dono)',
+    activateToken: 'Ativar token',
     operator: 'Operador',
     action: 'Ação',
     all: 'Todos',

@@ -8,6 +8,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { loadConfig } from '../../src/config.ts'
 import { nextDigestAt, sendOperatorDigest } from '../../src/app/operator-digest.ts'
 import { createMailSeal } from '../../src/mail/sealed-mail.ts'
+import { openAccount } from '../../src/app/open-account.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { newestCode, walletClient } from '../support/wallet-client.ts'
 
@@ -220,4 +221,21 @@ test('operators learn of work: a daily digest with the queue counts (once a day,
   const metrics = String((await service.ops('GET', '/metrics')).body)
   assert.match(metrics, new RegExp(`pix_console_queue\\{queue="holds"\\} ${holds}`))
   assert.match(metrics, /pix_console_queue\{queue="stuck_reconciliations"\} \d+/)
+})
+
+test('identity release is an admin action: support is refused, the admin gives the EUID with a note', async () => {
+  const taxNumber = generateCpf()
+  const account = await openAccount(service, { email: 'stuck-owner@example.com', taxNumber, name: 'Dona Travada', kyc: 'unidentified', euid: null })
+  const euid = `EU${'4'.repeat(15)}`
+  const joao = await signedIn('joao@example.com', '10.0.0.11')
+  const seen = await joao.get(`/console/accounts/${account.id}`)
+  assert.doesNotMatch(seen.html, /Liberar identidade/, 'support is not offered it')
+  const refused = await joao.post(`/console/accounts/${account.id}/identity`, { euid, note: 'owner sent documents' })
+  assert.equal(refused.headers['x-error-code'], 'operator_forbidden')
+  assert.equal((await service.store.accounts.findById(account.id))!.kyc, 'unidentified')
+  const ana = await signedIn('ana@example.com', '10.0.0.12')
+  assert.match((await ana.get(`/console/accounts/${account.id}`)).html, /Liberar identidade/)
+  const released = await ana.post(`/console/accounts/${account.id}/identity`, { euid, note: 'owner sent documents' })
+  assert.equal(released.status, 303, released.html.slice(0, 300))
+  assert.equal((await service.store.accounts.findById(account.id))!.kyc, 'verified')
 })
