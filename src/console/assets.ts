@@ -28,5 +28,5 @@ tr.short td{color:#b3261e;font-weight:600}
 nav.pages{display:flex;gap:1rem;margin:1rem 0}
 ul.blocks{padding-left:1rem}
 input[type=search],input[type=number]{font:inherit;padding:.55rem .6rem;border:1px solid #aab4be;border-radius:6px;width:100%;background:#fff}
-@media (max-width:30rem){.card.row3{grid-template-columns:1fr}table{display:block;overflow-x:auto}}
+@media (max-width:30rem){.card.row3{grid-template-columns:1fr}table{display:block;overflow-x:auto}table.stack{display:table}table.stack thead{display:none}table.stack tr{display:block;border-bottom:2px solid #d8dee4}table.stack td{display:flow-root;padding-left:7.5rem;border:0}table.stack td::before{content:attr(data-label);font-weight:600;float:left;width:6.5rem;margin-left:-7rem}}
 `

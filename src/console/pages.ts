@@ -6,7 +6,7 @@ import type { Currency } from '../domain/money.ts'
 import { formatAmount, formatBrl } from '../domain/money.ts'
 import { mayTake, type Operator } from '../domain/operators.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
-import { html, href, type Html } from '../html/template.ts'
+import { html, href, raw, type Html } from '../html/template.ts'
 import { catalogues, consoleText, formatDateTime, statusLabel, type ConsoleKey, type Lang } from '../i18n/catalogue.ts'
 import type { AccountDossier, ChargeDossier, QueuePage, RefundDossier, TimelineEntry, WithdrawalDossier } from '../app/console-views.ts'
 import type { LedgerCheck } from '../app/check-ledger.ts'
@@ -136,7 +136,11 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
   const open = (path: string, label: string) => html`<a href="${href(path)}">${label}</a>`
   let table: Html
   const empty = html`<p class="ok" role="status">${say('queueEmpty')}</p>`
-  const head = (...keys: ConsoleKey[]) => html`<thead><tr>${keys.map((key) => html`<th scope="col">${say(key)}</th>`)}</tr></thead>`
+  let columns: ConsoleKey[] = []
+  const head = (...keys: ConsoleKey[]) => {
+    columns = keys
+    return html`<thead><tr>${keys.map((key) => html`<th scope="col">${say(key)}</th>`)}</tr></thead>`
+  }
   switch (queue.queue) {
     case 'holds':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'why', 'payer', 'valueAndPaid', 'clawback', 'open')}<tbody>${queue.rows.map(({ charge }) => html`<tr>
@@ -180,12 +184,30 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
 <td>${open(`/console/charges/${charge.id}`, say('openCharge'))}</td></tr>`)}</tbody></table>`
       break
   }
+  if (queue.rows.length > 0) table = stacked(table, columns.map((key) => say(key)))
   const path = `/console/queues/${queue.queue}`
   return layout({ ...page, title: queueKey[queue.queue] }, html`
 <h1>${say(queueKey[queue.queue])}</h1>
 <p>${say('oldestFirst')} ${say('pageN', { n: String(pageNumber) })}</p>
 ${table}
 <nav class="pages" aria-label="${say('pages')}">${pageNumber > 1 && html`<a href="${href(`${path}?page=${pageNumber - 1}`)}" rel="prev">${say('previous')}</a>`} ${hasNext && html`<a href="${href(`${path}?page=${pageNumber + 1}`)}" rel="next">${say('next')}</a>`}</nav>`)
+}
+
+/**
+ * A queue's table that stacks on a phone: each cell carries its column's name (data-label), which
+ * the stylesheet shows beside it when the header row is hidden. Only our own plain <tr> and <td>
+ * tags are marked; every value inside was escaped already, so none can look like a tag.
+ */
+function stacked(table: Html, labels: string[]): Html {
+  let index = 0
+  const marked = table.toString().replace(/<tr>|<td>/g, (tag) => {
+    if (tag === '<tr>') {
+      index = 0
+      return tag
+    }
+    return html`<td data-label="${labels[index++] ?? ''}">`.toString()
+  })
+  return raw(marked.replace('<table>', '<table class="stack">'))
 }
 
 function json(value: unknown): string {
