@@ -7,7 +7,7 @@ import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
 import type { ConsoleQueue } from '../store/console.ts'
-import type { Account, Charge, ChargeClawback, Refund, Withdrawal } from '../store/schema.ts'
+import type { Account, Charge, ChargeClawback, Refund, RefundPayout, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
 import { listHolds, type HeldPayment } from './list-holds.ts'
@@ -148,13 +148,16 @@ export async function withdrawalDossier(deps: { store: Store }, withdrawalId: st
   return { withdrawal, account: account ?? null, timeline }
 }
 
-export type RefundDossier = { refund: Refund; charge: Charge | null; timeline: TimelineEntry[] }
+/** A refund owed, its charge, every Pix-out tried for it (newest first) and what operators did. */
+export type RefundDossier = { refund: Refund; charge: Charge | null; payouts: RefundPayout[]; timeline: TimelineEntry[] }
 
 export async function refundDossier(deps: { store: Store }, refundId: string): Promise<RefundDossier> {
   const refund = refundId.length <= 64 ? await deps.store.refunds.findById(refundId) : undefined
   if (!refund) throw new DomainError('refund_not_found', { param: 'id' })
-  const [charge, audit] = await Promise.all([deps.store.charges.findById(refund.charge_id), deps.store.console.auditOf([`refund:${refund.id}`, `payment:${refund.charge_id}`])])
-  return { refund, charge: charge ?? null, timeline: auditEntries(audit) }
+  const [charge, audit, payouts] = await Promise.all([
+    deps.store.charges.findById(refund.charge_id), deps.store.console.auditOf([`refund:${refund.id}`, `payment:${refund.charge_id}`]), deps.store.refundPayouts.listForRefunds([refund.id]),
+  ])
+  return { refund, charge: charge ?? null, payouts, timeline: auditEntries(audit) }
 }
 
 export type AccountDossier = {

@@ -14,6 +14,7 @@ import { activateToken } from './activate-token.ts'
 import { assignIdentity } from './assign-identity.ts'
 import type { QuoteBook } from './quote-book.ts'
 import { recordBlock } from './record-block.ts'
+import { payRefundByPix, reviewRefundPayout } from './pay-refund.ts'
 import { recordRefundPaid } from './record-refund-paid.ts'
 import { reviewWithdrawal } from './request-withdrawal.ts'
 import { reviewHold } from './review-hold.ts'
@@ -60,6 +61,14 @@ export function recordRefundPaidAs(deps: OperatorDeps, operator: Operator, reque
   const who = checked(operator, 'refund.record_paid', request.note)
   if (reference === '' || reference.length > 200) throw new DomainError('invalid_request', { param: 'reference', message: 'The payment\'s reference (1 to 200 characters) is required.' })
   return recordRefundPaid(deps, { refundId: request.refundId, reference, ...who })
+}
+
+export function payRefundByPixAs(deps: OperatorDeps, operator: Operator, request: { refundId: string; note: string }) {
+  return payRefundByPix(deps, { refundId: request.refundId, ...checked(operator, 'refund.pay', request.note) })
+}
+
+export function reviewRefundPayoutAs(deps: OperatorDeps, operator: Operator, request: { refundPayoutId: string; decision: 'retry' | 'abandon'; note: string }) {
+  return reviewRefundPayout(deps, { refundPayoutId: request.refundPayoutId, decision: request.decision, ...checked(operator, 'refund.pay', request.note) })
 }
 
 export function reviewWithdrawalAs(deps: OperatorDeps, operator: Operator, request: { withdrawalId: string; decision: 'approve' | 'reject'; note: string }) {

@@ -318,6 +318,10 @@ export function refundPage(page: Page, dossier: RefundDossier, done: string | nu
   const say = t(page)
   const refund = dossier.refund
   const owed = refund.status === 'owed'
+  const live = dossier.payouts.some((payout) => payout.status !== 'failed')
+  const reviewing = dossier.payouts.find((payout) => payout.status === 'in_review')
+  const statuses = catalogues[page.lang].withdrawalStatuses
+  const reasons = catalogues[page.lang].withdrawalReasons
   return layout({ ...page, title: 'refund' }, html`
 <h1>${say('refund')} <code class="id">${refund.id}</code></h1>
 ${doneNotice(page, done)}
@@ -331,16 +335,30 @@ ${doneNotice(page, done)}
 </dl>
 <section aria-labelledby="decide"><h2 id="decide">${say('decide')}</h2>
 ${owed ? html`<div class="decisions">
-<!-- PIX-OUT (issue 23 pt 8): the "pay by Pix-out" form goes here, posting to the console route that calls app/pay-refund.ts#payRefundByPix with the operator and a note. -->
-<section class="card" id="pix-out" aria-labelledby="pix-out-title"><h3 id="pix-out-title">${say('payByPix')}</h3><p>${say('payByPixSoon')}</p></section>
-<form method="post" action="${href(`/console/refunds/${refund.id}/paid`)}" class="card" aria-label="${say('recordOutside')}">
+${live ? html`<p>${say('payoutLive')}</p>` : html`<form method="post" action="${href(`/console/refunds/${refund.id}/payout`)}" class="card" aria-label="${say('payByPix')}">
+  <h3>${say('payByPix')}</h3>
+  <p>${say('payByPixLead')}</p>
+  ${csrfField(page.csrf)}
+  ${noteField(page, 'note-pix')}
+  <button type="submit">${say('payByPix')}</button>
+</form>`}
+${reviewing && (['retry', 'abandon'] as const).map((decision) => html`<form method="post" action="${href(`/console/refund-payouts/${reviewing.id}/review`)}" class="card" aria-label="${say(decision === 'retry' ? 'retryPayout' : 'abandonPayout')}">
+  ${csrfField(page.csrf)}<input type="hidden" name="decision" value="${decision}">
+  ${noteField(page, `note-payout-${decision}`)}
+  <button type="submit" class="${decision === 'abandon' ? 'danger' : ''}">${say(decision === 'retry' ? 'retryPayout' : 'abandonPayout')}</button>
+</form>`)}
+${!live && html`<form method="post" action="${href(`/console/refunds/${refund.id}/paid`)}" class="card" aria-label="${say('recordOutside')}">
   <h3>${say('recordOutside')}</h3>
   ${csrfField(page.csrf)}
   <label>${say('reference')}<input type="text" name="reference" required maxlength="200"></label>
   ${noteField(page, 'note-paid')}
   <button type="submit">${say('recordOutside')}</button>
-</form></div>` : html`<p>${say('noDecision')}</p>`}
+</form>`}</div>` : html`<p>${say('noDecision')}</p>`}
 </section>
+${dossier.payouts.length > 0 && html`<section aria-labelledby="payouts"><h2 id="payouts">${say('payouts')}</h2><table>
+<thead><tr><th>${say('created')}</th><th>${say('status')}</th><th>${say('amount')}</th><th>${say('providerStatus')}</th></tr></thead>
+<tbody>${dossier.payouts.map((payout) => html`<tr><td>${time(page.lang, payout.created_at)} · ${payout.created_by}</td><td>${statuses[payout.status]}${payout.review_reason !== null && html` · ${reasons[payout.review_reason]}`}${payout.failure_code !== null && html` · <code>${payout.failure_code}</code>`}</td><td>${formatBrl(payout.amount_cents)}${payout.provider_deposit_cents !== null && html` (${formatBrl(payout.provider_deposit_cents)} DePix)`}</td><td>${payout.provider_status === null ? '—' : html`<code>${payout.provider_status}</code>`}</td></tr>`)}</tbody>
+</table></section>`}
 <section aria-labelledby="timeline"><h2 id="timeline">${say('timeline')}</h2>${timelineHtml(page, dossier.timeline)}</section>`)
 }
 

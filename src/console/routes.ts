@@ -13,7 +13,7 @@ import session from '@fastify/session'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
 import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
-import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
+import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, payRefundByPixAs, reviewRefundPayoutAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
 import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
@@ -236,8 +236,17 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     return reply.redirect(`/console/refunds/${refund.id}?done=1`, 303)
   })
 
-  // PIX-OUT (issue 23 pt 8): POST /console/refunds/:id/payout goes here, calling payRefundByPix
-  // with the operator's e-mail as actor after requireRole(operator, 'refund.pay') and requireNote.
+  app.post<{ Params: { id: string } }>('/console/refunds/:id/payout', protectSignedIn, async (request, reply) => {
+    const payout = await payRefundByPixAs(actionDeps, operator(request), { refundId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
+    return reply.redirect(`/console/refunds/${payout.refund_id}?done=1`, 303)
+  })
+
+  app.post<{ Params: { id: string } }>('/console/refund-payouts/:id/review', protectSignedIn, async (request, reply) => {
+    const decision = field(request.body, 'decision', 10)
+    if (decision !== 'retry' && decision !== 'abandon') throw new DomainError('invalid_request', { param: 'decision' })
+    const payout = await reviewRefundPayoutAs(actionDeps, operator(request), { refundPayoutId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
+    return reply.redirect(`/console/refunds/${payout.refund_id}?done=1`, 303)
+  })
 
   app.get<{ Querystring: { q?: string } }>('/console/lookup', signedInOnly, async (request, reply) => {
     const query = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 254) : ''

@@ -140,7 +140,7 @@ test('roles: support works the queues but cannot override quotes; no CSRF, no se
   const refunds = await joao.get('/console/queues/refunds')
   assert.ok(refunds.html.includes(refund.id))
   const refundPage = await joao.get(`/console/refunds/${refund.id}`)
-  assert.match(refundPage.html, /PIX-OUT/)
+  assert.match(refundPage.html, /aria-label="Pagar por Pix-out"/)
   assert.match(refundPage.html, /Registrar pagamento feito por fora/)
   const paid = await joao.post(`/console/refunds/${refund.id}/paid`, { reference: 'E123', note: 'paid by bank transfer' })
   assert.equal(paid.status, 303, paid.html.slice(0, 300))
@@ -161,6 +161,43 @@ test('roles: support works the queues but cannot override quotes; no CSRF, no se
   await joao.get('/console')
   await joao.post('/console/sign-out')
   assert.match((await joao.get('/console')).html, /Entrar no console de suporte/)
+})
+
+test('a refund owed paid by Pix-out from its page: one payout, nothing else can pay it meanwhile, the charge refunded on the provider\'s word; one the treasury cannot cover is sent again from the page', async () => {
+  const joao = await signedIn('joao@example.com', '10.0.0.10')
+  const refundOf = async () => {
+    const id = await heldCharge()
+    await joao.get(`/console/charges/${id}`)
+    assert.equal((await joao.post(`/console/charges/${id}/review`, { decision: 'refund', note: 'stranger paid' })).status, 303)
+    return { chargeId: id, refund: (await service.store.refunds.findByCharge(id))! }
+  }
+  const { chargeId, refund } = await refundOf()
+  await joao.get(`/console/refunds/${refund.id}`)
+  const ordered = await joao.post(`/console/refunds/${refund.id}/payout`, { note: 'payer called' })
+  assert.equal(ordered.status, 303, ordered.html.slice(0, 300))
+  const page = await joao.get(`/console/refunds/${refund.id}`)
+  assert.match(page.html, /Há um Pix-out desta devolução em andamento/)
+  assert.doesNotMatch(page.html, /aria-label="Registrar pagamento feito por fora"/, 'no second way to pay it while one is under way')
+  await service.jobs.runDue()
+  const [payout] = await service.store.refundPayouts.listForRefunds([refund.id])
+  assert.deepEqual([payout!.status, payout!.created_by], ['sent', 'joao@example.com'])
+  assert.equal(await service.sandbox!.fake.finishPayout(payout!.provider_withdrawal_id!, 'sent'), 200)
+  assert.equal((await service.store.charges.findById(chargeId))!.status, 'refunded')
+  assert.match((await joao.get(`/console/refunds/${refund.id}`)).html, /Concluído/)
+
+  const short = await refundOf()
+  const before = (await service.request({ method: 'GET', url: '/sandbox/treasury' })).body.DEPIX as number
+  await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: 100 } })
+  await joao.get(`/console/refunds/${short.refund.id}`)
+  await joao.post(`/console/refunds/${short.refund.id}/payout`, { note: 'pay' })
+  await service.jobs.runDue()
+  const waiting = await joao.get(`/console/refunds/${short.refund.id}`)
+  assert.match(waiting.html, /aria-label="Enviar o Pix-out de novo"/)
+  await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: before } })
+  const [held] = await service.store.refundPayouts.listForRefunds([short.refund.id])
+  assert.equal((await joao.post(`/console/refund-payouts/${held!.id}/review`, { decision: 'retry', note: 'topped up' })).status, 303)
+  await service.jobs.runDue()
+  assert.equal((await service.store.refundPayouts.findById(held!.id))!.status, 'sent')
 })
 
 test('/ops with the token is audited as "token" unless it names itself', async () => {
