@@ -22,7 +22,7 @@ import { parseBrlToCents } from '../domain/money.ts'
 import { findOperator, mayTake, type Operator } from '../domain/operators.ts'
 import { consoleText, errorText, langOf, type Lang } from '../i18n/catalogue.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
-import { isDatabaseUnavailable } from '../store/database.ts'
+import { pageError } from '../http/page-errors.ts'
 import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
 import { createSessionStore, type SessionRows } from '../wallet/session-store.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../wallet/sign-in.ts'
@@ -118,23 +118,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   const log = (request: FastifyRequest) => ({ warn: (details: object, message: string) => request.log.warn(details, message) })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const csrfFailure = typeof error.code === 'string' && error.code.startsWith('FST_CSRF')
-    let mapped = error instanceof DomainError ? error : null
-    if (csrfFailure) mapped = new DomainError('csrf_invalid')
-    else if (!mapped && isDatabaseUnavailable(error)) mapped = new DomainError('service_unavailable', { retryAfterSeconds: 2 })
-    else if (!mapped && error.statusCode !== undefined && error.statusCode < 500) mapped = new DomainError('invalid_request', { message: error.message })
-    if (!mapped) {
-      request.log.error({ err: error }, 'unhandled console error')
-      mapped = new DomainError('internal_error')
-    }
-    if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds))
-    reply.header('x-error-code', mapped.code)
-    let csrfToken = ''
-    try {
-      csrfToken = reply.generateCsrf()
-    } catch {
-      // No session to hold a token (the request failed before it was read): the page has no forms.
-    }
+    const { mapped, csrfFailure, csrfToken } = pageError(error, request, reply, 'console')
     const lang = langFor(request)
     // Our own sentences (a note missing, a reference too long) are English details; people read the code's text unless the detail is about a field.
     const message = mapped.code === 'invalid_request' && mapped.param !== undefined ? `${errorText(mapped.code, lang)} (${mapped.param})` : errorText(mapped.code, lang)

@@ -11,7 +11,7 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
-import { isDatabaseUnavailable } from '../store/database.ts'
+import { pageError } from '../http/page-errors.ts'
 import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
@@ -100,23 +100,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const csrfFailure = typeof error.code === 'string' && error.code.startsWith('FST_CSRF')
-    let mapped = error instanceof DomainError ? error : null
-    if (csrfFailure) mapped = new DomainError('csrf_invalid')
-    else if (!mapped && isDatabaseUnavailable(error)) mapped = new DomainError('service_unavailable', { retryAfterSeconds: 2 })
-    else if (!mapped && error.statusCode !== undefined && error.statusCode < 500) mapped = new DomainError('invalid_request', { message: error.message })
-    if (!mapped) {
-      request.log.error({ err: error }, 'unhandled wallet error')
-      mapped = new DomainError('internal_error')
-    }
-    if (mapped.retryAfterSeconds !== undefined) reply.header('retry-after', String(mapped.retryAfterSeconds))
-    reply.header('x-error-code', mapped.code)
-    let csrfToken = ''
-    try {
-      csrfToken = reply.generateCsrf()
-    } catch {
-      // No session to hold a token (the request failed before it was read): the page has no forms.
-    }
+    const { mapped, csrfFailure, csrfToken } = pageError(error, request, reply, 'wallet')
     const lang = langFor(request)
     const message = mapped.localized && mapped.detail !== undefined ? mapped.detail : errorText(mapped.code, lang)
     return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure), mapped.status)
