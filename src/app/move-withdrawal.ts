@@ -10,7 +10,7 @@ import { formatAmount } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { Withdrawal, WithdrawalsTable } from '../store/schema.ts'
+import type { Account, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
 import { queueMail } from './queue-mail.ts'
@@ -35,14 +35,17 @@ export type WithdrawalMove = {
 
 export async function moveWithdrawal(deps: WithdrawalDeps, id: string, move: WithdrawalMove): Promise<WithdrawalMoveResult> {
   return deps.store.transaction(async (store) => {
-    const locked = await store.withdrawals.lockById(id)
+    const locked = await store.withdrawals.lockWithAccount(id)
     if (!locked) return { kind: 'not_found' }
-    return moveLockedWithdrawal({ ...deps, store }, locked, move)
+    return moveLockedWithdrawal({ ...deps, store }, locked.withdrawal, move, locked.account)
   })
 }
 
-/** Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed as it is made). */
-export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove): Promise<WithdrawalMoveResult> {
+/**
+ * Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed
+ * as it is made); `account` is the account's row as read under its lock, when the caller has it.
+ */
+export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, account?: Account): Promise<WithdrawalMoveResult> {
   const { store } = deps
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
@@ -59,7 +62,7 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
     updated_at: now,
     ...timestampOf(decision.status, now),
   })
-  await notify(deps, moved, now)
+  await notify(deps, moved, now, account)
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved }
 }
@@ -101,9 +104,10 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
 }
 
 /** Every change reaches the owner by e-mail and, for a withdrawal made with a webhook_url, the merchant's receiver. */
-async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date): Promise<void> {
+async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, locked: Account | undefined): Promise<void> {
   const { store } = deps
-  const account = await store.accounts.findById(withdrawal.account_id)
+  // Nothing a move writes changes the account's row, which is locked: as read with the lock, it is current.
+  const account = locked ?? (await store.accounts.findById(withdrawal.account_id))
   const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
   if (!account || !destination) return
   const texts = catalogues[withdrawal.lang]

@@ -80,18 +80,24 @@ export async function startFakeElements(options: FakeElementsOptions) {
     renameSync(`${options.stateFile}.tmp`, options.stateFile)
   }
 
+  /** A new P2WPKH address: its output script is OP_0 and the 20-byte key hash (parsing the address back would only cost time). */
   function freshAddress(): { address: string; scriptHex: string } {
-    const address = newLiquidAddress(options.network, randomBytes(20), SANDBOX_BLINDING_KEY)
-    return { address, scriptHex: parseLiquidAddress(address, options.network)!.scriptHex }
+    const keyHash = randomBytes(20)
+    return { address: newLiquidAddress(options.network, keyHash, SANDBOX_BLINDING_KEY), scriptHex: `0014${keyHash.toString('hex')}` }
   }
 
+  /** The wallet's own scripts, as a set (state.mine is the list kept in the state file), and the addresses it made and nobody asked about yet. */
+  const ownScripts = new Set(state.mine)
+  const ownAddresses = new Map<string, string>()
   function ownAddress(): { address: string; scriptHex: string } {
     const fresh = freshAddress()
     state.mine.push(fresh.scriptHex)
+    ownScripts.add(fresh.scriptHex)
+    ownAddresses.set(fresh.address, fresh.scriptHex)
     return fresh
   }
 
-  const isMine = (scriptHex: string) => state.mine.includes(scriptHex)
+  const isMine = (scriptHex: string) => ownScripts.has(scriptHex)
   const spendable = (asset: Currency) => state.coins.filter((coin) => coin.asset === asset && coin.spentBy === null && !coin.locked)
   const txById = (txid: string) => state.txs.find((tx) => tx.txid === txid)
   const assetLabel = (currency: Currency) => (currency === 'BTC' ? 'bitcoin' : options.assets[currency])
@@ -156,6 +162,10 @@ export async function startFakeElements(options: FakeElementsOptions) {
     getbalances: () => balances(),
     getnewaddress: () => ownAddress().address,
     getaddressinfo([address]) {
+      // The service asks once about each change output the wallet made: those are known without
+      // parsing (forgotten once asked, so the map holds only the unasked; parsing gives the same).
+      const own = typeof address === 'string' ? ownAddresses.get(address) : undefined
+      if (own !== undefined && ownAddresses.delete(address as string)) return { address, scriptPubKey: own, ismine: true, confidential_key: SANDBOX_BLINDING_KEY.toString('hex') }
       const parsed = typeof address === 'string' ? parseLiquidAddress(address, options.network) : null
       if (!parsed) throw new RpcFailure(-5, 'Invalid address')
       return { address, scriptPubKey: parsed.scriptHex, ismine: isMine(parsed.scriptHex), confidential_key: parsed.blindingKeyHex ?? '' }

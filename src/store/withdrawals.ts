@@ -1,11 +1,18 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
 import { payoutStepsRepository } from './payout-steps.ts'
-import type { Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
+import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 
 
 /** An owner's withdrawal destinations and withdrawals. */
 export function withdrawalsRepository(db: Kysely<Database>) {
+  async function lockWithAccount(id: string): Promise<{ withdrawal: Withdrawal; account: Account } | undefined> {
+    const withdrawal = await db.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    if (!withdrawal) return undefined
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', withdrawal.account_id).forUpdate().executeTakeFirstOrThrow()
+    return { withdrawal, account }
+  }
+
   return {
     async insertDestination(values: Insertable<WithdrawalDestinationsTable>): Promise<WithdrawalDestination | undefined> {
       // The unique index keeps one live destination per key or script per account.
@@ -75,10 +82,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
      * and a charge of one account never wait on each other in opposite orders.
      */
     async lockById(id: string): Promise<Withdrawal | undefined> {
-      const withdrawal = await db.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
-      if (withdrawal) await db.selectFrom('accounts').select('id').where('id', '=', withdrawal.account_id).forUpdate().execute()
-      return withdrawal
+      return (await lockWithAccount(id))?.withdrawal
     },
+
+    /** lockById, answering the account's row too, as read under its lock: a move's e-mail needs it, and reads it no second time. */
+    lockWithAccount,
 
     async update(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
