@@ -9,7 +9,7 @@
 //   the transaction pays is checked against the payout.
 // What a status change means (postings, e-mails, the refund settled) belongs to the caller: these
 // steps only say "hold", "fail", "sent" and "completed" through the payout's own hooks.
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import type { Currency } from '../domain/money.ts'
 import type { ProviderPayout } from '../domain/provider-report.ts'
@@ -62,6 +62,9 @@ export type Payout<R extends PayoutRow> = {
   sent: () => Promise<void>
   completed: (record: PayoutStep) => Promise<void>
 }
+
+/** How far apart Pix-outs turned away by the provider's limit come back (its window is a minute). */
+const PIX_OUT_RETRY_SPREAD_MS = 60_000
 
 /** L-BTC kept for the network fee of any one transaction (the fee is the service's). */
 export const NETWORK_FEE_RESERVE_SATS = 1_000n
@@ -164,8 +167,11 @@ async function requestPayout<R extends PayoutRow>(deps: PayoutDeps, payout: Payo
     } catch (error) {
       if (error instanceof ProviderBusyError) {
         // "Not now": nothing was done (our own share of the limit, or the provider's 429), so the nonce goes unused.
+        // Spread over the next minute: a backlog turned away together would otherwise all come back
+        // together every few seconds, each run storing and forgetting a nonce, while only 10 a
+        // minute can go (bench/withdrawals.ts: 150 Pix-outs took 7,346 runs, 1,836 spread).
         await payout.forgetNonce(nonce)
-        return { next: later(deps, error.retryAfterSeconds * 1000) }
+        return { next: later(deps, error.retryAfterSeconds * 1000 + randomInt(0, PIX_OUT_RETRY_SPREAD_MS)) }
       }
       if (error instanceof ProviderRejectedError) {
         deps.log?.warn({ payoutId: row.id, reason: error.message }, 'the provider refused the payout')
