@@ -350,10 +350,17 @@ export type WithdrawalsTable = {
   confirmed_at: Later<Date>
   sent_at: Later<Date>
   completed_at: Later<Date>
+  network_fee_sats: Later<number>
+} & PayoutStepColumns
+
+/**
+ * What a payout writes step by step toward the treasury and the provider (store/payout-steps.ts),
+ * the same columns on withdrawals and refund_payouts.
+ */
+export type PayoutStepColumns = {
   psbt: Later<string>
   tx_hex: Later<string>
   txid: Later<string>
-  network_fee_sats: Later<number>
   confirmations: Later<number>
   provider_nonce: Later<string>
   provider_withdrawal_id: Later<string>
@@ -379,19 +386,8 @@ export type RefundPayoutsTable = {
   updated_at: Date
   sent_at: Later<Date>
   completed_at: Later<Date>
-  psbt: Later<string>
-  tx_hex: Later<string>
-  txid: Later<string>
-  confirmations: Later<number>
-  provider_nonce: Later<string>
-  provider_withdrawal_id: Later<string>
-  provider_deposit_address: Later<string>
-  provider_deposit_cents: Later<number>
-  provider_expires_at: Later<Date>
-  provider_status: Later<string>
-  provider_receipt_url: Later<string>
   payout_cents: Later<number>
-}
+} & PayoutStepColumns
 
 /** A support console session (decisions 16): stored hashed like the Wallet's, with the operator's e-mail once signed in. */
 export type ConsoleSessionsTable = {
