@@ -198,7 +198,7 @@ export const environment = {
     documentedDefault: '`0:0:499.00,5:7:1000.00,15:30:2500.00,30:60:5000.00`',
     description: 'Per-charge limit of an identified payer: `confirmed_payments:days_since_first:limit_brl` steps',
   }),
-  BODY_LIMIT_BYTES: integer({ default: 16_384, minimum: 1_024, maximum: 1_048_576, description: 'Largest accepted request body (413 `body_too_large` above)' }),
+  BODY_LIMIT_BYTES: integer({ default: 65_536, minimum: 1_024, maximum: 1_048_576, description: 'Largest accepted request body (413 `body_too_large` above)' }),
   TOKEN_CACHE_MS: integer({
     default: 1_000,
     minimum: 0,

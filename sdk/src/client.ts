@@ -86,6 +86,11 @@ export class PixChargeClient {
     return this.#request('GET', `/api/get-payment/${encodeURIComponent(id)}`)
   }
 
+  /** Cancels a charge still waiting_payment (a canceled one answers the same). A payer may still pay its QR until expiresAt: that payment is credited as any late one. */
+  cancelPayment(id: string): Promise<ChargeRecord> {
+    return this.#request('POST', `/api/payments/${encodeURIComponent(id)}/cancel`)
+  }
+
   listPayments(query: ListPaymentsQuery = {}): Promise<PaymentList> {
     return this.#request('GET', `/api/payments${querySuffix(query)}`)
   }

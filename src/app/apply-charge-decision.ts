@@ -82,6 +82,8 @@ async function queueWebhook(store: Store, charge: Charge, event: WebhookEventNam
     payer_euid: charge.payer_euid,
     event,
     status: charge.status,
+    hold_reason: charge.status === 'security_hold' ? charge.hold_reason : null,
+    metadata: charge.metadata ?? {},
   })
   await store.webhookEvents.insert({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now })
   await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: new URL(charge.webhook_url).host }, now, now)

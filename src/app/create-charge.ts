@@ -148,6 +148,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_url: request.webhookUrl,
       webhook_secret: request.webhookSecret,
       webhook_events: request.webhookEvents,
+      metadata: request.metadata === null ? null : JSON.stringify(request.metadata),
       provider_deposit_id: deposit.id,
       // The provider may already know who the tax number is (spec 2.2): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,

@@ -16,6 +16,8 @@ export function toChargeRecord(charge: ChargeStatusRow): ChargeRecord {
     amount: charge.value_cents,
     paidAmount: charge.paid_cents,
     updatedAt: charge.updated_at.toISOString(),
+    holdReason: charge.status === 'security_hold' ? charge.hold_reason : null,
+    metadata: charge.metadata ?? {},
   }
 }
 

@@ -3,7 +3,7 @@
 // document and /docs are generated from them, and the use cases' types are derived from them
 // (Static), so a field is declared once. Imports only the domain.
 import { Type, type Static } from 'typebox'
-import { chargeStatuses, webhookEventNames } from '../domain/charge.ts'
+import { chargeStatuses, holdReasons, webhookEventNames } from '../domain/charge.ts'
 import { currencies } from '../domain/money.ts'
 import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
 
@@ -11,6 +11,15 @@ import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
 const examplesOf = (schema: object) => (schema as { examples: unknown[] }).examples
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Why a charge waits in security_hold for support (decisions 4). */
+const HoldReasonField = Nullable(Type.Enum(holdReasons, {
+  description: 'Why the charge is in security_hold; null in any other status. `prior_med`: the receiving e-mail or the payer has a prior refund dispute; ' +
+    '`identity_bound_elsewhere`: the payer already paid another account, and a payer\'s identity binds to the first account it pays; `amount_mismatch`: ' +
+    'what arrived is more than 5 % off the charge value; `payer_mismatch`: the payer is not the one informed and the charge had no euid; `quote_unavailable`: no sane BTC/USDt price to convert at.',
+}))
+
+const MetadataField = Type.Record(Type.String(), Type.String(), { description: 'The labels sent as metadata at creation; {} when none.' })
 
 export const ChargeCreated = Type.Object(
   {
@@ -42,10 +51,12 @@ export const ChargeRecord = Type.Object(
     amount: Type.Integer({ description: 'The charge value in centavos (1050 is R$ 10,50).' }),
     paidAmount: Nullable(Type.Integer({ description: 'What the payer paid, in centavos, as the provider reported it; null before payment. Within 5 % of amount the credit is computed from it; further off, the payment waits for review.' })),
     updatedAt: Type.String({ format: 'date-time' }),
+    holdReason: HoldReasonField,
+    metadata: MetadataField,
   },
   {
     title: 'ChargeRecord',
-    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, paidAmount: 2500, updatedAt: '2026-11-23T12:03:12.000Z' }],
+    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, paidAmount: 2500, updatedAt: '2026-11-23T12:03:12.000Z', holdReason: null, metadata: { order_id: '1042' } }],
   },
 )
 
@@ -93,7 +104,7 @@ export const PaymentList = Type.Object(
     examples: [{
       payments: [{
         qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'waiting_payment', payerName: null, payerTaxNumber: null, payerEuid: 'EU123456789012345', amount: 2500, paidAmount: null,
-        updatedAt: '2026-11-23T12:00:00.000Z', createdAt: '2026-11-23T12:00:00.000Z', expiresAt: '2026-11-23T12:10:00.000Z', swap_to: 'DEPIX',
+        updatedAt: '2026-11-23T12:00:00.000Z', holdReason: null, metadata: { order_id: '1042' }, createdAt: '2026-11-23T12:00:00.000Z', expiresAt: '2026-11-23T12:10:00.000Z', swap_to: 'DEPIX',
       }],
       next_cursor: null,
     }],
@@ -145,10 +156,12 @@ export const WebhookBody = Type.Object(
     payer_euid: Nullable(Type.String()),
     event: Type.Enum(webhookEventNames),
     status: Type.Enum(chargeStatuses, { description: 'The charge status when the event happened.' }),
+    hold_reason: HoldReasonField,
+    metadata: MetadataField,
   },
   {
     title: 'WebhookBody',
-    examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', email: 'store@example.com', value_in_cents: 2500, paid_in_cents: 2500, payer_euid: 'EU123456789012345', event: 'payment.confirmed', status: 'depix_sent' }],
+    examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', email: 'store@example.com', value_in_cents: 2500, paid_in_cents: 2500, payer_euid: 'EU123456789012345', event: 'payment.confirmed', status: 'depix_sent', hold_reason: null, metadata: { order_id: '1042' } }],
   },
 )
 

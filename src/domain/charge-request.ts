@@ -17,7 +17,15 @@ export type ChargeRequestInput = {
   webhook_url?: string
   webhook_secret?: string
   webhook_events?: string[]
+  metadata?: Record<string, string>
 }
+
+/** A merchant's labels on a charge (its order number, say), shown back wherever the charge is. */
+export type ChargeMetadata = Record<string, string>
+/** Stripe's bounds on metadata, which integrators already know: keys up to 40 characters, values up to 500. */
+export const METADATA_MAX_KEYS = 20
+export const METADATA_MAX_KEY_LENGTH = 40
+export const METADATA_MAX_VALUE_LENGTH = 500
 
 export type ChargeRequest = {
   valueCents: number
@@ -30,14 +38,24 @@ export type ChargeRequest = {
   webhookSecret: string | null
   /** The opt-in events; the spec's two are always sent and not kept here. */
   webhookEvents: WebhookEventName[]
+  /** Null when the merchant sent none (or an empty object). */
+  metadata: ChargeMetadata | null
 }
 
 const printable = /^[^\u0000-\u001f\u007f]+$/u
 
+export const PAYER_NAME_MAX_LENGTH = 100
+/**
+ * What freeText accepts, as a JSON Schema pattern for the OpenAPI document: something printable,
+ * control characters nowhere but in the surrounding white space that is trimmed.
+ */
+export const freeTextPattern = '^\\s*[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f])?\\s*$'
+
+/** Lengths in characters (code points), as JSON Schema's maxLength counts them, not UTF-16 units. */
 function freeText(value: string | undefined, max: number, code: 'payer_name_invalid' | 'webhook_secret_invalid', param: string): string | null {
   if (value === undefined) return null
   const trimmed = value.trim()
-  if (trimmed.length < 1 || trimmed.length > max || !printable.test(trimmed)) throw new DomainError(code, { param })
+  if (trimmed.length < 1 || [...trimmed].length > max || !printable.test(trimmed)) throw new DomainError(code, { param })
   return trimmed
 }
 
@@ -93,12 +111,21 @@ export function parseChargeRequest(input: ChargeRequestInput, options: { publicW
   if (euid === null && taxNumber === null) throw new DomainError('payer_identity_required', { param: 'euid' })
   if (euid === null && valueCents > LIMIT_WITHOUT_EUID_CENTS) throw new DomainError('euid_required', { param: 'euid' })
 
-  const payerName = freeText(input.payer_name, 100, 'payer_name_invalid', 'payer_name')
+  const payerName = freeText(input.payer_name, PAYER_NAME_MAX_LENGTH, 'payer_name_invalid', 'payer_name')
   const { webhookUrl, webhookSecret } = parseWebhookTarget(input, options.publicWebhooksOnly)
 
   const webhookEvents = parseWebhookEvents(input.webhook_events, webhookUrl !== null)
 
-  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret, webhookEvents }
+  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret, webhookEvents, metadata: parseMetadata(input.metadata) }
+}
+
+function parseMetadata(metadata: Record<string, unknown> | undefined): ChargeMetadata | null {
+  if (metadata === undefined) return null
+  const entries = Object.entries(metadata)
+  const fits = entries.length <= METADATA_MAX_KEYS && entries.every(([key, value]) =>
+    key.length >= 1 && [...key].length <= METADATA_MAX_KEY_LENGTH && typeof value === 'string' && [...value].length <= METADATA_MAX_VALUE_LENGTH)
+  if (!fits) throw new DomainError('metadata_invalid', { param: 'metadata' })
+  return entries.length === 0 ? null : (metadata as ChargeMetadata)
 }
 
 /**

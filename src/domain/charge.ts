@@ -36,7 +36,8 @@ export function expiresAtFor(createdAt: Date): Date {
   return new Date(createdAt.getTime() + QR_VALIDITY_SECONDS * 1000)
 }
 
-export type HoldReason = 'prior_med' | 'identity_bound_elsewhere' | 'amount_mismatch' | 'payer_mismatch' | 'quote_unavailable'
+export const holdReasons = ['prior_med', 'identity_bound_elsewhere', 'amount_mismatch', 'payer_mismatch', 'quote_unavailable'] as const
+export type HoldReason = (typeof holdReasons)[number]
 
 /** What the provider reported about a payment that delivered its DePix (depix_sent). */
 export type PaymentReport = {
@@ -110,6 +111,8 @@ export type ChargeEvent =
   | { kind: 'med'; principalCents: number | null }
   /** Support paid the payer what a refund obligation owed. */
   | { kind: 'refund_paid' }
+  /** The merchant withdraws a charge nobody paid yet (POST /api/payments/{id}/cancel). */
+  | { kind: 'merchant_cancel' }
 
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
@@ -143,7 +146,7 @@ export type ChargeEffect =
   | { kind: 'bind_payer' }
   | { kind: 'queue_webhook'; event: WebhookEventName }
 
-export type RefusalCode = 'payment_not_held' | 'quote_unavailable' | 'paid_amount_required' | 'payment_taken_back' | 'payment_not_taken_back' | 'refund_not_owed'
+export type RefusalCode = 'payment_not_cancelable' | 'payment_not_held' | 'quote_unavailable' | 'paid_amount_required' | 'payment_taken_back' | 'payment_not_taken_back' | 'refund_not_owed'
 
 export type ChargeDecision =
   /** Nothing changes (a duplicate, a stale report, a time not yet come). */
@@ -425,6 +428,13 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
       // which is then held for support (decisions 13 and 14).
       return recordClawback(charge, 'med', event.principalCents)
+    case 'merchant_cancel':
+      // Canceling twice is a retry, not an error. Anything past waiting_payment has a payment on its
+      // way or done; the provider has no cancel, so a late payment still arrives and is processed
+      // (decisions 4: money that arrived is never dropped).
+      if (charge.status === 'canceled') return { kind: 'ignore' }
+      if (charge.status !== 'waiting_payment') return { kind: 'refuse', code: 'payment_not_cancelable' }
+      return { kind: 'move', to: 'canceled', holdReason: null, effects: [] }
     case 'refund_paid': {
       const owed = charge.refund?.owedCents ?? 0
       if (charge.status !== 'will_refund' || owed === 0) return { kind: 'refuse', code: 'refund_not_owed' }

@@ -38,6 +38,7 @@ export const errorCatalogue = {
   webhook_url_invalid: { status: 400 },
   webhook_secret_invalid: { status: 400 },
   webhook_events_invalid: { status: 400 },
+  metadata_invalid: { status: 400 },
   idempotency_key_invalid: { status: 400 },
   end_user_blocked: { status: 403 },
   // withdrawals (decisions 15)
@@ -69,6 +70,7 @@ export const errorCatalogue = {
   provider_webhook_unauthorized: { status: 401 },
   token_not_pending: { status: 409 },
   payment_not_held: { status: 409 },
+  payment_not_cancelable: { status: 409 },
   quote_unavailable: { status: 409 },
   quote_out_of_band: { status: 409 },
   paid_amount_required: { status: 409 },

@@ -30,8 +30,17 @@ export function maskTaxNumber(value: string): string {
   return '*'.repeat(value.length)
 }
 
-const euidPattern = /^EU\d{15}$/
+/** An EUID: "EU" and 15 digits. A string, for the OpenAPI document's pattern too. */
+export const euidPattern = '^EU[0-9]{15}$'
+const euid = new RegExp(euidPattern)
 
 export function isEuid(value: string): boolean {
-  return euidPattern.test(value)
+  return euid.test(value)
 }
+
+/**
+ * What parseTaxNumber accepts before the check digits, as a JSON Schema pattern for the OpenAPI
+ * document: 11 digits (CPF), or 12 letters or digits and 2 digits (CNPJ), each followed by any of
+ * the punctuation stripTaxNumber drops.
+ */
+export const taxNumberPattern = '^[-./\\s]*(?:(?:[0-9][-./\\s]*){11}|(?:[0-9A-Za-z][-./\\s]*){12}(?:[0-9][-./\\s]*){2})$'

@@ -1,6 +1,7 @@
 // The Fastify application: strict JSON, request ids, error mapping, and the routes by audience.
 import { randomFillSync } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import AjvCompiler from '@fastify/ajv-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DomainError } from '../domain/errors.ts'
 import { createAuthFailureLimiter } from './auth-failures.ts'
@@ -16,6 +17,21 @@ import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
 import { walletRoutes } from '../wallet/routes.ts'
 import { consoleRoutes } from '../console/routes.ts'
+
+const ajvCompilers = AjvCompiler()
+type ValidatorFactory = ReturnType<typeof AjvCompiler>
+
+/**
+ * A query string is text: `?limit=2` is coerced to the integer its schema declares (what Fastify
+ * does by default), so the OpenAPI document can say integer and a typed client can pass 2. Bodies
+ * are JSON and are never coerced: `"amount": "100"` is no integer.
+ */
+const coercingQueries: ValidatorFactory = (externalSchemas, options) => {
+  const exact = ajvCompilers(externalSchemas, options)
+  const coercing = ajvCompilers(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: true } } as typeof options)
+  // Fastify calls the compiler with the route's schema and part, not the bare schema its types say.
+  return ((route: { httpPart?: string }) => (route.httpPart === 'querystring' ? coercing : exact)(route as never)) as ReturnType<ValidatorFactory>
+}
 
 /** Deeper than any body we accept; a bound keeps hostile nesting from exhausting the stack. */
 const MAX_NESTING = 32
@@ -123,6 +139,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     genReqId: newRequestId,
     clientErrorHandler: clientErrorHandler(errorContext, newRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: coercingQueries } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.
     trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,

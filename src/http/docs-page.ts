@@ -37,6 +37,11 @@ const endpoints: Endpoint[] = [
     curl: (base) => `curl -s ${base}/api/get-payment/$ID -H "X-API-Token: $TOKEN"`,
   },
   {
+    id: 'cancel-payment', method: 'POST', path: '/api/payments/{id}/cancel',
+    response: { ...(exampleOf(ChargeRecord) as object), status: 'canceled', payerName: null, payerTaxNumber: null, paidAmount: null },
+    curl: (base) => `curl -s -X POST ${base}/api/payments/$ID/cancel -H "X-API-Token: $TOKEN"`,
+  },
+  {
     id: 'payments', method: 'GET', path: '/api/payments?status=&created_from=&created_to=&limit=&cursor=',
     response: exampleOf(PaymentList),
     curl: (base) => `curl -s '${base}/api/payments?status=depix_sent&limit=50' -H "X-API-Token: $TOKEN"`,

@@ -22,7 +22,8 @@ type ValidationIssue = { instancePath: string; keyword: string; params: Record<s
 function validationError(error: FastifyError, fieldCodes: Record<string, ErrorCode>): DomainError {
   const issue = (error.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as ValidationIssue
   const where = error.validationContext ?? 'body'
-  if (issue.keyword === 'additionalProperties') {
+  // An unknown field of the body itself; one inside a field (a metadata key) is that field's error.
+  if (issue.keyword === 'additionalProperties' && issue.instancePath === '') {
     const field = String(issue.params.additionalProperty)
     return new DomainError('invalid_request', { param: field, message: `Unknown field "${field}".` })
   }

@@ -4,6 +4,8 @@
 import { Type, type Static } from 'typebox'
 import { chargeStatuses, webhookEventNames } from '../domain/charge.ts'
 import { currencies } from '../domain/money.ts'
+import { freeTextPattern, METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_VALUE_LENGTH, PAYER_NAME_MAX_LENGTH } from '../domain/charge-request.ts'
+import { euidPattern, taxNumberPattern } from '../domain/tax-number.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
 import { BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
@@ -37,9 +39,10 @@ export const createPaymentErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
   'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
   'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'payer_name_required', 'webhook_url_invalid', 'webhook_secret_invalid',
-  'webhook_events_invalid',   'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
+  'webhook_events_invalid', 'metadata_invalid', 'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
 ])
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
+export const cancelErrors = errorResponses([...authCodes, 'payment_not_found', 'payment_not_cancelable', 'invalid_request'])
 export const qrErrors = errorResponses(['payment_not_found', 'invalid_request'])
 export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
 
@@ -51,15 +54,34 @@ export const CreatePaymentBody = Type.Object(
     }),
     email: Type.String({ format: 'email', maxLength: 254, description: 'The account that receives the money: its owner signs in to the Wallet with this e-mail.', examples: ['store@example.com'] }),
     swap_to: Type.Optional(Type.Enum(currencies, { description: 'What the account is credited in; DEPIX when omitted.' })),
-    euid: Type.Optional(Type.String({ maxLength: 32, description: "The payer's EUID at the provider (\"EU\" + 15 digits); required above R$ 10,00." })),
-    tax_number: Type.Optional(Type.String({ maxLength: 32, description: "The payer's CPF or CNPJ, formatted or not; charges up to R$ 10,00 may use it instead of euid." })),
-    payer_name: Type.Optional(Type.String({ maxLength: 200, description: "The payer's full name, sent to the provider with tax_number." })),
+    euid: Type.Optional(Type.String({ pattern: euidPattern, description: "The payer's EUID at the provider (\"EU\" + 15 digits); required above R$ 10,00.", examples: ['EU123456789012345'] })),
+    tax_number: Type.Optional(Type.String({
+      maxLength: 32,
+      pattern: taxNumberPattern,
+      description: "The payer's CPF (11 digits) or CNPJ (14 characters, the last two digits), with or without dots, dashes, slashes and spaces; " +
+        'its check digits must hold. Charges up to R$ 10,00 may use it instead of euid.',
+      examples: ['111.444.777-35'],
+    })),
+    payer_name: Type.Optional(Type.String({
+      minLength: 1,
+      maxLength: PAYER_NAME_MAX_LENGTH,
+      pattern: freeTextPattern,
+      description: "The payer's full name, sent to the provider with tax_number; no control characters, surrounding spaces trimmed.",
+    })),
     webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Where the service POSTs this charge\'s events; https in production.' })),
-    webhook_secret: Type.Optional(Type.String({ maxLength: 255, description: 'Signs the webhooks: a plain secret or a Standard Webhooks whsec_ secret.' })),
+    webhook_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: freeTextPattern, description: 'Signs the webhooks: a plain secret or a Standard Webhooks whsec_ secret.' })),
     webhook_events: Type.Optional(
       Type.Array(Type.String({ maxLength: 64, enum: [...webhookEventNames] }), {
         maxItems: 16,
         description: 'Extra events to receive besides payment.confirmed and balance.released, which are always sent. Needs webhook_url.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ pattern: `^[\\s\\S]{1,${METADATA_MAX_KEY_LENGTH}}$` }), Type.String({ maxLength: METADATA_MAX_VALUE_LENGTH }), {
+        maxProperties: METADATA_MAX_KEYS,
+        additionalProperties: false,
+        description: `Your own labels (an order number, say): up to ${METADATA_MAX_KEYS} keys of 1 to ${METADATA_MAX_KEY_LENGTH} characters, string values up to ${METADATA_MAX_VALUE_LENGTH}. Shown back in get-payment, the list and every webhook of the charge; never sent to the provider or the payer.`,
+        examples: [{ order_id: '1042' }],
       }),
     ),
   },
@@ -82,14 +104,18 @@ export const createPaymentFieldCodes: Record<string, ErrorCode> = {
   webhook_url: 'webhook_url_invalid',
   webhook_secret: 'webhook_secret_invalid',
   webhook_events: 'webhook_events_invalid',
+  metadata: 'metadata_invalid',
 }
+
+/** A page's size: an integer in the document; `?limit=2` is coerced from the query string's text. */
+const PageLimit = Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100; 20 when omitted' })
 
 export const PaymentListQuery = Type.Object(
   {
     status: Type.Optional(Type.Enum(chargeStatuses)),
     created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
     created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
-    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; 20 when omitted' })),
+    limit: Type.Optional(PageLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
   },
   { additionalProperties: false },
@@ -124,7 +150,7 @@ export const WithdrawalListQuery = Type.Object(
     status: Type.Optional(Type.Enum(withdrawalStatuses)),
     created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
     created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
-    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: '1 to 100; 20 when omitted' })),
+    limit: Type.Optional(PageLimit),
     cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
   },
   { additionalProperties: false },

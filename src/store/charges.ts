@@ -5,7 +5,7 @@ import { compiledOnce } from './database.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
-export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at'>
+export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata'>
 
 export function chargesRepository(db: Kysely<Database>) {
   const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<Charge | undefined> => {
@@ -20,7 +20,7 @@ export function chargesRepository(db: Kysely<Database>) {
   const statusRows = compiledOnce(db, () =>
     db
       .selectFrom('charges')
-      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'merchant_account_id'])
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'merchant_account_id'])
       .where('id', '=', ''),
   )
 

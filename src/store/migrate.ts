@@ -19,6 +19,7 @@ import * as mailOutbox from './migrations/014_mail_outbox.ts'
 import * as withdrawals from './migrations/015_withdrawals.ts'
 import * as refundPayouts from './migrations/016_refund_payouts.ts'
 import * as consoleTables from './migrations/017_console.ts'
+import * as chargeMetadata from './migrations/018_charge_metadata.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '015_withdrawals': withdrawals,
   '016_refund_payouts': refundPayouts,
   '017_console': consoleTables,
+  '018_charge_metadata': chargeMetadata,
 }
 
 /** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */

@@ -1,6 +1,7 @@
 // Kysely table types; they mirror migrations/. int8 columns arrive as number (see database.ts).
 import type { ColumnType, Generated, Selectable } from 'kysely'
 import type { ChargeStatus, HoldReason, WebhookEventName, WebhookEventState } from '../domain/charge.ts'
+import type { ChargeMetadata } from '../domain/charge-request.ts'
 import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
@@ -104,6 +105,8 @@ export type ChargesTable = {
   quote_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** Opt-in webhook events beyond the spec's two (decisions 12). */
   webhook_events: ColumnType<WebhookEventName[], WebhookEventName[] | undefined, WebhookEventName[]>
+  /** The merchant's labels (written as JSON text); null when it sent none. */
+  metadata: ColumnType<ChargeMetadata | null, string | null | undefined, never>
 }
 
 export type AuditLogTable = {

@@ -232,6 +232,16 @@ test('refunds owed: paid by us or taken back by the provider, refunded only when
   assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
 })
 
+test('merchant cancel: only waiting_payment moves (to canceled); canceled again is ignored; a payment that arrives afterwards is still credited', () => {
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'merchant_cancel' }), { kind: 'move', to: 'canceled', holdReason: null, effects: [] })
+  assert.deepEqual(decideCharge(taxCharge('canceled'), { kind: 'merchant_cancel' }), { kind: 'ignore' })
+  for (const status of ['pending', 'under_review', 'security_hold', 'depix_sent', 'after7d', 'expired', 'will_refund', 'refunded', 'error'] as const) {
+    assert.deepEqual(decideCharge(taxCharge(status), { kind: 'merchant_cancel' }), { kind: 'refuse', code: 'payment_not_cancelable' }, status)
+  }
+  const late = decideCharge(taxCharge('canceled'), { kind: 'money_arrived', report: { valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }, facts: { blocked: false, boundElsewhere: false, quote: null } })
+  assert.equal(toOf(late), 'depix_sent')
+})
+
 test('a will_refund after credit is recorded once (support is alerted), and nothing is debited until the money goes', () => {
   const credited = taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 })
   const announced = decideCharge(credited, { kind: 'provider_status', status: 'will_refund' })
@@ -333,6 +343,7 @@ const eventArbitrary = fc.oneof(
   fc.record({ kind: fc.constant('review' as const), decision: fc.constant('close' as const) }),
   fc.record({ kind: fc.constant('med' as const), principalCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
   fc.record({ kind: fc.constant('refund_paid' as const) }),
+  fc.record({ kind: fc.constant('merchant_cancel' as const) }),
 ) as fc.Arbitrary<ChargeEvent>
 
 test('property: adverse sequences of every event (claw-backs while held, partial MEDs, missing amounts) keep every invariant', () => {

@@ -174,7 +174,7 @@ test('request shape: unknown fields, wrong types, bad JSON, wrong media type, hu
   // An empty body is no body: create-payment needs one (a body-less POST elsewhere accepts it).
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '' }), 400, 'invalid_request')
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: 'value=10', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type')
-  assertError(await create({ ...base, payer_name: 'x'.repeat(20_000) }), 413, 'body_too_large')
+  assertError(await create({ ...base, payer_name: 'x'.repeat(70_000) }), 413, 'body_too_large')
   assertError(await service.request({ method: 'POST', url: '/api/create-payment', token, payload: '{"value":"10.00","email":"shape@example.com","tax_number":"11144477735","payer_name":"\\ud800"}' }), 400, 'invalid_request', 'payer_name')
   assertError(await create({ ...base, payer_name: 'Ana\u0000' }), 400, 'invalid_request', 'payer_name')
   assertError(await create({ ...base, email: 'josé@exámple.com' }), 400, 'email_invalid', 'email')

@@ -128,6 +128,75 @@ test('an identity bound to another account → security_hold', async () => {
   assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'identity_bound_elsewhere')
 })
 
+test('the merchant sees why a charge is held: holdReason in get-payment and the list, hold_reason in payment.held; null once it moves on', async () => {
+  const payer = generateCpf()
+  assert.equal((await service.pay(await create({ value: '10.00', email: 'seller-a@example.com', tax_number: payer }), payer)).body.status, 'depix_sent')
+  const id = await create({ value: '10.00', email: 'seller-b@example.com', tax_number: payer, webhook_url: 'http://127.0.0.1:1/h', webhook_events: ['payment.held'] })
+  assert.equal((await record(id)).holdReason, null)
+  const held = await service.pay(id, payer)
+  assert.equal(held.body.status, 'security_hold')
+  assert.equal(held.body.holdReason, 'identity_bound_elsewhere')
+  const listed = await service.request({ method: 'GET', url: '/api/payments?status=security_hold', token })
+  assert.equal(listed.body.payments.find((payment: any) => payment.qrId === id).holdReason, 'identity_bound_elsewhere')
+  const event = await service.database.db.selectFrom('webhook_events').select('body').where('charge_id', '=', id).where('event', '=', 'payment.held').executeTakeFirstOrThrow()
+  assert.equal(JSON.parse(event.body).hold_reason, 'identity_bound_elsewhere')
+  assert.equal((await service.ops('POST', `/ops/payments/${id}/review`, { decision: 'refund', note: 'paid the wrong seller' })).body.status, 'will_refund')
+  assert.equal((await record(id)).holdReason, null)
+})
+
+test('cancel: a waiting charge becomes canceled (twice is the same answer); a paid one is 409; another merchant\'s is 404; a late payment is still credited', async () => {
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'cancel@example.com', tax_number: payer })
+  const cancel = (paymentId: string, as = token) => service.request({ method: 'POST', url: `/api/payments/${paymentId}/cancel`, token: as })
+  const canceled = await cancel(id)
+  assert.equal(canceled.status, 200, JSON.stringify(canceled.body))
+  assert.equal(canceled.body.status, 'canceled')
+  assert.deepEqual((await cancel(id)).body, canceled.body)
+  assert.deepEqual(await record(id), canceled.body)
+
+  const other = (await service.merchant('other-shop@example.com', generateCpf())).token
+  const foreign = await cancel(id, other)
+  assert.equal(foreign.status, 404)
+  assert.equal(foreign.body.code, 'payment_not_found')
+  assert.equal((await cancel('not-a-payment-id')).body.code, 'payment_not_found')
+
+  // The provider cannot void the QR: the payer's bank paid it anyway, and that money is credited.
+  const late = await service.pay(id, payer)
+  assert.equal(late.body.status, 'depix_sent')
+  const refused = await cancel(id)
+  assert.equal(refused.status, 409)
+  assert.equal(refused.body.code, 'payment_not_cancelable')
+  assert.equal((await record(id)).status, 'depix_sent')
+})
+
+test('metadata: up to 20 keys of 1–40 characters with values up to 500 come back in get-payment, the list and the webhook; beyond is metadata_invalid', async () => {
+  const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`${'k'.repeat(38)}${String(index).padStart(2, '0')}`, 'ç'.repeat(500)]))
+  // A maximum metadata of two-byte characters (about 20 kB) fits the default body limit.
+  const payer = generateCpf()
+  const id = await create({ value: '10.00', email: 'labels@example.com', tax_number: payer, metadata, webhook_url: 'http://127.0.0.1:1/h' })
+  assert.deepEqual((await record(id)).metadata, metadata)
+  const listed = await service.request({ method: 'GET', url: '/api/payments?limit=5', token })
+  assert.deepEqual(listed.body.payments.find((payment: any) => payment.qrId === id).metadata, metadata)
+  await service.pay(id, payer)
+  const event = await service.database.db.selectFrom('webhook_events').select('body').where('charge_id', '=', id).executeTakeFirstOrThrow()
+  assert.deepEqual(JSON.parse(event.body).metadata, metadata)
+  assert.deepEqual((await record(await create({ value: '10.00', email: 'labels@example.com', tax_number: payer }))).metadata, {})
+
+  for (const [bad, why] of [
+    [{ ...metadata, one_more: 'x' }, '21 keys'],
+    [{ ['k'.repeat(41)]: 'x' }, 'a 41-character key'],
+    [{ '': 'x' }, 'an empty key'],
+    [{ order: 'ç'.repeat(501) }, 'a 501-character value'],
+    [{ order: 1042 }, 'a number'],
+    [{ order: { nested: 'x' } }, 'an object'],
+    [['order', '1042'], 'a list'],
+  ] as const) {
+    const response = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'labels@example.com', tax_number: payer, metadata: bad } })
+    assert.equal(response.status, 400, why)
+    assert.equal(response.body.code, 'metadata_invalid', `${why}: ${JSON.stringify(response.body)}`)
+  }
+})
+
 test('support review: release credits and sends the webhook; refund goes will_refund then refunded', async () => {
   const released = await create({ value: '10.00', email: 'review@example.com', tax_number: generateCpf(), webhook_url: 'http://127.0.0.1:1/h' })
   await service.pay(released, generateCpf())

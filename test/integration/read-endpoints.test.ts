@@ -25,6 +25,8 @@ test('get-payment answers the spec 2.2 record of the merchant\'s own charge', as
     amount: 1000,
     paidAmount: null,
     updatedAt: T0.toISOString(),
+    holdReason: null,
+    metadata: {},
   })
 })
 

@@ -86,7 +86,7 @@ test('payment confirmed: the body of decisions section 7, signed three independe
   const { id, euid } = await paidCharge('/confirmed', secret)
   const [delivery] = receiver.for('/confirmed')
   assert.ok(delivery)
-  assert.equal(delivery.body, `{"payment_id":"${id}","email":"customer@example.com","value_in_cents":1500,"paid_in_cents":1500,"payer_euid":"${euid}","event":"payment.confirmed","status":"depix_sent"}`)
+  assert.equal(delivery.body, `{"payment_id":"${id}","email":"customer@example.com","value_in_cents":1500,"paid_in_cents":1500,"payer_euid":"${euid}","event":"payment.confirmed","status":"depix_sent","hold_reason":null,"metadata":{}}`)
   const expected = createHmac('sha256', secret).update(delivery.body).digest('hex')
   // 1. Over the raw body, compared in constant time.
   assert.ok(timingSafeEqual(Buffer.from(String(delivery.headers['x-webhook-signature'])), Buffer.from(expected)))
@@ -99,11 +99,12 @@ test('payment confirmed: the body of decisions section 7, signed three independe
 })
 
 test('a body with non-ASCII text is escaped so raw-body and Python re-serialization agree', () => {
-  const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  // Metadata is the merchant's own text: a numeric key (which JavaScript puts first) and accents.
+  const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent', hold_reason: null, metadata: { pedido: 'açaí nº 1042', '7': 'sete' } })
   assert.match(raw, /jo\\u00e3o\.a\\u00e7a\\u00ed@/)
   assert.equal(pythonReserialize(raw), raw)
   assert.equal(JSON.parse(raw).email, 'joão.açaí@exemplo.com.br')
-  const emoji = serializeWebhookBody({ payment_id: 'p', email: '🌴@x.io', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent' })
+  const emoji = serializeWebhookBody({ payment_id: 'p', email: '🌴@x.io', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent', hold_reason: null, metadata: {} })
   assert.equal(pythonReserialize(emoji), emoji)
 })
 

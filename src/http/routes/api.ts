@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
+import { cancelCharge } from '../../app/cancel-charge.ts'
 import { createCharge } from '../../app/create-charge.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
@@ -18,7 +19,7 @@ import { documentAudience } from '../openapi.ts'
 import { idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
 import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
-import { CreatePaymentBody, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
+import { cancelErrors, CreatePaymentBody, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -104,6 +105,23 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
   )
 
+  app.post(
+    '/api/payments/:payment_id/cancel',
+    {
+      schema: {
+        operationId: 'cancelPayment',
+        summary: 'Cancel a charge nobody paid yet',
+        description:
+          'Moves a `waiting_payment` charge to `canceled` and answers its status record; canceling a canceled charge answers the same. Anything else is 409 `payment_not_cancelable`. ' +
+          'The provider cannot void a QR: if the payer pays it anyway before `expiresAt`, the payment is processed as any late payment (credited after the usual checks, `payment.confirmed` sent), so refund it if you do not want it. Takes no body.',
+        params: PaymentIdParams,
+        response: { 200: ChargeRecord, ...cancelErrors },
+      },
+      onRequest: authenticated,
+    },
+    async (request) => cancelCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
+  )
+
   // Decisions 12: the token's charges, newest first, filtered, a page at a time.
   app.get(
     '/api/payments',
@@ -123,7 +141,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         ...(request.query.status === undefined ? {} : { status: request.query.status }),
         ...(request.query.created_from === undefined ? {} : { createdFrom: request.query.created_from }),
         ...(request.query.created_to === undefined ? {} : { createdTo: request.query.created_to }),
-        ...(request.query.limit === undefined ? {} : { limit: Number(request.query.limit) }),
+        ...(request.query.limit === undefined ? {} : { limit: request.query.limit }),
         ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
       }),
   )

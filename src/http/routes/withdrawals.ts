@@ -56,7 +56,7 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<WithdrawalRouteDeps> = 
       ...(request.query.status === undefined ? {} : { status: request.query.status }),
       ...(request.query.created_from === undefined ? {} : { createdFrom: request.query.created_from }),
       ...(request.query.created_to === undefined ? {} : { createdTo: request.query.created_to }),
-      ...(request.query.limit === undefined ? {} : { limit: Number(request.query.limit) }),
+      ...(request.query.limit === undefined ? {} : { limit: request.query.limit }),
       ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
     }))
 
