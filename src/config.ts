@@ -23,10 +23,14 @@ export type Config = {
   providerUrl: string | null
   providerToken: string | null
   providerWebhookSecret: string | null
+  /** The secret registered before, still accepted while the provider is switched over to the new one. */
+  providerWebhookSecretPrevious: string | null
   providerTimeoutMs: number
   supportEmail: string
   docsUrl: string
   opsToken: string | null
+  /** The operator token being replaced, still accepted (and still opening what it sealed) during a rotation. */
+  opsTokenPrevious: string | null
   /** Who may sign in to the support console, and with which role (decisions 16). */
   operators: readonly Operator[]
   payerLadder: readonly LadderStep[]
@@ -148,6 +152,10 @@ export const environment = {
   PROVIDER_URL: url({ requiredInProduction: true, documentedDefault: '–', description: 'Eulen API base, e.g. `https://depix.eulen.app/api`' }),
   PROVIDER_TOKEN: text({ requiredInProduction: true, documentedDefault: '–', description: 'Eulen Bearer JWT' }),
   PROVIDER_WEBHOOK_SECRET: text({ requiredInProduction: true, documentedDefault: '–', description: 'The `Authorization: Basic` secret registered for provider webhooks' }),
+  PROVIDER_WEBHOOK_SECRET_PREVIOUS: text({
+    documentedDefault: 'unset',
+    description: 'During a rotation, the secret registered before: webhooks carrying either are accepted until the provider sends only the new one (docs/operations.md)',
+  }),
   PROVIDER_TIMEOUT_MS: integer({ default: 10_000, minimum: 1, maximum: JOB_CALL_MAX_MS, description: 'Time-out of one provider call' }),
   // Eulen refuses merchant charges without a delay; the sandbox's fake does only when asked to.
   PROVIDER_DELAY_HOURS: integer({
@@ -188,6 +196,10 @@ export const environment = {
   SUPPORT_EMAIL: text({ default: 'support@example.com', description: '`support_email` of every error body' }),
   DOCS_URL: url({ derive: (lookup) => `${lookup('BASE_URL')}/docs`, documentedDefault: '`$BASE_URL/docs`', description: '`docs_url` of every error body' }),
   OPS_TOKEN: text({ requiredInProduction: true, documentedDefault: 'generated in sandbox', description: 'Bearer token of the support operations (`/ops` JSON, audited as `token`); also the key that seals queued mail and signs session cookies' }),
+  OPS_TOKEN_PREVIOUS: text({
+    documentedDefault: 'unset',
+    description: 'During a rotation, the operator token being replaced: still accepted on `/ops`, and sessions and queued mail it signed or sealed still open, while new ones use `OPS_TOKEN` (docs/operations.md)',
+  }),
   OPERATORS: custom(parseOperators, {
     default: [],
     documentedDefault: 'none',
@@ -304,6 +316,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (values.MODE === 'production' && values.OPERATORS.length === 0 && values.OPS_TOKEN === null) {
     throw new ConfigError('production mode needs OPERATORS or OPS_TOKEN: nobody could work the support queues')
   }
+  // A previous secret is the one being replaced: without the new one beside it, nothing is being rotated.
+  for (const name of ['OPS_TOKEN', 'PROVIDER_WEBHOOK_SECRET'] as const) {
+    if (values[`${name}_PREVIOUS`] !== null && values[name] === null) throw new ConfigError(`${name}_PREVIOUS is set without ${name}: set the new secret as ${name} and the old one as ${name}_PREVIOUS`)
+  }
   return {
     mode: values.MODE,
     port: values.PORT,
@@ -314,10 +330,12 @@ export function loadConfig(env: Env = process.env): Config {
     providerUrl: values.PROVIDER_URL,
     providerToken: values.PROVIDER_TOKEN,
     providerWebhookSecret: values.PROVIDER_WEBHOOK_SECRET,
+    providerWebhookSecretPrevious: values.PROVIDER_WEBHOOK_SECRET_PREVIOUS,
     providerTimeoutMs: values.PROVIDER_TIMEOUT_MS,
     supportEmail: values.SUPPORT_EMAIL,
     docsUrl: values.DOCS_URL,
     opsToken: values.OPS_TOKEN,
+    opsTokenPrevious: values.OPS_TOKEN_PREVIOUS,
     operators: values.OPERATORS,
     payerLadder: values.PAYER_LIMIT_LADDER,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,

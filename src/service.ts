@@ -16,6 +16,7 @@ import { jobHandlers } from './jobs/handlers.ts'
 import { createJobRunner } from './jobs/runner.ts'
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
 import { createMailSeal } from './mail/sealed-mail.ts'
+import type { Secrets } from './secrets/seal.ts'
 import { createTickerPriceSource, type PriceSource } from './prices/ticker.ts'
 import { createEulenClient } from './provider/eulen-client.ts'
 import type { PaymentProvider } from './provider/provider.ts'
@@ -79,8 +80,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // provider webhook secret is shared with the in-process fake.
     const opsToken = config.opsToken ?? randomBytes(24).toString('base64url')
     const providerWebhookSecret = config.providerWebhookSecret ?? randomBytes(24).toString('base64url')
+    // During a rotation the previous secrets are accepted too; nothing new is made with them.
+    const opsTokens: Secrets = [opsToken, ...(config.opsTokenPrevious === null ? [] : [config.opsTokenPrevious])]
+    const providerWebhookSecrets: Secrets = [providerWebhookSecret, ...(config.providerWebhookSecretPrevious === null ? [] : [config.providerWebhookSecretPrevious])]
     const tokenCache = createTokenCache(config.tokenCacheMs)
-    const mailSeal = createMailSeal(opsToken)
+    const mailSeal = createMailSeal(opsTokens)
     const quotes = createQuoteBook({ store, clock, sources: priceSources, maxAgeMs: config.quoteMaxAgeMs, bandPercent: config.quoteBandPercent, log: { warn: (details, message) => app?.log.warn(details, message) } })
     // The runner logs through the app's logger, which exists once the app is built below.
     let app: Awaited<ReturnType<typeof buildApp>> | undefined
@@ -111,8 +115,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
         provider,
         clock,
         tokenCache,
-        providerWebhookSecret,
-        opsToken,
+        providerWebhookSecrets,
+        opsTokens,
         mailSeal,
         mailServerAnswers: () => mailer.check(),
         quotes,

@@ -82,7 +82,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   await app.register(formbody, { bodyLimit: 8192 })
   await app.register(cookie)
   await app.register(session, {
-    secret: createHmac('sha256', deps.opsToken).update('console-session-cookie').digest('base64url'),
+    secret: deps.opsTokens.map((token) => createHmac('sha256', token).update('console-session-cookie').digest('base64url')),
     cookieName: 'console_session',
     cookie: { path: '/console', httpOnly: true, sameSite: 'lax', secure },
     saveUninitialized: false,

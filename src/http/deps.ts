@@ -12,6 +12,7 @@ import type { Store } from '../store/store.ts'
 import type { TokenCache } from '../store/token-cache.ts'
 import type { ResolveHost } from '../webhooks/destination.ts'
 import type { Treasury } from '../treasury/treasury.ts'
+import type { Secrets } from '../secrets/seal.ts'
 import type { AuthFailureLimiter } from './auth-failures.ts'
 
 export type AppDeps = {
@@ -21,8 +22,10 @@ export type AppDeps = {
   clock: Clock
   resolveHost?: ResolveHost
   tokenCache?: TokenCache
-  providerWebhookSecret: string
-  opsToken: string
+  /** The provider webhook secret, and during a rotation the previous one as well. */
+  providerWebhookSecrets: Secrets
+  /** OPS_TOKEN, and during a rotation OPS_TOKEN_PREVIOUS as well: what signs and seals uses the first. */
+  opsTokens: Secrets
   /** Seals what waits in the database (the outbox's mail, a token until it is shown). */
   mailSeal: MailSeal
   /** Whether the mail server takes our mail (for /readyz). */

@@ -2,30 +2,39 @@
 // token between the POST that made it and the page that shows it once) is sealed with AES-256-GCM
 // under a key derived from the deployment's operator secret and the purpose, so the database
 // alone never reveals it. A restart with another secret (a sandbox without OPS_TOKEN) cannot open
-// what an earlier one sealed.
+// what an earlier one sealed, unless that secret is still given as the previous one (a rotation).
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+
+/**
+ * A secret being rotated: the current one, then the one it replaces while both are accepted
+ * (OPS_TOKEN_PREVIOUS, PROVIDER_WEBHOOK_SECRET_PREVIOUS). New things are made with the first only.
+ */
+export type Secrets = readonly [current: string, ...previous: string[]]
 
 export type Sealer = { seal(text: string): string; open(sealed: string): string | null }
 
-export function createSealer(secret: string, purpose: string): Sealer {
-  const key = createHmac('sha256', secret).update(purpose).digest()
+export function createSealer(secrets: Secrets, purpose: string): Sealer {
+  const keys = secrets.map((secret) => createHmac('sha256', secret).update(purpose).digest())
   return {
     seal(text) {
       const iv = randomBytes(12)
-      const cipher = createCipheriv('aes-256-gcm', key, iv)
+      const cipher = createCipheriv('aes-256-gcm', keys[0]!, iv)
       const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
       return [iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url')).join('.')
     },
     open(sealed) {
       const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
       if (!iv || !tag || !body) return null
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, iv)
-        decipher.setAuthTag(tag)
-        return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
-      } catch {
-        return null
+      for (const key of keys) {
+        try {
+          const decipher = createDecipheriv('aes-256-gcm', key, iv)
+          decipher.setAuthTag(tag)
+          return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
+        } catch {
+          // Sealed under another of the secrets, or by none of them: the next one, or nothing.
+        }
       }
+      return null
     },
   }
 }

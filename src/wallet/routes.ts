@@ -73,8 +73,9 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   await app.register(formbody, { bodyLimit: 4096 })
   await app.register(cookie)
   await app.register(session, {
-    // Derived from the operator secret, so every instance of a deployment signs alike.
-    secret: createHmac('sha256', deps.opsToken).update('wallet-session-cookie').digest('base64url'),
+    // Derived from the operator secret, so every instance of a deployment signs alike; cookies
+    // signed under the previous one still open during a rotation.
+    secret: deps.opsTokens.map((token) => createHmac('sha256', token).update('wallet-session-cookie').digest('base64url')),
     cookieName: 'wallet_session',
     cookie: { path: '/wallet', httpOnly: true, sameSite: 'lax', secure },
     saveUninitialized: false,
@@ -199,7 +200,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   // Post/redirect/get: the POST issues the token and keeps it, sealed, in the session; the page
   // that follows shows it once. Reloading that page, or going back and sending the form again,
   // issues nothing: the form's nonce is spent, and the integration using the token keeps working.
-  const tokenSeal = createSealer(deps.opsToken, 'wallet-new-token')
+  const tokenSeal = createSealer(deps.opsTokens, 'wallet-new-token')
   app.post('/wallet/token', protectSignedIn, async (request, reply) => {
     if (field(request.body ?? {}, 'confirm', 10) !== 'yes') throw new DomainError('invalid_request', { param: 'confirm' })
     const nonce = field(request.body, 'nonce', 64)

@@ -151,3 +151,10 @@ test('issue 23: the treasury node needs its credentials, withdrawal limits are n
   assert.equal(weak('password').length, 1)
   assert.equal(weak('Hq7Lm2Xv9Pz4Rt8Wn3Ks6Jd1Fb5Gc0').length, 0)
 })
+
+test('a previous secret is accepted only beside its successor: *_PREVIOUS alone is refused, naming both', () => {
+  const rotating = loadConfig({ ...production, OPS_TOKEN_PREVIOUS: 'old-o', PROVIDER_WEBHOOK_SECRET_PREVIOUS: 'old-s' })
+  assert.deepEqual([rotating.opsTokenPrevious, rotating.providerWebhookSecretPrevious], ['old-o', 'old-s'])
+  assert.throws(() => loadConfig({ OPS_TOKEN_PREVIOUS: 'old-o' }), /OPS_TOKEN_PREVIOUS is set without OPS_TOKEN/)
+  assert.throws(() => loadConfig({ PROVIDER_WEBHOOK_SECRET_PREVIOUS: 'old-s' }), /PROVIDER_WEBHOOK_SECRET_PREVIOUS is set without PROVIDER_WEBHOOK_SECRET/)
+})

@@ -242,7 +242,7 @@ test('operators learn of work: a daily digest with the queue counts (once a day,
   assert.equal(nextDigestAt(new Date('2026-11-22T10:59:00Z')).toISOString(), '2026-11-22T11:00:00.000Z')
   assert.equal(nextDigestAt(new Date('2026-11-22T11:00:00Z')).toISOString(), '2026-11-23T11:00:00.000Z')
   await heldCharge()
-  const deps = { store: service.store, clock: service.clock, mailSeal: createMailSeal(service.opsToken), operators: loadConfig({ OPERATORS: 'ana@example.com:admin,joao@example.com:support' }).operators, baseUrl: 'http://pix.test' }
+  const deps = { store: service.store, clock: service.clock, mailSeal: createMailSeal([service.opsToken]), operators: loadConfig({ OPERATORS: 'ana@example.com:admin,joao@example.com:support' }).operators, baseUrl: 'http://pix.test' }
   const first = await sendOperatorDigest(deps)
   assert.equal(first.sent, 2)
   assert.equal((await sendOperatorDigest(deps)).sent, 0, 'once a day')

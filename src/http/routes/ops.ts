@@ -37,9 +37,9 @@ function operation<S extends object>(operationId: string, summary: string, examp
 }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))
 
-export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsToken' | 'tokenCache' | 'authFailures' | 'treasury' | 'mailSeal'> & { metrics: Metrics }> = async (app, deps) => {
+export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsTokens' | 'tokenCache' | 'authFailures' | 'treasury' | 'mailSeal'> & { metrics: Metrics }> = async (app, deps) => {
   documentAudience(app, 'operator')
-  const isOperator = headerMatcher(`Bearer ${deps.opsToken}`)
+  const isOperator = headerMatcher(deps.opsTokens.map((token) => `Bearer ${token}`))
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
     return typeof header === 'string' && /^[\x20-\x7e]{1,100}$/.test(header) ? header : 'token'

@@ -14,9 +14,9 @@ import { documentAudience } from '../openapi.ts'
 import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
-export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'providerWebhookSecret' | 'authFailures' | 'mailSeal' | 'config'>> = async (app, deps) => {
+export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'providerWebhookSecrets' | 'authFailures' | 'mailSeal' | 'config'>> = async (app, deps) => {
   documentAudience(app, 'provider')
-  const isProvider = headerMatcher(`Basic ${deps.providerWebhookSecret}`)
+  const isProvider = headerMatcher(deps.providerWebhookSecrets.map((secret) => `Basic ${secret}`))
   const schema = (operationId: string, summary: string, description: string) => ({
     operationId,
     summary,
