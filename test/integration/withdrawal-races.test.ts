@@ -50,3 +50,44 @@ test('twenty withdrawals at once on one account, through two instances: only wha
     await database.close()
   }
 })
+
+test('support orders the Pix-out of one refund from two instances at once (and records it paid by bank meanwhile): one payout, the refund paid once', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', OPS_TOKEN: 'a-long-operator-token-for-the-race-test', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
+  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  try {
+    await first.app.listen({ host: '127.0.0.1', port: 0 })
+    const post = (app: typeof first.app, url: string, body: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: body as object, headers })
+    const operator = { authorization: `Bearer ${env.OPS_TOKEN}`, 'x-operator': 'ana@support' }
+    const merchantTax = generateCpf()
+    await post(first.app, '/sandbox/accounts', { email: 'race-refund@example.com', tax_number: merchantTax, name: 'Race Shop' })
+    const token = (await post(first.app, '/sandbox/accounts/race-refund@example.com/tokens', {})).json().token
+    const charge = (await post(first.app, '/api/create-payment', { value: '10.00', email: 'race-refund@example.com', tax_number: generateCpf() }, { 'x-api-token': token })).json()
+    // Paid by a stranger: held, and refunded by support, so R$ 10,00 is owed to that stranger.
+    assert.equal((await post(first.app, `/sandbox/payments/${charge.id}/pay`, { payer_name: 'Stranger Payer', payer_tax_number: generateCpf() })).json().status, 'security_hold')
+    assert.equal((await post(first.app, `/ops/payments/${charge.id}/review`, { decision: 'refund', note: 'paid by a stranger' }, operator)).json().status, 'will_refund')
+    const refundId = (await first.store.refunds.findByCharge(charge.id))!.id
+
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => {
+      const app = i % 2 ? second.app : first.app
+      // Every third is support recording it paid by bank transfer instead: also a payment of what is owed.
+      return i % 3 === 2
+        ? post(app, `/ops/refunds/${refundId}/paid`, { reference: `E${i}`, note: 'paid by bank' }, operator)
+        : post(app, `/ops/refunds/${refundId}/payout`, { note: `order ${i}` }, operator)
+    }))
+    const outcomes = answers.map((answer) => (answer.statusCode === 200 ? 'ok' : answer.json().code))
+    assert.equal(outcomes.filter((outcome) => outcome === 'ok').length, 1, JSON.stringify(outcomes))
+    assert.ok(outcomes.every((outcome) => ['ok', 'refund_payout_in_progress', 'refund_not_owed'].includes(outcome)), JSON.stringify(outcomes))
+    const payouts = await first.database.db.selectFrom('refund_payouts').select(['id', 'status']).where('refund_id', '=', refundId).execute()
+    const refund = (await first.store.refunds.findById(refundId))!
+    // Either one payout on its way and the refund still owed until it lands, or paid by bank and no payout.
+    if (payouts.length === 1) assert.equal(refund.status, 'owed')
+    else assert.deepEqual([payouts.length, refund.status, refund.paid_by_us_cents], [0, 'paid', 1000])
+    assert.equal((await checkLedger({ store: second.store })).ok, true)
+  } finally {
+    await first.close()
+    await second.close()
+    await database.close()
+  }
+})
