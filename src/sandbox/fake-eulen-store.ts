@@ -137,6 +137,6 @@ migrations['006_payouts'] = {
   },
 }
 
-export function migrateFakeEulen(db: Kysely<any>): Promise<void> {
-  return migrateToLatest(db, { migrations, tableName: 'fake_eulen_migrations' })
+export async function migrateFakeEulen(db: Kysely<any>): Promise<void> {
+  await migrateToLatest(db, { migrations, tableName: 'fake_eulen_migrations' })
 }

@@ -43,8 +43,13 @@ export const migrations: Record<string, Migration> = {
   '018_charge_metadata': chargeMetadata,
 }
 
-/** Runs the migrations not yet run; `tables` names another set (the sandbox's own tables). */
-export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<void> {
+/**
+ * Runs the migrations not yet run, and answers their names; `tables` names another set (the
+ * sandbox's own tables). On PostgreSQL Kysely's migrator holds an advisory lock while it runs, so
+ * instances (and `npm run migrate`) starting together migrate one at a time: the first applies
+ * what is new, the others then find nothing left to apply.
+ */
+export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Record<string, Migration>; tableName?: string } = { migrations }): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => tables.migrations },
@@ -55,4 +60,5 @@ export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Rec
     const failed = results?.find((result) => result.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message}`, { cause: error })
   }
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName)
 }

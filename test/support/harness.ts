@@ -162,8 +162,8 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
 }
 
 /** A new database with nothing in it, not even the migrations, dropped when closed: for testing the migrations themselves. */
-export async function openEmptyDatabase(): Promise<OpenedDatabase> {
-  if (testDatabase === 'pglite') return openPglite(null, { settings: ['shared_buffers = 16MB'] })
+export async function openEmptyDatabase(): Promise<OpenedDatabase & { url: string | null }> {
+  if (testDatabase === 'pglite') return { ...(await openPglite(null, { settings: ['shared_buffers = 16MB'] })), url: null }
   const name = `pixtest_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
@@ -172,9 +172,11 @@ export async function openEmptyDatabase(): Promise<OpenedDatabase> {
   } finally {
     await admin.end()
   }
-  const opened = await openPostgres(databaseUrl(name), 2)
+  const url = databaseUrl(name)
+  const opened = await openPostgres(url, 2)
   return {
     ...opened,
+    url,
     close: async () => {
       await opened.close()
       const cleanup = new pg.Client({ connectionString: adminUrl })
