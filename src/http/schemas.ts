@@ -73,6 +73,7 @@ export const CreatePaymentBody = Type.Object(
     webhook_events: Type.Optional(
       Type.Array(Type.String({ maxLength: 64, enum: [...webhookEventNames] }), {
         maxItems: 16,
+        uniqueItems: true,
         description: 'Extra events to receive besides payment.confirmed and balance.released, which are always sent. Needs webhook_url.',
       }),
     ),

@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseChargeRequest, type ChargeRequestInput } from '../../src/domain/charge-request.ts'
+import fc from 'fast-check'
+import { freeTextPattern, parseChargeRequest, type ChargeRequestInput } from '../../src/domain/charge-request.ts'
 import { DomainError } from '../../src/domain/errors.ts'
 
 const base: ChargeRequestInput = { value: '10.00', email: 'Customer@Example.com', tax_number: '111.444.777-35' }
@@ -49,4 +50,19 @@ test('each rule answers its own code and names the field', () => {
 test('tax_number alone never lifts the R$ 10,00 limit; the alphanumeric CNPJ is accepted', () => {
   assert.equal(code({ value: '10.00', tax_number: '12ABC34501DE35' }), 'ok')
   assert.equal(code({ value: '11.00', tax_number: '12ABC34501DE35' }), 'euid_required:euid')
+})
+
+test('the OpenAPI pattern for payer_name and webhook_secret accepts exactly the texts the rule keeps', () => {
+  const pattern = new RegExp(freeTextPattern, 'u')
+  const character = fc.constantFrom('a', ' ', '\t', '\n', '\u0007', '\u007f', '\u00a0', '\u2028', '\ufeff', '😀')
+  fc.assert(fc.property(fc.array(character, { maxLength: 12 }).map((characters) => characters.join('')), (text) => {
+    assert.equal(pattern.test(text), code({ payer_name: text }) === 'ok', JSON.stringify(text))
+    assert.equal(pattern.test(text), code({ webhook_secret: text }) === 'ok', JSON.stringify(text))
+  }), { numRuns: 2000 })
+})
+
+test('payer_name is at most 100 characters, as JSON Schema counts them (code points, not UTF-16 units)', () => {
+  assert.equal(code({ payer_name: '😀'.repeat(100) }), 'ok')
+  assert.equal(code({ payer_name: '😀'.repeat(101) }), 'payer_name_invalid:payer_name')
+  assert.equal(code({ payer_name: ` ${'a'.repeat(100)} ` }), 'ok')
 })

@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { isEuid, maskTaxNumber, parseTaxNumber } from '../../src/domain/tax-number.ts'
+import fc from 'fast-check'
+import { isEuid, maskTaxNumber, parseTaxNumber, stripTaxNumber, taxNumberPattern } from '../../src/domain/tax-number.ts'
 
 test('valid CPF and CNPJ vectors of the reference parse, punctuation stripped, upper-cased', () => {
   for (const cpf of ['52998224725', '11144477735', '12345678909']) assert.deepEqual(parseTaxNumber(cpf), { kind: 'cpf', value: cpf })
@@ -34,4 +35,14 @@ test('an EUID is EU followed by 15 digits', () => {
   for (const bad of ['EU12345678901234', 'EU1234567890123456', 'eu123456789012345', 'EX123456789012345', 'EU12345678901234a']) {
     assert.equal(isEuid(bad), false, bad)
   }
+})
+
+test('the OpenAPI pattern for tax_number accepts exactly the shapes parseTaxNumber goes on to check the digits of', () => {
+  const pattern = new RegExp(taxNumberPattern, 'u')
+  const shape = /^(\d{11}|[0-9A-Z]{12}\d{2})$/
+  const character = fc.constantFrom(...'0123456789', 'A', 'z', '.', '-', '/', ' ', '\t', '\u00a0', '_', '+')
+  fc.assert(fc.property(fc.array(character, { maxLength: 20 }).map((characters) => characters.join('')), (text) => {
+    assert.equal(pattern.test(text), shape.test(stripTaxNumber(text)), JSON.stringify(text))
+  }), { numRuns: 2000 })
+  for (const valid of ['529.982.247-25', '11.222.333/0001-81', '12.abc.345/01de-35']) assert.ok(pattern.test(valid), valid)
 })

@@ -18,12 +18,13 @@ before(async () => {
 })
 after(() => service?.close())
 
-test('/openapi.json is OpenAPI 3.1 and matches the running routes both ways', { skip: skipOnSecondDatabase }, async () => {
-  const document = (await service.request({ method: 'GET', url: '/openapi.json' })).body
-  assert.equal(document.openapi, '3.1.0')
-  const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+test('/openapi.json and the other audiences\' documents are OpenAPI 3.1 and match the running routes both ways', { skip: skipOnSecondDatabase }, async () => {
+  const documents = await Promise.all(['/openapi.json', '/openapi/operator.json', '/openapi/provider.json', '/openapi/sandbox.json'].map(async (url) => (await service.request({ method: 'GET', url })).body))
+  const document = documents[0]
+  for (const each of documents) assert.equal(each.openapi, '3.1.0')
+  const documented = documents.flatMap((each) => Object.entries(each.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
     Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
-  )
+  ))
   for (const route of ['POST /api/create-payment', 'GET /api/get-payment/{payment_id}', 'GET /api/get-balance', 'GET /api/qr/{file}',
     'GET /api/webhook-deliveries', 'POST /api/webhook-deliveries/{id}/redeliver', 'GET /healthz', 'GET /readyz',
     'POST /provider/webhooks/deposit', 'POST /provider/webhooks/med', 'GET /ops/holds', 'POST /ops/payments/{id}/review',
@@ -61,6 +62,7 @@ test('/docs in Portuguese and English: quick start, every merchant endpoint with
     for (const path of ['/api/create-payment', '/api/get-payment/', '/api/payments', '/api/get-balance', '/api/webhook-deliveries', '/redeliver', '/api/qr/']) {
       assert.ok(page.includes(`curl -s`) && page.includes(path), path)
     }
+    for (const link of ['/openapi.json', '/openapi/operator.json', '/openapi/provider.json', '/openapi/sandbox.json']) assert.ok(page.includes(`<a href="${link}">`), link)
     for (const text of ['Idempotency-Key', 'webhook_events', 'payment.disputed', 'X-Webhook-Signature', 'webhook-timestamp', 'verifyWebhook', 'hmac.compare_digest', '/sandbox/clock', 'advance_seconds', 'security_hold', 'after7d']) {
       assert.ok(page.includes(text), text)
     }
