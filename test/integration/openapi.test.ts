@@ -1,13 +1,14 @@
 // The OpenAPI documents as an integrator's tools see them: Redocly's linter finds no error in any,
 // the merchant's holds the merchant API and nothing else, and a program written against the types
 // openapi-typescript generates from it compiles, with named schemas, the Idempotency-Key header,
-// per-operation error codes and the webhook bodies.
+// per-operation error codes and the webhook bodies; the SDK's generated types are those.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sdkTypesFile, sdkTypesSource } from '../../scripts/sdk-types.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../../src/domain/money.ts'
 import { documentAudiences, documentPath, type DocumentName } from '../../src/http/openapi.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
@@ -149,4 +150,8 @@ ${extra}
   const bad = compile(program("export const never: paths['/api/create-payment']['post']['responses'][400]['content']['application/json']['code'] = 'payment_not_found'"))
   assert.notEqual(bad.status, 0)
   assert.match(bad.stdout, /payment_not_found/)
+})
+
+test('the SDK\'s types are those openapi-typescript generates from the merchant document today (else: npm run sdk:types)', { skip }, async () => {
+  assert.equal(readFileSync(sdkTypesFile, 'utf8'), await sdkTypesSource(document), 'sdk/src/openapi.ts is stale: run npm run sdk:types')
 })
