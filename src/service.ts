@@ -102,7 +102,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     })
     closers.push(() => jobs.stop())
     // Work committed by any instance wakes this one's runner at once.
-    const unlisten = await database.listen(JOBS_CHANNEL, () => jobs.wake())
+    const unlisten = await database.listen(JOBS_CHANNEL, (kind) => jobs.wake(kind))
     closers.push(unlisten)
     // One deposit sweep per deployment, whichever instance starts first.
     await store.jobs.ensureSingleton('sweep_deposits', {}, new Date(clock.now().getTime() + SWEEP_EVERY_MS), clock.now())

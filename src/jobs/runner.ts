@@ -253,8 +253,12 @@ export function createJobRunner(deps: {
       }
     },
 
-    /** Work was committed somewhere (this instance or another): look for it now, in every lane. */
-    wake: () => wake(),
+    /**
+     * Work was committed somewhere (this instance or another): look for it now, in the lane of the
+     * kind the notification names, so a confirmation's webhook is claimed without first asking
+     * the three other lanes; in every lane when the kind is unknown or was not said.
+     */
+    wake: (kind: string | null = null) => wake(kind !== null && Object.hasOwn(laneOf, kind) ? [laneOf[kind as JobKind]] : allLanes),
 
     start(pollMs = 1_000): void {
       started = true

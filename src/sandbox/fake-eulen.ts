@@ -9,7 +9,7 @@ import type { Clock } from '../clock.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
 import { buildDynamicBrCode } from './brcode.ts'
-import { migrateFakeEulen, type FakeDepositsTable, type FakeEulenTables, type FakePayoutsTable } from './fake-eulen-store.ts'
+import { migrateFakeEulen, type FakeDepositsTable, type FakeEndUsersTable, type FakeEulenTables, type FakePayoutsTable } from './fake-eulen-store.ts'
 import type { OutgoingPayment } from './fake-elements.ts'
 
 const MAX_UNIDENTIFIED_CENTS = 1_000
@@ -22,6 +22,8 @@ export type FakeEulenOptions = {
   clock: Clock
   token: string
   host?: string
+  /** Its own port when it runs standalone (npm run fakes); a free one otherwise. */
+  port?: number
   /** Refuse a tax number it does not know sent without the payer's full name, as Eulen does. */
   requireEndUserName?: boolean
   /** Eulen's floor on delayDepixInHours for merchant charges (since June 2026); 0 = none. */
@@ -107,9 +109,12 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   await migrateFakeEulen(options.db)
   const { clock } = options
 
-  async function endUser(taxNumber: string, name: string | null) {
-    const known = await db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
-    if (known) return known
+  const findEndUser = (taxNumber: string) => db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
+
+  /** The end user of a tax number, made on first sight; `known` when the caller already read it. */
+  async function endUser(taxNumber: string, name: string | null, known?: FakeEndUsersTable | null) {
+    const found = known === undefined ? await findEndUser(taxNumber) : known
+    if (found) return found
     const euid = euidForTaxNumber(taxNumber)
     await db
       .insertInto('fake_eulen_end_users')
@@ -202,11 +207,11 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       if (!user) return refuse(reply, 422, 'Usuário final (euid) não encontrado.')
       knownEuid = user.euid
     } else if (taxNumber) {
-      const known = await db.selectFrom('fake_eulen_end_users').select('tax_number').where('tax_number', '=', taxNumber).executeTakeFirst()
+      const known = await findEndUser(taxNumber)
       if (options.requireEndUserName && !name && !known) {
         return refuse(reply, 400, 'endUserFullName é obrigatório quando endUserTaxNumber é informado.')
       }
-      const user = await endUser(taxNumber, name)
+      const user = await endUser(taxNumber, name, known ?? null)
       if (user.paid_count === 0 && amount > MAX_NEW_TAX_NUMBER_CENTS) {
         return refuse(reply, 422, 'Valor acima do limite para um pagador sem histórico.')
       }
@@ -376,7 +381,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   // Tests hold POST /withdraw replies after the payout is stored, to kill the service mid-call.
   let payoutGate: { until: Promise<void>; stored: () => void } | null = null
 
-  const address = await app.listen({ host: options.host ?? '127.0.0.1', port: 0 })
+  const address = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
   selfUrl = address
 
   // Where the provider's webhooks go ("registered out of band"): set once the service listens.
@@ -406,6 +411,11 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     url: address,
     /** The provider's end user for a tax number (created on first sight), as a real payment would. */
     endUser,
+    /** The deposit whose id (qrId) or copy-and-paste code this is, as a payer's bank finds it from the code. */
+    async findDeposit(reference: string): Promise<FakeDeposit | undefined> {
+      const row = await db.selectFrom('fake_eulen_deposits').selectAll().where((eb) => eb.or([eb('id', '=', reference), eb('qr_copy_paste', '=', reference)])).executeTakeFirst()
+      return row && toStatusObject(row)
+    },
     setWebhookTarget(baseUrl: string, secret: string) {
       webhooks = { baseUrl, secret }
     },

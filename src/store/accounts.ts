@@ -1,7 +1,10 @@
 import type { Kysely, Updateable } from 'kysely'
+import { compiledOnce } from './database.ts'
 import type { Account, AccountsTable, Database } from './schema.ts'
 
 export function accountsRepository(db: Kysely<Database>) {
+  // Every create-payment reads its receiving account: built once, prepared once per connection.
+  const byEmail = compiledOnce(db, () => db.selectFrom('accounts').selectAll().where('email', '=', ''))
   return {
     findByEmail(email: string): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
@@ -19,7 +22,7 @@ export function accountsRepository(db: Kysely<Database>) {
     /** The account for this e-mail, created as a new customer when there is none. */
     async ensure(email: string, now: Date): Promise<Account> {
       // Most e-mails are returning customers: one read, and the insert only for a new one.
-      const existing = await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
+      const [existing] = await byEmail([email])
       if (existing) return existing
       const created = await db
         .insertInto('accounts')

@@ -78,8 +78,11 @@ export type OpenedDatabase = {
   db: Kysely<Database>
   kind: 'pglite' | 'postgres'
   close: () => Promise<void>
-  /** Calls `onNotify` for each NOTIFY on `channel` (from any instance on a server); resolves to the way to stop. */
-  listen: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
+  /**
+   * Calls `onNotify` with each NOTIFY's payload on `channel` (from any instance on a server), or
+   * with null when notifications may have been missed; resolves to the way to stop.
+   */
+  listen: (channel: string, onNotify: (payload: string | null) => void) => Promise<() => Promise<void>>
 }
 
 export class DataDirLockedError extends Error {
@@ -161,7 +164,7 @@ export async function openPglite(dataDir: string | null, options: { snapshot?: B
       unlock()
     },
     listen: async (channel, onNotify) => {
-      const stop = await pglite.listen(channel, () => onNotify())
+      const stop = await pglite.listen(channel, (payload) => onNotify(payload))
       return async () => {
         if (!pglite.closed) await stop()
       }
@@ -206,7 +209,7 @@ export async function openPostgres(
       const connect = async () => {
         const client = new pg.Client({ connectionString: url })
         client.on('error', onIdleError)
-        client.on('notification', () => onNotify())
+        client.on('notification', (message) => onNotify(message.payload ?? null))
         client.once('end', () => {
           if (current === client && !stopped) setTimeout(reconnect, 1_000).unref()
         })
@@ -216,7 +219,7 @@ export async function openPostgres(
       }
       const reconnect = () => {
         if (stopped) return
-        connect().then(() => onNotify(), () => setTimeout(reconnect, 1_000).unref())
+        connect().then(() => onNotify(null), () => setTimeout(reconnect, 1_000).unref())
       }
       await connect()
       return async () => {

@@ -1,29 +1,22 @@
 import { sql, type Insertable, type Kysely } from 'kysely'
+import { compiledOnce } from './database.ts'
 import type { BlockKind, BlocksTable, Database, IdentityKind } from './schema.ts'
 
 export type IdentityProbe = { email?: string | null; taxNumber?: string | null; euid?: string | null }
 
-function probePairs(probe: IdentityProbe): Array<[BlockKind, string]> {
-  const pairs: Array<[BlockKind, string]> = []
-  if (probe.email) pairs.push(['email', probe.email])
-  if (probe.taxNumber) pairs.push(['tax_number', probe.taxNumber])
-  if (probe.euid) pairs.push(['euid', probe.euid])
-  return pairs
-}
-
 /** Identity bindings (each EUID or CPF/CNPJ belongs to one account) and MED blocks. */
 export function identitiesRepository(db: Kysely<Database>) {
+  // Every create-payment asks this: one text for any probe (an absent identity is a null, which
+  // matches nothing), so it is built once and prepared once per connection.
+  const blockedRows = compiledOnce(db, () =>
+    db.selectFrom('blocks').select('kind').distinct().where((eb) => eb.or((['email', 'tax_number', 'euid'] as const).map((kind) =>
+      eb.and([eb('kind', '=', sql.lit(kind)), eb('value', '=', '')])))),
+  )
   return {
     /** The kinds among the probe's identities that carry a prior MED. */
     async blockedKinds(probe: IdentityProbe): Promise<BlockKind[]> {
-      const pairs = probePairs(probe)
-      if (pairs.length === 0) return []
-      const rows = await db
-        .selectFrom('blocks')
-        .select('kind')
-        .distinct()
-        .where((eb) => eb.or(pairs.map(([kind, value]) => eb.and([eb('kind', '=', kind), eb('value', '=', value)]))))
-        .execute()
+      if (!probe.email && !probe.taxNumber && !probe.euid) return []
+      const rows = await blockedRows([probe.email || null, probe.taxNumber || null, probe.euid || null])
       return rows.map((row) => row.kind)
     },
 

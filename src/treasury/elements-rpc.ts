@@ -3,8 +3,7 @@
 // Amounts cross the wire as JSON numbers with 8 decimals: they are read from the reply's own
 // text (JSON.parse source access), never through a float.
 import { readFile } from 'node:fs/promises'
-import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { createKeepAliveHttp } from '../net/keep-alive-http.ts'
 import { currencies, type Currency } from '../domain/money.ts'
 import { TreasuryCheckError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
 
@@ -68,48 +67,11 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   let cookie: string | null = null
   let nextId = 1
 
-  // node:http with kept-alive connections rather than fetch: fetch streams a request's body, so it
-  // wrote the headers and the body in separate system calls, and a call cost 2.4× the CPU
-  // (measured: 580–710 µs against 240–280 µs). A Liquid payout makes ten calls: this took about a
-  // fifth off the worker's CPU per payout (bench/withdrawals.ts, docs/performance.md). Idle
-  // connections are closed after 4 s, as fetch's were, long before a node drops them (elementsd
-  // after 30 s, -rpcservertimeout), so a call seldom goes out on a connection being closed; one
-  // that does fails as unreachable, and the payout's step is taken again, as after any lost call.
   const target = new URL(endpoint)
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest
-  const agent = new (target.protocol === 'https:' ? HttpsAgent : HttpAgent)({ keepAlive: true, timeout: 4_000 })
+  const http = createKeepAliveHttp({ timeoutMs: options.timeoutMs })
 
   /** POSTs `body`; answers the status and the whole reply, or fails (unreachable, lost, or not whole within the time-out). */
-  function post(body: string, authorization: string): Promise<{ status: number; ok: boolean; text: string }> {
-    return new Promise((resolve, reject) => {
-      const request = send(target, {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization },
-      }, (reply) => {
-        const chunks: Buffer[] = []
-        reply.on('data', (chunk: Buffer) => chunks.push(chunk))
-        reply.on('error', fail)
-        reply.on('close', () => {
-          if (!reply.complete) fail(new Error('the reply was cut off'))
-        })
-        reply.on('end', () => {
-          clearTimeout(timer)
-          const status = reply.statusCode ?? 0
-          resolve({ status, ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') })
-        })
-      })
-      // The whole call, reply included, within the time-out, as AbortSignal.timeout held fetch to.
-      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs)
-      function fail(error: Error): void {
-        clearTimeout(timer)
-        reject(error)
-      }
-      request.on('error', fail)
-      // The headers and the body in one write.
-      request.end(body)
-    })
-  }
+  const post = (body: string, authorization: string) => http.call(target, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body })
 
   async function authorization(reread: boolean): Promise<string> {
     if ('user' in options.auth) return `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString('base64')}`
