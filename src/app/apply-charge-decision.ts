@@ -9,7 +9,7 @@ import { THIRD_PARTY_HOLD_SECONDS, type ChargeDecision, type ChargeEffect, type 
 import { clawbackLossPosting, clawbackPosting, creditPosting, refundOwedPosting, refundSettledPosting, releasePosting } from '../domain/ledger.ts'
 import { decidePayerBinding } from '../domain/payer-binding.ts'
 import { isMaskedTaxNumber } from '../domain/tax-number.ts'
-import type { Charge, ChargesTable, Refund } from '../store/schema.ts'
+import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
 
@@ -70,9 +70,8 @@ export async function blockIdentities(store: Store, charge: Charge | null, dispu
  * The merchant's webhook for this event, if the charge has a webhook_url: the body is fixed now,
  * with a stable webhook-id, and delivered by a job written in this same transaction.
  */
-async function queueWebhook(store: Store, charge: Charge, event: WebhookEventName, now: Date): Promise<void> {
+async function queueWebhook(store: Store, charge: Charge, account: Account | undefined, event: WebhookEventName, now: Date): Promise<void> {
   if (charge.webhook_url === null) return
-  const account = await store.accounts.findById(charge.account_id)
   const id = `msg_${randomBytes(16).toString('hex')}`
   const body = serializeWebhookBody({
     payment_id: charge.id,
@@ -90,8 +89,7 @@ async function queueWebhook(store: Store, charge: Charge, event: WebhookEventNam
 }
 
 /** The payer's identities bind to the receiving account, and the account's own identity follows (domain/payer-binding.ts). */
-async function bindPayer(store: Store, charge: Charge, now: Date): Promise<void> {
-  const account = await store.accounts.findById(charge.account_id)
+async function bindPayer(store: Store, charge: Charge, account: Account | undefined, now: Date): Promise<void> {
   if (!account) return
   const binding = decidePayerBinding({
     accountId: account.id,
@@ -206,9 +204,12 @@ export async function applyChargeDecision(store: Store, charge: Charge, decision
   for (const effect of decision.effects) Object.assign(values, await carryOut(store, charge, effect, context))
   const updated = await store.charges.update(charge.id, values)
   // These read the charge as it now is: its status is in the webhook body, its payer is bound.
+  // The receiving account, read once for both (locked since the move began; its e-mail never changes).
+  const needsAccount = decision.effects.some((effect) => effect.kind === 'bind_payer' || (effect.kind === 'queue_webhook' && updated.webhook_url !== null))
+  const account = needsAccount ? await store.accounts.findById(charge.account_id) : undefined
   for (const effect of decision.effects) {
-    if (effect.kind === 'bind_payer') await bindPayer(store, updated, context.now)
-    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, effect.event, context.now)
+    if (effect.kind === 'bind_payer') await bindPayer(store, updated, account, context.now)
+    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, account, effect.event, context.now)
   }
   return updated
 }
