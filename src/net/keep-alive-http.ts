@@ -1,4 +1,4 @@
-// HTTP calls to the service's own upstreams (the provider's API, the treasury node) over
+// HTTP calls out of the service (the provider's API, the treasury node, merchants' webhooks) over
 // node:http with kept-alive connections rather than fetch: fetch streams a request's body, so it
 // wrote the headers and the body in separate system calls, and a call cost 2.4× the CPU
 // (measured on the treasury's RPC: 580–710 µs against 240–280 µs a call; docs/performance.md).
@@ -10,7 +10,17 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 
 export type UpstreamReply = { status: number; ok: boolean; text: string; header: (name: string) => string | null }
 
-export type UpstreamRequest = { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }
+export type UpstreamRequest = {
+  method: 'GET' | 'POST'
+  headers?: Record<string, string>
+  body?: string
+  /** Read no more of the reply than this; the rest is dropped with its connection (a receiver's reply is not ours to store). */
+  maxReplyBytes?: number
+  /** 'refuse' (upstreams): a redirect fails the call, as fetch's redirect: 'error'; 'answer' (webhooks): it is an answer like any status, never followed. */
+  redirects?: 'refuse' | 'answer'
+  /** This call's time-out, when not the client's. */
+  timeoutMs?: number
+}
 
 /** The way to call upstreams, each call whole (reply included) within `timeoutMs`, or failed. */
 export function createKeepAliveHttp(options: { timeoutMs: number }) {
@@ -27,19 +37,15 @@ export function createKeepAliveHttp(options: { timeoutMs: number }) {
         headers: { ...request.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
       }, (reply) => {
         const status = reply.statusCode ?? 0
-        // Never followed, as fetch's redirect: 'error' did: an upstream that moves is misconfigured.
-        if (status >= 300 && status < 400) {
+        // Never followed: an upstream that moves is misconfigured.
+        if (status >= 300 && status < 400 && request.redirects !== 'answer') {
           reply.resume()
           fail(new Error(`redirected (HTTP ${status})`))
           return
         }
         const chunks: Buffer[] = []
-        reply.on('data', (chunk: Buffer) => chunks.push(chunk))
-        reply.on('error', fail)
-        reply.on('close', () => {
-          if (!reply.complete) fail(new Error('the reply was cut off'))
-        })
-        reply.on('end', () => {
+        let read = 0
+        const answer = () => {
           clearTimeout(timer)
           const headers = reply.headers
           resolve({
@@ -51,9 +57,23 @@ export function createKeepAliveHttp(options: { timeoutMs: number }) {
               return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
             },
           })
+        }
+        reply.on('data', (chunk: Buffer) => {
+          chunks.push(chunk)
+          read += chunk.byteLength
+          if (request.maxReplyBytes !== undefined && read >= request.maxReplyBytes) {
+            answer()
+            reply.destroy()
+          }
         })
+        reply.on('error', fail)
+        reply.on('close', () => {
+          if (!reply.complete) fail(new Error('the reply was cut off'))
+        })
+        reply.on('end', answer)
       })
-      const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs)
+      const timeoutMs = request.timeoutMs ?? options.timeoutMs
+      const timer = setTimeout(() => outgoing.destroy(new Error(`timeout: no answer within ${timeoutMs} ms`)), timeoutMs)
       function fail(error: Error): void {
         clearTimeout(timer)
         reject(error)

@@ -2,6 +2,7 @@
 // stored body with its signatures, never follows redirects, reads at most a little of the reply,
 // records the attempt, and says when to try again (decisions section 7).
 import type { Clock } from '../clock.ts'
+import { createKeepAliveHttp } from '../net/keep-alive-http.ts'
 import { parseWebhookUrl } from '../domain/charge-request.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from './destination.ts'
@@ -21,27 +22,14 @@ export type SenderDeps = {
   timeoutMs?: number
   resolveHost?: ResolveHost
   random?: () => number
-  fetchImpl?: typeof fetch
 }
+
+/** One client for every delivery: a merchant's receiver is called again over the connection its last event used. */
+const http = createKeepAliveHttp({ timeoutMs: DELIVERY_TIMEOUT_MS })
 
 /** ±10 % jitter so a recovering receiver is not hit by every retry at once. */
 function withJitter(ms: number, random: () => number): number {
   return Math.round(ms * (0.9 + 0.2 * random()))
-}
-
-async function readLimited(response: Response): Promise<void> {
-  if (!response.body) return
-  const reader = response.body.getReader()
-  let read = 0
-  try {
-    while (read < MAX_RESPONSE_BYTES) {
-      const chunk = await reader.read()
-      if (chunk.done) return
-      read += chunk.value.byteLength
-    }
-  } finally {
-    await reader.cancel().catch(() => {})
-  }
 }
 
 export type AttemptOutcome = 'delivered' | 'gone' | 'http_error' | 'network_error'
@@ -73,15 +61,8 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
       headers['webhook-id'] = event.id
       headers['webhook-timestamp'] = String(timestamp)
     }
-    const response = await (deps.fetchImpl ?? fetch)(url, {
-      method: 'POST',
-      headers,
-      body: event.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(deps.timeoutMs ?? DELIVERY_TIMEOUT_MS),
-    })
+    const response = await http.call(url, { method: 'POST', headers, body: event.body, redirects: 'answer', maxReplyBytes: MAX_RESPONSE_BYTES, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS })
     statusCode = response.status
-    await readLimited(response)
   } catch (caught) {
     error = (caught as Error).message || String(caught)
   }

@@ -22,7 +22,7 @@ type Received = { headers: IncomingMessage['headers']; body: string; path: strin
 /** A receiver whose answer each test sets: a status, a redirect, or no answer at all. */
 async function startReceiver() {
   const received: Received[] = []
-  let answer: (path: string) => { status: number; headers?: Record<string, string>; body?: string } | 'hang' = () => ({ status: 200 })
+  let answer: (path: string) => { status: number; headers?: Record<string, string>; body?: string } | 'hang' | 'endless' = () => ({ status: 200 })
   const server: Server = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk) => (body += chunk))
@@ -30,6 +30,13 @@ async function startReceiver() {
       received.push({ headers: request.headers, body, path: request.url! })
       const reply = answer(request.url!)
       if (reply === 'hang') return
+      if (reply === 'endless') {
+        // 200, then a body that never ends: 1 kB every 10 ms until the connection is dropped.
+        response.writeHead(200)
+        const drip = setInterval(() => response.write('x'.repeat(1024)), 10)
+        response.on('close', () => clearInterval(drip))
+        return
+      }
       response.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? 'ok')
     })
   })
@@ -172,6 +179,17 @@ test('a receiver that does not answer in time is an attempt with an error, retri
   assert.equal(log.state, 'pending')
   assert.equal(log.attempt_log[0].status_code, null)
   assert.match(log.attempt_log[0].error, /abort|timeout/i)
+  receiver.answer(() => ({ status: 200 }))
+})
+
+test('a receiver whose 200 comes with a body that never ends is delivered, after 4 kB read, without waiting for the time-out', async () => {
+  receiver.answer((path) => (path === '/endless' ? 'endless' : { status: 200 }))
+  const endless = await paidCharge('/endless', 's')
+  const log = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${endless.id}`, token })).body.deliveries[0]
+  assert.equal(log.state, 'delivered')
+  assert.equal(log.attempt_log[0].status_code, 200)
+  // The service's time-out here is 1.5 s; the drip reaches 4 kB in about 40 ms.
+  assert.ok(log.attempt_log[0].duration_ms < 1_000, `${log.attempt_log[0].duration_ms} ms`)
   receiver.answer(() => ({ status: 200 }))
 })
 
