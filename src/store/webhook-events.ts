@@ -1,25 +1,29 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
+import { compiledOnce } from './database.ts'
 import type { Database, WebhookEventsTable } from './schema.ts'
 
 export function webhookEventsRepository(db: Kysely<Database>) {
+  // Every delivery attempt starts here: built once, prepared once per connection.
+  const forDelivery = compiledOnce(db, () =>
+    db
+      .selectFrom('webhook_events')
+      .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')
+      .leftJoin('withdrawals', 'withdrawals.id', 'webhook_events.withdrawal_id')
+      .select((eb) => [
+        'webhook_events.id', 'webhook_events.body', 'webhook_events.state', 'webhook_events.attempts',
+        eb.fn.coalesce('charges.webhook_url', 'withdrawals.webhook_url').as('webhook_url'),
+        eb.fn.coalesce('charges.webhook_secret', 'withdrawals.webhook_secret').as('webhook_secret'),
+      ])
+      .where('webhook_events.id', '=', ''),
+  )
   return {
     async insert(values: Insertable<WebhookEventsTable>): Promise<void> {
       await db.insertInto('webhook_events').values(values).execute()
     },
 
     /** The event with what sending it needs from its charge or withdrawal. */
-    findForDelivery(id: string) {
-      return db
-        .selectFrom('webhook_events')
-        .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')
-        .leftJoin('withdrawals', 'withdrawals.id', 'webhook_events.withdrawal_id')
-        .select((eb) => [
-          'webhook_events.id', 'webhook_events.body', 'webhook_events.state', 'webhook_events.attempts',
-          eb.fn.coalesce('charges.webhook_url', 'withdrawals.webhook_url').as('webhook_url'),
-          eb.fn.coalesce('charges.webhook_secret', 'withdrawals.webhook_secret').as('webhook_secret'),
-        ])
-        .where('webhook_events.id', '=', id)
-        .executeTakeFirst()
+    async findForDelivery(id: string) {
+      return (await forDelivery([id]))[0]
     },
 
     async update(id: string, values: Updateable<WebhookEventsTable>): Promise<void> {
