@@ -26,6 +26,10 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   url.searchParams.set('connectionTimeout', String(timeout))
   url.searchParams.set('greetingTimeout', String(timeout))
   url.searchParams.set('socketTimeout', String(timeout))
+  // Kept-open connections (nodemailer's pool), one per mail the lane sends at once: a new
+  // connection, greeting and STARTTLS for every message held the mail lane to about 12 a second,
+  // and a burst of payouts queues four mails each (bench/withdrawals.ts).
+  if (!url.searchParams.has('pool')) url.searchParams.set('pool', 'true')
   const transport = nodemailer.createTransport(url.href)
   return {
     async send(mail) {
