@@ -22,6 +22,7 @@ import { parseBrlToCents } from '../domain/money.ts'
 import { findOperator, mayTake, type Operator } from '../domain/operators.ts'
 import { consoleText, errorText, langOf, type Lang } from '../i18n/catalogue.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
+import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
 import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
 import { createSessionStore, type SessionRows } from '../wallet/session-store.ts'
@@ -131,7 +132,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     return send(reply, pages.errorPage({ lang, csrf: csrfToken, now: deps.clock.now(), operator: who }, message, mapped.code, csrfFailure), mapped.status)
   })
 
-  app.get('/console/assets/console.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(consoleCss))
+  serveAsset(app, '/console/assets/console.css', consoleCss)
 
   app.get<{ Params: { lang: string } }>('/console/lang/:lang', async (request, reply) => {
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'

@@ -11,6 +11,7 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
+import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
 import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
@@ -107,8 +108,8 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure), mapped.status)
   })
 
-  app.get('/wallet/assets/wallet.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(walletCss))
-  app.get('/wallet/assets/wallet.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(walletJs))
+  serveAsset(app, '/wallet/assets/wallet.css', walletCss)
+  serveAsset(app, '/wallet/assets/wallet.js', walletJs)
 
   app.get<{ Params: { lang: string } }>('/wallet/lang/:lang', async (request, reply) => {
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
