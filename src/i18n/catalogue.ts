@@ -42,6 +42,11 @@ export function errorText(code: ErrorCode, lang: Lang): string {
   return catalogues[lang].errors[code]
 }
 
+/** What to do about an error code, with `code` spans; /docs shows it beside the code's text. */
+export function errorFix(code: ErrorCode, lang: Lang): string {
+  return catalogues[lang].errorFixes[code]
+}
+
 const dateTimeFormats: Record<Lang, Intl.DateTimeFormat> = {
   'pt-BR': new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),
   en: new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),

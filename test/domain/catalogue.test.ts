@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { chargeStatuses } from '../../src/domain/charge.ts'
 import { errorCatalogue } from '../../src/domain/errors.ts'
-import { catalogues, errorText, formatDateTime, langs } from '../../src/i18n/catalogue.ts'
+import { catalogues, errorFix, errorText, formatDateTime, langs } from '../../src/i18n/catalogue.ts'
 
 /** Every text of a catalogue by its path ("wallet.signInTitle", "docs.concepts.0"). */
 function texts(value: unknown, path = ''): Map<string, string> {
@@ -25,15 +25,22 @@ test('issue 22 (point 2): both languages have every key, none empty, with the sa
   assert.ok(pt.size > 200, `only ${pt.size} texts: the catalogue lost a section`)
 })
 
-test('issue 22 (point 2): every error code and every status has its text in both languages', () => {
+test('issue 22 (point 2), issue 25 (point 6): every error code has its text and what to do about it, and every status its text, in both languages', () => {
   for (const lang of langs) {
     assert.deepEqual(Object.keys(catalogues[lang].errors).sort(), Object.keys(errorCatalogue).sort(), lang)
-    for (const code of Object.keys(errorCatalogue) as Array<keyof typeof errorCatalogue>) assert.ok(errorText(code, lang).length > 5, `${lang} ${code}`)
+    assert.deepEqual(Object.keys(catalogues[lang].errorFixes).sort(), Object.keys(errorCatalogue).sort(), lang)
+    for (const code of Object.keys(errorCatalogue) as Array<keyof typeof errorCatalogue>) {
+      assert.ok(errorText(code, lang).length > 5, `${lang} ${code}`)
+      assert.ok(errorFix(code, lang).length > 20, `${lang}: what to do about ${code}`)
+      // A fix that only repeats the message tells the reader nothing new.
+      assert.notEqual(errorFix(code, lang), errorText(code, lang), `${lang}: ${code}`)
+      assert.equal(errorFix(code, lang).split('`').length % 2, 1, `${lang}: ${code} has an unclosed code span`)
+    }
     assert.deepEqual(Object.keys(catalogues[lang].statuses).sort(), [...chargeStatuses].sort(), lang)
     assert.deepEqual(Object.keys(catalogues[lang].docs.statusMeaning).sort(), [...chargeStatuses].sort(), lang)
   }
   // The Portuguese is Portuguese: no error text is the English one copied over.
-  const same = (Object.keys(errorCatalogue) as Array<keyof typeof errorCatalogue>).filter((code) => errorText(code, 'pt-BR') === errorText(code, 'en'))
+  const same = (Object.keys(errorCatalogue) as Array<keyof typeof errorCatalogue>).filter((code) => errorText(code, 'pt-BR') === errorText(code, 'en') || errorFix(code, 'pt-BR') === errorFix(code, 'en'))
   assert.deepEqual(same, [])
 })
 
