@@ -1,10 +1,11 @@
 // The human documentation at /docs, in Portuguese and English: a quick start, each merchant
 // endpoint (charges and withdrawals) with a request, a response and a curl line, the sandbox, the
-// webhook guide, and an anchor per error code, which is where every error's docs_url points.
+// webhook guide, and an anchor per error code with what to do about it, which is where every
+// error's docs_url points. Every code block has a copy button (docs-assets.ts).
 import { chargeStatuses, defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
 import { errorAudience, errorCatalogue, type ErrorCode } from '../domain/errors.ts'
-import { escapeText, href, html, raw } from '../html/template.ts'
-import { catalogues, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
+import { escapeText, href, html, raw, type HtmlValue } from '../html/template.ts'
+import { catalogues, errorFix, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
 import {
   BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
   WithdrawalRecord, WithdrawalWebhookBody,
@@ -20,8 +21,8 @@ export function docsLanguageFor(query: string | undefined, acceptLanguage: strin
 
 const exampleOf = (schema: object) => (schema as { examples: unknown[] }).examples[0]
 
-/** Markdown code spans as HTML, the rest escaped (the webhook events' texts, which the OpenAPI document shares). */
-const withCode = (markdown: string) => raw(escapeText(markdown).replace(/`([^`]+)`/g, '<code>$1</code>'))
+/** Markdown code spans as HTML, the rest escaped (the webhook events' texts, which the OpenAPI document shares, and the errors' fixes). */
+const withCode = (markdown: string) => html`${markdown.split('`').map((part, index) => (index % 2 === 1 ? html`<code>${part}</code>` : part))}`
 
 type Endpoint = { id: keyof Catalogue['docs']['endpoints']; method: string; path: string; body?: unknown; response: unknown; curl: (base: string) => string }
 
@@ -54,7 +55,7 @@ const endpoints: Endpoint[] = [
   {
     id: 'webhook-deliveries', method: 'GET', path: '/api/webhook-deliveries?payment_id=',
     response: exampleOf(WebhookDeliveries),
-    curl: (base) => `curl -s '${base}/api/webhook-deliveries?payment_id=$ID' -H "X-API-Token: $TOKEN"`,
+    curl: (base) => `curl -s "${base}/api/webhook-deliveries?payment_id=$ID" -H "X-API-Token: $TOKEN"`,
   },
   {
     id: 'redeliver', method: 'POST', path: '/api/webhook-deliveries/{id}/redeliver',
@@ -103,15 +104,27 @@ const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; c
   { id: 'payout', call: 'POST /sandbox/withdrawals/{id}/payout {outcome?: sent | error | refunded}' },
 ]
 
+/**
+ * Run twice against one sandbox by the tests, as printed: each run opens its own account and
+ * payers (a payer belongs to the first account it pays), and an error answer stops the line.
+ */
 const quickStart = (base: string) => `BASE=${base}
-curl -s -X POST $BASE/sandbox/accounts -H 'Content-Type: application/json' \\
-  -d '{"email":"loja@example.com","tax_number":"24681357928","name":"Maria Silva"}'
-TOKEN=$(curl -s -X POST $BASE/sandbox/accounts/loja@example.com/tokens | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
-ID=$(curl -s -X POST $BASE/api/create-payment -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' -H 'Idempotency-Key: order-1' \\
-  -d '{"value":"10.00","email":"loja@example.com","tax_number":"13579246828","payer_name":"Ana Souza"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
-curl -s -X POST $BASE/sandbox/payments/$ID/pay -H 'Content-Type: application/json' -d '{"payer_name":"Ana Souza","payer_tax_number":"13579246828"}'
-curl -s $BASE/api/get-payment/$ID -H "X-API-Token: $TOKEN"
-curl -s $BASE/api/get-balance -H "X-API-Token: $TOKEN"`
+RUN=$(date +%s)$$
+cpf() { local d=() i n s; for i in 1 2 3 4 5 6 7 8 9; do d+=($((RANDOM % 10))); done
+  for n in 10 11; do s=0; for i in "\${!d[@]}"; do s=$((s + d[i] * (n - i))); done; d+=($((s * 10 % 11 % 10))); done
+  printf '%s' "\${d[@]}"; }
+field() { jq -er ".$1 // error(tostring)"; }
+SHOP=loja-$RUN@example.com
+PAYER=$(cpf)
+curl -sS -X POST $BASE/sandbox/accounts -H 'Content-Type: application/json' \\
+  -d "{\\"email\\":\\"$SHOP\\",\\"tax_number\\":\\"$(cpf)\\",\\"name\\":\\"Maria Silva\\"}" | field euid
+TOKEN=$(curl -sS -X POST $BASE/sandbox/accounts/$SHOP/tokens | field token)
+ID=$(curl -sS -X POST $BASE/api/create-payment -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' -H "Idempotency-Key: order-$RUN" \\
+  -d "{\\"value\\":\\"10.00\\",\\"email\\":\\"$SHOP\\",\\"tax_number\\":\\"$PAYER\\",\\"payer_name\\":\\"Ana Souza\\"}" | field id)
+curl -sS -X POST $BASE/sandbox/payments/$ID/pay -H 'Content-Type: application/json' \\
+  -d "{\\"payer_name\\":\\"Ana Souza\\",\\"payer_tax_number\\":\\"$PAYER\\"}" | field status
+curl -sS $BASE/api/get-payment/$ID -H "X-API-Token: $TOKEN" | jq .
+curl -sS $BASE/api/get-balance -H "X-API-Token: $TOKEN" | jq .`
 
 const typescriptSnippet = `import { verifyWebhook, WebhookVerificationError } from '@pix-charge/sdk'
 
@@ -149,40 +162,45 @@ export function renderDocs(lang: Lang, context: { baseUrl: string; supportEmail:
   // The docs texts are HTML we write (code spans, links); the values placed in them are escaped.
   const trusted = (text: string, values: Record<string, string> = {}) => raw(fill(text, Object.fromEntries(Object.entries(values).map(([name, value]) => [name, escapeText(value)]))))
   const json = (value: unknown) => JSON.stringify(value, null, 2)
+  // Shell blocks are marked: a test runs or checks every one of them.
+  const code = (text: string, options: { id?: string; shell?: boolean } = {}) =>
+    html`<div class="code"><button type="button" data-copied="${t.copied}" hidden>${t.copy}</button><pre${options.id === undefined ? '' : html` id="${options.id}"`}${options.shell ? html` class="sh"` : ''}>${text}</pre></div>`
+  const table = (rows: HtmlValue, className?: string) => html`<div class="table"><table${className === undefined ? '' : html` class="${className}"`}>${rows}</table></div>`
   const endpointHtml = endpoints.map((endpoint) => html`<section id="${endpoint.id}"><h3><code>${endpoint.method} ${endpoint.path}</code></h3><p>${trusted(t.endpoints[endpoint.id])}</p>
-<pre>${endpoint.curl(context.baseUrl)}</pre>
-${endpoint.body !== undefined && html`<p>${t.request}</p><pre>${json(endpoint.body)}</pre>`}<p>${t.response}</p><pre>${typeof endpoint.response === 'string' ? endpoint.response : json(endpoint.response)}</pre></section>
+${code(endpoint.curl(context.baseUrl), { shell: true })}
+${endpoint.body !== undefined && html`<p>${t.request}</p>${code(json(endpoint.body))}`}<p>${t.response}</p>${code(typeof endpoint.response === 'string' ? endpoint.response : json(endpoint.response))}</section>
 `)
   const statuses = chargeStatuses.map((status) => html`<tr id="status-${status}"><td><code>${status}</code></td><td>${trusted(t.statusMeaning[status])}</td></tr>`)
   const events = [...defaultWebhookEvents, ...optInWebhookEvents].map(
     (event) => html`<tr id="event-${event}"><td><code>${event}</code></td><td>${(defaultWebhookEvents as readonly string[]).includes(event) ? t.always : t.optIn}</td><td>${withCode(t.eventMeaning[event])}</td></tr>`,
   )
   const errorList = (audience: 'merchant' | 'wallet' | 'operator') =>
-    html`<h3>${t.audiences[audience]}</h3><table><tr><th>code</th><th>HTTP</th><th></th></tr>${(Object.keys(errorCatalogue) as ErrorCode[])
+    html`<h3>${t.audiences[audience]}</h3>${table(html`<tr><th>code</th><th>HTTP</th><th>${t.errorCause}</th><th>${t.errorFix}</th></tr>${(Object.keys(errorCatalogue) as ErrorCode[])
       .filter((code) => errorAudience(code) === audience)
-      .map((code) => html`<tr id="${code}"><td><a href="#${code}"><code>${code}</code></a></td><td>${errorCatalogue[code].status}</td><td>${errorText(code, lang)}</td></tr>`)}</table>`
+      .map((code) => html`<tr id="${code}"><td><a href="#${code}"><code>${code}</code></a></td><td>${errorCatalogue[code].status}</td><td data-label="${t.errorCause}">${errorText(code, lang)}</td><td data-label="${t.errorFix}">${withCode(errorFix(code, lang))}</td></tr>`)}`, 'errors')}`
   return html`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${t.title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}code,pre{background:#f4f4f4}pre{padding:.8rem;overflow:auto}tr:target{background:#fff3c4}nav a{margin-right:.8rem}</style>
+<link rel="stylesheet" href="/docs/assets/docs.css">
+<script src="/docs/assets/docs.js" defer></script>
 </head><body>
 <p><a href="?lang=${lang === 'en' ? 'pt-BR' : 'en'}" hreflang="${lang === 'en' ? 'pt-BR' : 'en'}">${catalogues[lang].otherLanguage}</a></p>
 <h1>${t.title}</h1>
 <p>${trusted(t.intro, { base: context.baseUrl })} <a href="${href(`mailto:${context.supportEmail}`)}">${context.supportEmail}</a></p>
 <nav><a href="#quick-start">${t.quickTitle}</a><a href="#concepts">${t.conceptsTitle}</a><a href="#endpoints">${t.endpointsTitle}</a><a href="#sandbox">${t.sandboxTitle}</a><a href="#webhooks">${t.webhooksTitle}</a><a href="#statuses">${t.statusesTitle}</a><a href="#errors">${t.errorsTitle}</a></nav>
-<h2 id="quick-start">${t.quickTitle}</h2><p>${trusted(t.quickLead)}</p><pre>${quickStart(context.baseUrl)}</pre>
+<h2 id="quick-start">${t.quickTitle}</h2><p>${trusted(t.quickLead)}</p>${code(quickStart(context.baseUrl), { id: 'quick-start-script', shell: true })}
 <h2 id="concepts">${t.conceptsTitle}</h2><ul>${t.concepts.map((item) => html`<li>${trusted(item)}</li>`)}</ul>
 <h2 id="endpoints">${t.endpointsTitle}</h2>
 <p><code>X-API-Token</code> · <code>Content-Type: application/json</code></p>
 ${endpointHtml}
 <h2 id="sandbox">${t.sandboxTitle}</h2><p>${t.sandboxLead}</p>
-<table>${sandboxControls.map((control) => html`<tr><td><code>${control.call}</code></td><td>${trusted(t.sandboxControls[control.id])}</td></tr>`)}</table>
+${table(sandboxControls.map((control) => html`<tr><td><code>${control.call}</code></td><td>${trusted(t.sandboxControls[control.id])}</td></tr>`))}
 <h2 id="webhooks">${t.webhooksTitle}</h2><p>${trusted(t.webhooksLead)}</p>
-<pre>${json(exampleOf(WebhookBody))}</pre>
-<p>${trusted(t.eventsLead)}</p><table><tr><th>${t.event}</th><th></th><th>${t.meaning}</th></tr>${events}</table>
-<p id="withdrawal-webhooks">${trusted(t.withdrawalEventsLead)}</p><pre>${json(exampleOf(WithdrawalWebhookBody))}</pre>
-<p>${t.tsLead}</p><pre id="typescript-webhook">${typescriptSnippet}</pre>
-<p>${t.pyLead}</p><pre id="python-webhook">${pythonWebhookSnippet}</pre>
-<h2 id="statuses">${t.statusesTitle}</h2><table>${statuses}</table>
+${code(json(exampleOf(WebhookBody)))}
+<p>${trusted(t.eventsLead)}</p>${table(html`<tr><th>${t.event}</th><th></th><th>${t.meaning}</th></tr>${events}`)}
+<p id="withdrawal-webhooks">${trusted(t.withdrawalEventsLead)}</p>${code(json(exampleOf(WithdrawalWebhookBody)))}
+<p>${t.tsLead}</p>${code(typescriptSnippet, { id: 'typescript-webhook' })}
+<p>${t.pyLead}</p>${code(pythonWebhookSnippet, { id: 'python-webhook' })}
+<h2 id="statuses">${t.statusesTitle}</h2>${table(statuses)}
 <h2 id="errors">${t.errorsTitle}</h2><p>${trusted(t.errorsLead)}</p>
 ${errorList('merchant')}${errorList('wallet')}${errorList('operator')}
 </body></html>`.toString()

@@ -3,12 +3,15 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { chargeStatuses } from '../../src/domain/charge.ts'
 import { errorAudience, errorCatalogue } from '../../src/domain/errors.ts'
 import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
+import { errorFix } from '../../src/i18n/catalogue.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -104,8 +107,8 @@ test('/docs in both languages: the withdrawal endpoints with curl and examples, 
   }
 })
 
-test('every error code has its own anchor, in the list of who meets it, and docs_url points at it', { skip: skipOnSecondDatabase }, async () => {
-  for (const lang of ['pt-BR', 'en']) {
+test('every error code has its own anchor, in the list of who meets it, with what to do about it, and docs_url points at it', { skip: skipOnSecondDatabase }, async () => {
+  for (const lang of ['pt-BR', 'en'] as const) {
     const page = (await service.request({ method: 'GET', url: `/docs?lang=${lang}` })).body as string
     const lists = page.slice(page.indexOf('id="errors"')).split('<h3>').slice(1)
     assert.equal(lists.length, 3)
@@ -113,6 +116,10 @@ test('every error code has its own anchor, in the list of who meets it, and docs
       const list = ['merchant', 'wallet', 'operator'].indexOf(errorAudience(code))
       assert.ok(lists[list]!.includes(`<tr id="${code}">`), `${lang}: ${code} in list ${list}`)
       assert.equal(page.split(`id="${code}"`).length, 2, `${lang}: one anchor for ${code}`)
+      // The row's last cell is the fix, its `code` spans as <code>.
+      const row = page.slice(page.indexOf(`<tr id="${code}">`), page.indexOf('</tr>', page.indexOf(`<tr id="${code}">`)))
+      const fix = row.slice(row.indexOf('>', row.lastIndexOf('<td')) + 1, row.lastIndexOf('</td>'))
+      assert.equal(unescapeHtml(fix.replace(/<\/?code>/g, '`')), errorFix(code, lang), `${lang}: the fix of ${code}`)
     }
   }
   assert.equal(errorAudience('ops_token_invalid'), 'operator')
@@ -124,16 +131,88 @@ test('every error code has its own anchor, in the list of who meets it, and docs
   assert.equal(docsUrl.hash, '#token_missing')
 })
 
-test('the quick start on /docs runs as printed against the sandbox', { skip: skipOnSecondDatabase }, async () => {
-  const page = (await service.request({ method: 'GET', url: '/docs?lang=en' })).body as string
-  const script = unescapeHtml(/<h2 id="quick-start">[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(page)![1]!)
-  const port = (service.app.server.address() as AddressInfo).port
-  // Asynchronously: the service answering the script runs in this very process.
+/** Runs a printed shell script against this process's service (asynchronously: the service answering it runs here). */
+async function runAsPrinted(script: string, on: TestService): Promise<string> {
+  const port = (on.app.server.address() as AddressInfo).port
   const result = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script.replace(/^BASE=.*$/m, `BASE=http://127.0.0.1:${port}`)], { encoding: 'utf8', timeout: 60_000 })
-  // curl prints no newline: the last answer is the balance record, the one before it the paid charge.
-  const balance = JSON.parse(result.stdout.slice(result.stdout.lastIndexOf('{"email"')))
-  assert.match(result.stdout, /"status":"depix_sent"/)
-  assert.equal(balance.balances.DEPIX.available_cents, 1000 - FIXED_FEE_CENTS)
+  assert.doesNotMatch(result.stdout, /"docs_url"/, 'an error answer was printed')
+  return result.stdout
+}
+
+/** The statuses a script's comments promise (`| field status   # depix_sent`), in order. */
+const promisedStatuses = (script: string) => [...script.matchAll(/\| field status +# (\w+)/g)].map((match) => match[1])
+/** The statuses a run printed, one a line. */
+const printedStatuses = (stdout: string) => stdout.split('\n').filter((line) => (chargeStatuses as readonly string[]).includes(line))
+
+/** The shell blocks of /docs in a language: the quick start and every endpoint's curl line. */
+async function docsShellBlocks(lang: string): Promise<string[]> {
+  const page = (await service.request({ method: 'GET', url: `/docs?lang=${lang}` })).body as string
+  return [...page.matchAll(/<pre(?: id="[^"]*")? class="sh">([\s\S]*?)<\/pre>/g)].map((match) => unescapeHtml(match[1]!))
+}
+
+/** The README's sh blocks; those of its Sandbox section are the walk-through: the first integration, the lifecycle, the provider delay. */
+function readmeShellBlocks(section?: string): string[] {
+  let readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  if (section !== undefined) readme = readme.slice(readme.indexOf(`\n## ${section}\n`), readme.indexOf('\n## ', readme.indexOf(`\n## ${section}\n`) + 1))
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!)
+}
+
+test('the quick start on /docs runs as printed, twice against the same sandbox', { skip: skipOnSecondDatabase }, async () => {
+  const [script] = await docsShellBlocks('en')
+  assert.match(script!, /^BASE=/)
+  assert.equal(script, (await docsShellBlocks('pt-BR'))[0])
+  for (const run of [1, 2]) {
+    const stdout = await runAsPrinted(script!, service)
+    assert.deepEqual(printedStatuses(stdout), ['depix_sent'], `run ${run}`)
+    // jq prints each answer indented; the last one, from its first unindented brace, is the balance.
+    const balance = JSON.parse(stdout.slice(stdout.lastIndexOf('\n{') + 1))
+    assert.equal(balance.balances.DEPIX.available_cents, 1000 - FIXED_FEE_CENTS, `run ${run}`)
+  }
+})
+
+test('the README walk-through runs as printed, twice against the same sandbox, each status as its comment says', { skip: skipOnSecondDatabase, timeout: 120_000 }, async () => {
+  const [first, lifecycle, delay] = readmeShellBlocks('Sandbox')
+  assert.ok(first?.startsWith('BASE=') && lifecycle && delay, 'the Sandbox section has its three blocks')
+  assert.deepEqual(promisedStatuses(lifecycle), ['depix_sent', 'after7d', 'depix_sent', 'security_hold', 'security_hold', 'depix_sent'])
+  for (const run of [1, 2]) assert.deepEqual(printedStatuses(await runAsPrinted(`${first}\n${lifecycle}`, service)), promisedStatuses(lifecycle), `run ${run}`)
+  // The delay block goes on from the first one against a service started as it says.
+  assert.match(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'), /start with `PROVIDER_DELAY_HOURS=24\nSANDBOX_PROVIDER_MIN_DELAY_HOURS=24 npm start`/)
+  const delayed = await startTestService({ SANDBOX_PROVIDER_REQUIRE_NAME: 'on', PROVIDER_DELAY_HOURS: '24', SANDBOX_PROVIDER_MIN_DELAY_HOURS: '24' })
+  try {
+    assert.deepEqual(promisedStatuses(delay), ['pending', 'depix_sent'])
+    for (const run of [1, 2]) assert.deepEqual(printedStatuses(await runAsPrinted(`${first}\n${delay}`, delayed)), promisedStatuses(delay), `run ${run}`)
+  } finally {
+    await delayed.close()
+  }
+})
+
+/**
+ * Where a shell script puts `$NAME`, `${…}` or `$(…)` inside single quotes, which the shell
+ * passes on as it is: `curl '…?payment_id=$ID'` asks for the id "$ID". Comments are skipped.
+ */
+function singleQuotedExpansions(script: string): string[] {
+  const found: string[] = []
+  let quote: "'" | '"' | null = null
+  for (let i = 0; i < script.length; i++) {
+    const char = script[i]!
+    if (quote === "'") {
+      if (char === "'") quote = null
+      else if (char === '$' && /[A-Za-z_{(]/.test(script[i + 1] ?? '')) found.push(script.slice(script.lastIndexOf('\n', i) + 1, script.indexOf('\n', i) === -1 ? undefined : script.indexOf('\n', i)))
+    } else if (char === '\\') i++
+    else if (quote === '"') {
+      if (char === '"') quote = null
+    } else if (char === "'" || char === '"') quote = char
+    else if (char === '#' && /(^|\s)$/.test(script.slice(i - 1, i))) i = script.indexOf('\n', i) === -1 ? script.length : script.indexOf('\n', i)
+  }
+  return found
+}
+
+test('no shell snippet on /docs or in the README puts a variable in single quotes', { skip: skipOnSecondDatabase }, async () => {
+  assert.deepEqual(singleQuotedExpansions(`curl -s 'http://x/api/webhook-deliveries?payment_id=$ID' -H "X-API-Token: $TOKEN"  # the customer's`),
+    [`curl -s 'http://x/api/webhook-deliveries?payment_id=$ID' -H "X-API-Token: $TOKEN"  # the customer's`])
+  const blocks = [...(await docsShellBlocks('pt-BR')), ...(await docsShellBlocks('en')), ...readmeShellBlocks()]
+  assert.ok(blocks.length > 20 && blocks.some((block) => block.includes('/api/webhook-deliveries?payment_id=$ID')))
+  assert.deepEqual(blocks.flatMap(singleQuotedExpansions), [])
 })
 
 test('the Python webhook snippet on /docs verifies a real delivery, with plain and whsec_ secrets, and refuses a changed body', { skip: skipOnSecondDatabase }, async () => {

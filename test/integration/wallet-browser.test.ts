@@ -10,6 +10,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
+import { catalogues } from '../../src/i18n/catalogue.ts'
 import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../../src/service.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
@@ -213,6 +214,38 @@ test('/docs in Chromium: the browser\'s language picks the page, the link switch
     assert.ok(await row.isVisible())
     assert.match((await row.textContent()) ?? '', /X-API-Token header is missing/)
     await screenshot(page, 'docs-error-anchor')
+  } finally {
+    await context.close()
+    await service.close()
+  }
+})
+
+test('/docs at a phone\'s width, in both languages: nothing scrolls sideways, every code block has a copy button that puts its text on the clipboard, and the CSP lets the page\'s own script and style run', { skip, timeout: 60_000 }, async () => {
+  const service = await startTestService()
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] })
+  try {
+    const base = `http://127.0.0.1:${(service.app.server.address() as import('node:net').AddressInfo).port}`
+    const page = await context.newPage()
+    // A script or stylesheet the CSP refused is reported as an error here.
+    const errors: string[] = []
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()))
+    page.on('pageerror', (error) => errors.push(error.message))
+    for (const [lang, block] of [['pt-BR', '#quick-start-script'], ['en', '#python-webhook']] as const) {
+      const { copy, copied } = catalogues[lang].docs
+      await page.goto(`${base}/docs?lang=${lang}`)
+      const width = await page.locator('html').evaluate((root) => (root as unknown as { scrollWidth: number }).scrollWidth)
+      assert.ok(width <= 375, `${lang}: the page is ${width} px wide`)
+      // Hidden until the script finds a clipboard: one visible button a block.
+      assert.equal(await page.getByRole('button', { name: copy, exact: true }).count(), await page.locator('pre').count(), lang)
+      const code = page.locator('.code', { has: page.locator(block) })
+      await code.getByRole('button').click()
+      await code.getByRole('button', { name: copied, exact: true }).waitFor()
+      const clipboard = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())
+      assert.equal(clipboard, await page.locator(block).textContent(), `${lang}: ${block}`)
+    }
+    assert.deepEqual(errors, [])
+    assert.match(String((await service.request({ method: 'GET', url: '/docs' })).headers['content-security-policy']), /default-src 'none';script-src 'self';style-src 'self'/)
+    await screenshot(page, 'docs-en')
   } finally {
     await context.close()
     await service.close()

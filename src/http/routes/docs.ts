@@ -2,7 +2,10 @@
 // that validate requests (the merchant's at /openapi.json, the other audiences' at
 // /openapi/<name>.json), and /docs, the page every error's docs_url points to.
 import type { FastifyPluginAsync } from 'fastify'
+import helmet from '@fastify/helmet'
 import type { AppDeps } from '../deps.ts'
+import { serveAsset } from '../assets.ts'
+import { docsCss, docsJs } from '../docs-assets.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { langs } from '../../i18n/catalogue.ts'
 import { docsLanguageFor, renderDocs } from '../docs-page.ts'
@@ -21,8 +24,27 @@ export const docsRoutes: FastifyPluginAsync<Pick<AppDeps, 'config'>> = async (ap
       return document
     })
   }
-  app.get<{ Querystring: { lang?: string } }>('/docs', { schema: { hide: true } }, async (request, reply) => {
-    const lang = docsLanguageFor(request.query.lang, request.headers['accept-language'])
-    return reply.type('text/html; charset=utf-8').header('content-language', lang).header('vary', 'Accept-Language').send(pages[lang])
+  // The page and its assets under a CSP of their own: only its script and stylesheet run, and no inline code.
+  await app.register(async (page) => {
+    await page.register(helmet, {
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          formAction: ["'none'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+        },
+      },
+      hsts: deps.config.baseUrl.startsWith('https://'),
+    })
+    serveAsset(page, '/docs/assets/docs.css', docsCss)
+    serveAsset(page, '/docs/assets/docs.js', docsJs)
+    page.get<{ Querystring: { lang?: string } }>('/docs', { schema: { hide: true } }, async (request, reply) => {
+      const lang = docsLanguageFor(request.query.lang, request.headers['accept-language'])
+      return reply.type('text/html; charset=utf-8').header('content-language', lang).header('vary', 'Accept-Language').send(pages[lang])
+    })
   })
 }
