@@ -26,8 +26,8 @@ function load(options: Record<string, unknown>): Promise<{ requestsPerSecond: nu
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pix-memory-'))
-// Exactly as npm start runs it, V8 flags included.
-const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/)
+// Exactly as npm start runs it, V8 flags included (the script's exec only spares a shell).
+const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+/, '').split(/\s+/)
 const service = spawn(process.execPath, startScript.slice(1), {
   env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_PROVIDER_REQUIRE_NAME: 'off' },
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,6 +7,18 @@ import { startService } from './service.ts'
 async function main() {
   const config = loadConfig()
   const service = await startService(config)
+  // Before anything is announced: a SIGTERM that follows the banner (a supervisor, a test) must
+  // find the handler in place, or Node's default ends the process without closing anything.
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    service.app.log.info({ signal }, 'shutting down')
+    await service.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
   const address = await service.app.listen({ port: config.port, host: config.host })
   service.jobs.start()
 
@@ -31,17 +43,6 @@ async function main() {
     service.app.log.info({ baseUrl: config.baseUrl, address }, 'listening in production mode')
     for (const warning of productionWarnings(config)) service.app.log.warn({ warning: warning.code }, warning.message)
   }
-
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    service.app.log.info({ signal }, 'shutting down')
-    await service.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
 }
 
 main().catch((error: unknown) => {
