@@ -15,7 +15,7 @@ import {
   ProviderUnavailableError,
   type PaymentProvider,
 } from '../provider/provider.ts'
-import type { Charge } from '../store/schema.ts'
+import type { Account, Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
@@ -46,10 +46,13 @@ export type CreateChargeCommand = {
   idempotencyKey?: string | undefined
 }
 
-async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<void> {
-  const blocked = await deps.store.identities.blockedKinds({ email: request.email, taxNumber: request.taxNumber, euid: request.euid })
+/** The receiving account, if it exists yet, once the charge's e-mail and payer are known not to be blocked. */
+async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<Account | undefined> {
+  // A returning e-mail (most are) answers its account and the blocks in one read.
+  const known = await deps.store.accounts.findWithBlocks(request.email, { taxNumber: request.taxNumber, euid: request.euid })
+  const blocked = known?.blocked ?? await deps.store.identities.blockedKinds({ email: request.email, taxNumber: request.taxNumber, euid: request.euid })
   if (blocked.length > 0) throw new DomainError('end_user_blocked')
-  if (request.euid === null) return
+  if (request.euid === null) return known?.account
   const info = await deps.provider.userInfo(request.euid)
   if (info === null) throw new DomainError('euid_unknown', { param: 'euid' })
   if (info.isBlocked) throw new DomainError('end_user_blocked')
@@ -61,6 +64,7 @@ async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promi
       message: `value is above this payer's current limit of ${formatBrl(limit)}.`,
     })
   }
+  return known?.account
 }
 
 /**
@@ -129,8 +133,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
   if (request.webhookUrl !== null && deps.publicWebhooksOnly) {
     await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
   }
-  await checkPayer(deps, request)
-  const receiving = await deps.store.accounts.ensure(request.email, deps.clock.now())
+  const receiving = (await checkPayer(deps, request)) ?? (await deps.store.accounts.ensure(request.email, deps.clock.now()))
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)
 
   const createdAt = deps.clock.now()

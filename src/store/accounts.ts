@@ -1,10 +1,18 @@
-import type { Kysely, Updateable } from 'kysely'
+import { sql, type Kysely, type Updateable } from 'kysely'
 import { compiledOnce } from './database.ts'
-import type { Account, AccountsTable, Database } from './schema.ts'
+import type { Account, AccountsTable, BlockKind, Database } from './schema.ts'
 
 export function accountsRepository(db: Kysely<Database>) {
   // Every create-payment reads its receiving account: built once, prepared once per connection.
   const byEmail = compiledOnce(db, () => db.selectFrom('accounts').selectAll().where('email', '=', ''))
+  // A create-payment's first read: its receiving account with the MED blocks on that e-mail and
+  // on the payer's tax number and EUID (an absent one is a null, which matches nothing).
+  const withBlocks = compiledOnce(db, () =>
+    db.selectFrom('accounts').selectAll('accounts')
+      .select((eb) => eb.selectFrom('blocks').select(sql<BlockKind[] | null>`array_agg(distinct kind)`.as('kinds'))
+        .where((inner) => inner.or((['email', 'tax_number', 'euid'] as const).map((kind) => inner.and([inner('kind', '=', sql.lit(kind)), inner('value', '=', '')]))))
+        .as('blocked_kinds'))
+      .where('email', '=', ''))
   return {
     findByEmail(email: string): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
@@ -17,6 +25,17 @@ export function accountsRepository(db: Kysely<Database>) {
     /** Inside a transaction: serializes changes to one account (token issuance, postings). */
     lockById(id: number): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    /**
+     * A charge's receiving account and the MED blocks on its e-mail or the payer's identities, in
+     * one round trip; undefined when the e-mail has no account yet (then ask blockedKinds).
+     */
+    async findWithBlocks(email: string, payer: { taxNumber: string | null; euid: string | null }): Promise<{ account: Account; blocked: BlockKind[] } | undefined> {
+      const [row] = await withBlocks([email, payer.taxNumber || null, payer.euid || null, email])
+      if (!row) return undefined
+      const { blocked_kinds: blocked, ...account } = row
+      return { account, blocked: blocked ?? [] }
     },
 
     /** The account for this e-mail, created as a new customer when there is none. */

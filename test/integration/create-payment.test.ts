@@ -101,10 +101,17 @@ test('prior MED blocks the e-mail, the tax number and the EUID: end_user_blocked
   await service.store.identities.addBlock({ kind: 'email', value: 'fraud@example.com', reason: 'MED', charge_id: null, created_by: 'test', created_at: T0 })
   await service.store.identities.addBlock({ kind: 'tax_number', value: '28625587887', reason: 'MED', charge_id: null, created_by: 'test', created_at: T0 })
   await service.store.identities.addBlock({ kind: 'euid', value: euid, reason: 'MED', charge_id: null, created_by: 'test', created_at: T0 })
+  // An e-mail with an account already (read with the blocks in one statement) and a new one.
+  assert.equal((await create({ value: '10.00', email: 'returning@example.com', tax_number: '11144477735' })).status, 200)
+  await service.store.identities.addBlock({ kind: 'email', value: 'blocked-returning@example.com', reason: 'MED', charge_id: null, created_by: 'test', created_at: T0 })
+  await service.store.accounts.ensure('blocked-returning@example.com', T0)
   const before = await chargeCount()
   assertError(await create({ value: '10.00', email: 'FRAUD@example.com', tax_number: '11144477735' }), 403, 'end_user_blocked')
-  assertError(await create({ value: '10.00', email: 'ok@example.com', tax_number: '286.255.878-87' }), 403, 'end_user_blocked')
-  assertError(await create({ value: '10.00', email: 'ok@example.com', euid }), 403, 'end_user_blocked')
+  assertError(await create({ value: '10.00', email: 'Blocked-Returning@example.com', tax_number: '11144477735' }), 403, 'end_user_blocked')
+  for (const email of ['ok@example.com', 'returning@example.com']) {
+    assertError(await create({ value: '10.00', email, tax_number: '286.255.878-87' }), 403, 'end_user_blocked')
+    assertError(await create({ value: '10.00', email, euid }), 403, 'end_user_blocked')
+  }
   assert.equal(await chargeCount(), before)
 })
 
