@@ -9,6 +9,7 @@ import { DataDirLockedError, openDatabase } from '../src/store/database.ts'
 import { migrateToLatest, migrations } from '../src/store/migrate.ts'
 
 try {
+  // MODE is read because production's required variables depend on it; neither of these is one.
   const where = parseEnvironment({ MODE: environment.MODE, DATABASE_URL: environment.DATABASE_URL, DATA_DIR: environment.DATA_DIR }, process.env)
   const database = await openDatabase({ databaseUrl: where.DATABASE_URL, dataDir: where.DATA_DIR })
   let applied: string[]

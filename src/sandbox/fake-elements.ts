@@ -29,6 +29,8 @@ export type FakeElementsOptions = {
   /** Kept here across restarts (sandbox mode); in memory only when absent (tests). */
   stateFile?: string
   host?: string
+  /** Its own port when it runs standalone (npm run fakes); a free one otherwise. */
+  port?: number
 }
 
 type Coin = { id: string; asset: Currency; units: bigint; scriptHex: string; height: number | null; locked: boolean; spentBy: string | null }
@@ -321,7 +323,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
       return reply.code(500).type('application/json').send({ result: null, error: { code: error.code, message: error.message }, id })
     }
   })
-  const url = await app.listen({ host: options.host ?? '127.0.0.1', port: 0 })
+  const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
 
   return {
     url,

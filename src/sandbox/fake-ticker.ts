@@ -6,7 +6,7 @@ import Fastify from 'fastify'
 import { formatPrice, type QuotedCurrency } from '../domain/quotes.ts'
 import { tickerSymbols, type PriceFormat, type Prices } from '../prices/ticker.ts'
 
-export async function startFakeTicker(initial: Prices) {
+export async function startFakeTicker(initial: Prices, listen: { host?: string; port?: number } = {}) {
   const prices: Record<PriceFormat, Prices> = { binance: { ...initial }, mercadobitcoin: { ...initial } }
   let down = false
   const app = Fastify({ logger: false })
@@ -18,7 +18,7 @@ export async function startFakeTicker(initial: Prices) {
   app.get('/api/v4/tickers', async () =>
     quoted('mercadobitcoin').map(([currency, micros]) => ({ pair: tickerSymbols('mercadobitcoin')[currency], last: formatPrice(micros), date: 0 })),
   )
-  const address = await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = await app.listen({ host: listen.host ?? '127.0.0.1', port: listen.port ?? 0 })
   return {
     url: `${address}/api/v3/ticker/price`,
     checkUrl: `${address}/api/v4/tickers`,

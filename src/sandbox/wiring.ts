@@ -12,7 +12,7 @@ import type { PaymentProvider } from '../provider/provider.ts'
 import { withProviderRateLimits, type TakeToken } from '../provider/rate-limits.ts'
 import type { OpenedDatabase } from '../store/database.ts'
 import { startFakeEulen, type FakeEulen } from './fake-eulen.ts'
-import { startFakeElements } from './fake-elements.ts'
+import { startFakeElements, type FakeElements } from './fake-elements.ts'
 import { createElementsTreasury } from '../treasury/elements-rpc.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import type { Currency } from '../domain/money.ts'
@@ -24,8 +24,13 @@ import { createOutbox, type Outbox } from './outbox.ts'
 /** What the sandbox treasury starts with, in 8-decimal units: R$ 1.000.000 of DePix, 10 L-BTC, 100 000 USDt. */
 const SANDBOX_TREASURY: Record<Currency, bigint> = { DEPIX: 100_000_000_000_000n, BTC: 1_000_000_000n, USDt: 10_000_000_000_000n }
 
+/** A new fake treasury (no L-BTC yet) gets the sandbox's coins; one kept from an earlier start keeps what it has. */
+export function fundNewFakeTreasury(elements: FakeElements): void {
+  if (elements.balance('BTC') === 0n) for (const [currency, units] of Object.entries(SANDBOX_TREASURY) as Array<[Currency, bigint]>) elements.setBalance(currency, units)
+}
+
 /** Sandbox conversions work out of the box (BRL micro-reais); PUT /sandbox/quotes changes the fake tickers. */
-const SANDBOX_DEFAULT_PRICES = { BTC: 350_000_000_000, USDt: 5_400_000 }
+export const SANDBOX_DEFAULT_PRICES = { BTC: 350_000_000_000, USDt: 5_400_000 }
 
 
 export type { SandboxParts }
@@ -65,7 +70,7 @@ export async function startSandbox(options: {
   const rpc = { user: 'sandbox', password: randomBytes(18).toString('hex') }
   const elements = await startFakeElements({ network: config.treasury.network, wallet: 'treasury', ...rpc, assets: config.treasury.assets, ...(options.treasuryStateDir === null ? {} : { stateFile: join(options.treasuryStateDir, 'fake-elements.json') }) })
   closers.push(() => elements.close())
-  if (elements.balance('BTC') === 0n) for (const [currency, units] of Object.entries(SANDBOX_TREASURY) as Array<[Currency, bigint]>) elements.setBalance(currency, units)
+  fundNewFakeTreasury(elements)
   // The fake provider's payouts see the DePix the treasury sends to their deposit addresses.
   fake.watchPayouts(elements)
   const treasury = createElementsTreasury({ url: elements.url, wallet: 'treasury', auth: rpc, assets: config.treasury.assets, timeoutMs: config.providerTimeoutMs })
