@@ -86,8 +86,9 @@ export function createJobRunner(deps: {
   let timer: NodeJS.Timeout | null = null
   let started = false
   let stopping = false
-  let filling: Promise<void> | null = null
-  /** Lanes to look at again once the fill under way ends. */
+  /** Each lane fills on its own: a confirmation's webhook is never claimed after the poll's claims of the other three. */
+  const filling = new Map<Lane, Promise<void>>()
+  /** Lanes to look at again once their fill under way ends. */
   const fillAgain = new Set<Lane>()
 
   /** Jobs whose handler finished, still leased, deleted by the next claim (or by stop()). */
@@ -168,12 +169,11 @@ export function createJobRunner(deps: {
     running.add(work)
   }
 
-  /** Claims as many due jobs as each of the lanes has room for, and starts them. */
-  async function fill(lanes: readonly Lane[]): Promise<void> {
-    for (const lane of lanes) {
-      if (stopping) return
-      const room = limits[lane] - inFlight[lane]
-      if (room <= 0) continue
+  /** Claims as many due jobs as the lane has room for, and starts them. */
+  async function fill(lane: Lane): Promise<void> {
+    if (stopping) return
+    const room = limits[lane] - inFlight[lane]
+    if (room > 0) {
       const now = deps.clock.now()
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
@@ -190,7 +190,7 @@ export function createJobRunner(deps: {
       }
     }
     // Jobs that finished during this fill go with the claim of the fill that follows, if one does.
-    if (fillAgain.size === 0) await deletingFinished((ids) => deps.store.jobs.complete(ids))
+    if (fillAgain.size === 0 && filling.size === 1) await deletingFinished((ids) => deps.store.jobs.complete(ids))
   }
 
   /** Hands the finished jobs to a statement that deletes them; if it fails they wait for the next. */
@@ -204,23 +204,21 @@ export function createJobRunner(deps: {
     }
   }
 
-  /** Fills now, once at a time; a wake during a fill fills those lanes again right after it. */
+  /** Fills each lane now, one fill at a time per lane; a wake during a lane's fill fills it again right after. */
   function wake(lanes: readonly Lane[] = allLanes): void {
     if (!started || stopping) return
-    if (filling) {
-      for (const lane of lanes) fillAgain.add(lane)
-      return
+    for (const lane of lanes) {
+      if (filling.has(lane)) {
+        fillAgain.add(lane)
+        continue
+      }
+      filling.set(lane, fill(lane)
+        .catch((error: unknown) => deps.log.error({ err: error, lane }, 'job runner pass failed'))
+        .finally(() => {
+          filling.delete(lane)
+          if (fillAgain.delete(lane)) wake([lane])
+        }))
     }
-    filling = fill(lanes)
-      .catch((error: unknown) => deps.log.error({ err: error }, 'job runner pass failed'))
-      .finally(() => {
-        filling = null
-        if (fillAgain.size > 0) {
-          const again = allLanes.filter((lane) => fillAgain.has(lane))
-          fillAgain.clear()
-          wake(again)
-        }
-      })
   }
 
   /** Runs every job due now, one after another, until none is due; returns how many ran. */
@@ -274,7 +272,7 @@ export function createJobRunner(deps: {
     async stop(): Promise<void> {
       stopping = true
       if (timer) clearTimeout(timer)
-      await filling
+      await Promise.allSettled(filling.values())
       await Promise.allSettled([...running, ...(draining ? [draining] : [])])
       await deletingFinished((ids) => deps.store.jobs.complete(ids)).catch((error: unknown) => deps.log.error({ err: error }, 'could not delete finished jobs; they run again when their lease ends'))
     },
