@@ -104,7 +104,7 @@ export function jobsRepository(db: Kysely<Database>) {
         // then takes each free destination's oldest due deliveries: the cost grows with the
         // number of destinations, not with the number of queued events.
         const notBusy = spread.busy.length > 0 ? sql`and d.destination not in (${sql.join(spread.busy)})` : sql``
-        const chosen = sql<number>`(
+        const chosen = sql<number>`
           with recursive destinations(destination) as (
             (select destination from jobs where kind = 'deliver_webhook' and destination is not null order by destination limit 1)
             union all
@@ -118,9 +118,11 @@ export function jobsRepository(db: Kysely<Database>) {
           ) oldest
           where d.destination is not null ${notBusy}
           union all
-          (select id from jobs where kind = 'deliver_webhook' and destination is null and ${due} order by run_at limit ${limit})
-        )`
-        picked = picked.where('id', 'in', chosen)
+          (select id from jobs where kind = 'deliver_webhook' and destination is null and ${due} order by run_at limit ${limit})`
+        // An array computed first, then read by primary key: as "id in (…)" the planner joined it
+        // against every due delivery (9,722 rows scanned, 9 ms a claim with 10,000 queued; the
+        // lane's claims, one at a time, were what bounded a drain).
+        picked = picked.where(sql<boolean>`id = any(array(${chosen}))`)
       }
       // One statement: delete the finished, pick (skipping rows another instance is claiming) and lease.
       const claimed = await (finished.length > 0 ? db.with('deleted', (qc) => qc.deleteFrom('jobs').where('id', 'in', finished)) : db)
