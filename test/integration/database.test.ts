@@ -93,9 +93,18 @@ test('on PostgreSQL the hottest reads are prepared once per connection, and noth
       assert.equal(await store.charges.statusForMerchant('0'.repeat(32), 1), undefined)
       assert.equal((await store.ledger.balances(1)).DEPIX, 0)
     }
+    // A create-payment's reads (a new e-mail's, then a returning one's) and a delivery's.
+    assert.equal(await store.accounts.findWithBlocks('someone@example.com', { taxNumber: '11144477735', euid: null }), undefined)
+    assert.deepEqual(await store.identities.blockedKinds({ email: 'someone@example.com', taxNumber: '11144477735' }), [])
     await store.accounts.ensure('someone@example.com', new Date())
-    const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements order by statement`.execute(opened.db)
-    assert.deepEqual(prepared.rows.map((row) => /from "(\w+)"/.exec(row.statement)?.[1]), ['account_balances', 'charges'])
+    assert.deepEqual((await store.accounts.findWithBlocks('someone@example.com', { taxNumber: null, euid: null }))?.blocked, [])
+    assert.equal(await store.webhookEvents.findForDelivery('msg_none'), undefined)
+    // Not hot: never prepared.
+    await store.accounts.findById(1)
+    const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(opened.db)
+    const tables = prepared.rows.map((row) => /^select .*? from "(\w+)"(?: as "\w+")? (?:left join|where)/s.exec(row.statement)?.[1] ?? row.statement).sort()
+    // (The account read with its blocks names "blocks" first, in its select list.)
+    assert.deepEqual(tables, ['account_balances', 'accounts', 'blocks', 'blocks', 'charges', 'webhook_events'])
     await opened.close()
   } finally {
     await database.close()
