@@ -246,9 +246,10 @@ beside the entries, not summed from them.
   every request (see docs/design.md); against the bare route doing the same, get-payment ran at
   ${(medianRatio(paymentAgainstPrepared) * 100).toFixed(0)} % (rounds: ${ratioRange(paymentAgainstPrepared)}): that is the cost of the service's own layers
   (authentication, validation, the status record, serialization, logging) on top of the read.
-- create-payment makes five database statements: three of its own (MED blocks and the receiving
-  account, each one prepared text, and the charge stored with its two scheduled jobs in one
-  statement) and two of the fake provider's (its end user, its deposit), plus an HTTP round trip
+- create-payment for a returning e-mail makes four database statements: two of its own (the
+  receiving account read with the MED blocks on it and on the payer, one prepared text, and the
+  charge stored with its two scheduled jobs in one statement) and two of the fake provider's (its
+  end user, its deposit), plus an HTTP round trip
   to the provider, whose server (the fake, in this process) parses, stores and answers it. The
   least a create can do, one read, one provider call through the same client and one insert,
   with no authentication, no validation and a provider that stores nothing, ran at
