@@ -47,6 +47,19 @@ async function balances(service: Service, token: string) {
   }
 }
 
+/** Starts the service, credits an account, reads every balance, runs `whileRunning` (a hot backup), and stops it. */
+async function balancesOfACreditedService(start: () => Promise<Service>, whileRunning: () => void = () => {}) {
+  const service = await start()
+  try {
+    const token = await withBalances(service)
+    const before = await balances(service, token)
+    whileRunning()
+    return { token, before }
+  } finally {
+    await service.close()
+  }
+}
+
 async function restoredAlike(start: () => Promise<Service>, before: Awaited<ReturnType<typeof balances>>, token: string) {
   const restored = await start()
   try {
@@ -68,17 +81,8 @@ test('PostgreSQL: pg_dump of the running service, pg_restore into a new database
   const start = async (databaseUrl: string) =>
     listening(startService(loadConfig({ ...env, DATABASE_URL: databaseUrl, OPS_TOKEN: opsToken, DATA_DIR: '/nonexistent' }), { logger: false, database: await openPostgres(databaseUrl, 3) }))
   try {
-    const service = await start(url)
-    let before
-    let token
-    try {
-      token = await withBalances(service)
-      before = await balances(service, token)
-      // Taken while the service runs, as the guide takes it.
-      execFileSync('pg_dump', ['--format=custom', `--file=${join(folder, 'pix.dump')}`, url])
-    } finally {
-      await service.close()
-    }
+    // The dump is taken while the service runs, as the guide takes it.
+    const { token, before } = await balancesOfACreditedService(() => start(url), () => execFileSync('pg_dump', ['--format=custom', `--file=${join(folder, 'pix.dump')}`, url]))
     execFileSync('createdb', [`--maintenance-db=${url}`, restoredName])
     execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, join(folder, 'pix.dump')])
     await restoredAlike(() => start(restoredUrl), before, token)
@@ -96,15 +100,7 @@ test('the embedded database: stop the service, archive DATA_DIR, unpack it elsew
   const opsToken = randomBytes(24).toString('base64url')
   const start = (dir: string) => listening(startService(loadConfig({ ...env, DATA_DIR: dir, OPS_TOKEN: opsToken }), { logger: false }))
   try {
-    const service = await start(dataDir)
-    let before
-    let token
-    try {
-      token = await withBalances(service)
-      before = await balances(service, token)
-    } finally {
-      await service.close()
-    }
+    const { token, before } = await balancesOfACreditedService(() => start(dataDir))
     execFileSync('tar', ['-C', dataDir, '-czf', join(backups, 'pix.tgz'), '.'])
     mkdirSync(restoredDir)
     execFileSync('tar', ['-C', restoredDir, '-xzf', join(backups, 'pix.tgz')])
