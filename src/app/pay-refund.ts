@@ -14,6 +14,13 @@ import { moveRefundPayout } from './move-refund-payout.ts'
 
 export async function payRefundByPix(deps: { store: Store; clock: Clock }, order: { refundId: string; note: string; actor: string }): Promise<RefundPayout> {
   return deps.store.transaction(async (store) => {
+    const charge = (await store.refunds.findById(order.refundId))?.charge_id
+    if (charge === undefined) throw new DomainError('refund_not_found', { param: 'refund_id' })
+    // The charge's lock first, as support's "paid by bank" (record-refund-paid.ts) and a payout's
+    // completion take it: an order and either of them are then one after the other, so neither
+    // misses the other's write (without it, an order and a bank payment at once both went through
+    // and the payer would be paid twice; withdrawal-races.test.ts), and no two wait on each other.
+    await store.charges.lockById(charge)
     const refund = await store.refunds.lockById(order.refundId)
     if (!refund) throw new DomainError('refund_not_found', { param: 'refund_id' })
     if (refund.status !== 'owed' || refund.owed_cents <= 0) throw new DomainError('refund_not_owed')
