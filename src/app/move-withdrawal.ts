@@ -10,7 +10,8 @@ import { formatAmount } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { Account, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
+import type { Withdrawal, WithdrawalsTable } from '../store/schema.ts'
+import type { LockedWithdrawal } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
 import { queueMail } from './queue-mail.ts'
@@ -37,15 +38,16 @@ export async function moveWithdrawal(deps: WithdrawalDeps, id: string, move: Wit
   return deps.store.transaction(async (store) => {
     const locked = await store.withdrawals.lockWithAccount(id)
     if (!locked) return { kind: 'not_found' }
-    return moveLockedWithdrawal({ ...deps, store }, locked.withdrawal, move, locked.account)
+    return moveLockedWithdrawal({ ...deps, store }, locked.withdrawal, move, locked)
   })
 }
 
 /**
  * Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed
- * as it is made); `account` is the account's row as read under its lock, when the caller has it.
+ * as it is made); `known` is the account's row and what the e-mail says of the destination, when
+ * the caller has them.
  */
-export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, account?: Account): Promise<WithdrawalMoveResult> {
+export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>): Promise<WithdrawalMoveResult> {
   const { store } = deps
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
@@ -62,7 +64,7 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
     updated_at: now,
     ...timestampOf(decision.status, now),
   })
-  await notify(deps, moved, now, account)
+  await notify(deps, moved, now, known)
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved }
 }
@@ -104,11 +106,11 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
 }
 
 /** Every change reaches the owner by e-mail and, for a withdrawal made with a webhook_url, the merchant's receiver. */
-async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, locked: Account | undefined): Promise<void> {
+async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, known: Omit<LockedWithdrawal, 'withdrawal'> | undefined): Promise<void> {
   const { store } = deps
   // Nothing a move writes changes the account's row, which is locked: as read with the lock, it is current.
-  const account = locked ?? (await store.accounts.findById(withdrawal.account_id))
-  const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
+  const account = known?.account ?? (await store.accounts.findById(withdrawal.account_id))
+  const destination = known?.destination ?? (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))
   if (!account || !destination) return
   const texts = catalogues[withdrawal.lang]
   const reason = withdrawal.failure_code ?? withdrawal.review_reason

@@ -112,7 +112,8 @@ export async function requestWithdrawal(deps: RequestWithdrawalDeps, request: Wi
     await store.audit.record({ actor: request.actor, action: 'withdrawal.request', subject: id, details: { currency: request.currency, amount: price.amount, destination: destination.id, via: request.via }, at: now })
     if (request.via === 'api') {
       const locked = (await store.withdrawals.lockById(inserted.id))!
-      const confirmed = await moveLockedWithdrawal({ ...deps, store }, locked, { event: confirmWith(deps) })
+      // The account and the destination as checked: the e-mail's address and label never change.
+      const confirmed = await moveLockedWithdrawal({ ...deps, store }, locked, { event: confirmWith(deps) }, { account, destination })
       // Refused (the balance went, say): nothing of it is kept.
       return confirmed.kind === 'moved' ? confirmed.withdrawal : refusal(confirmed)
     }

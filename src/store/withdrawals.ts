@@ -4,13 +4,28 @@ import { payoutStepsRepository } from './payout-steps.ts'
 import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 
 
+export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label'>
+export type LockedWithdrawal = { withdrawal: Withdrawal; account: Account; destination: DestinationShown }
+
 /** An owner's withdrawal destinations and withdrawals. */
 export function withdrawalsRepository(db: Kysely<Database>) {
-  async function lockWithAccount(id: string): Promise<{ withdrawal: Withdrawal; account: Account } | undefined> {
+  /**
+   * The withdrawal and its account, locked, with what its e-mails say of its destination, read
+   * with the account's lock: a payout's three moves each need all three, and a destination's
+   * kind, key and label never change once it is confirmed.
+   */
+  async function lockWithAccount(id: string): Promise<LockedWithdrawal | undefined> {
     const withdrawal = await db.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
     if (!withdrawal) return undefined
-    const account = await db.selectFrom('accounts').selectAll().where('id', '=', withdrawal.account_id).forUpdate().executeTakeFirstOrThrow()
-    return { withdrawal, account }
+    const { destination_type: type, destination_value: value, destination_label: label, ...account } = await db
+      .selectFrom('accounts')
+      .innerJoin('withdrawal_destinations as destination', (join) => join.on('destination.id', '=', withdrawal.destination_id).onRef('destination.account_id', '=', 'accounts.id'))
+      .selectAll('accounts')
+      .select(['destination.type as destination_type', 'destination.value as destination_value', 'destination.label as destination_label'])
+      .where('accounts.id', '=', withdrawal.account_id)
+      .forUpdate('accounts')
+      .executeTakeFirstOrThrow()
+    return { withdrawal, account, destination: { type, value, label } }
   }
 
   return {
