@@ -133,7 +133,8 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
   if (request.webhookUrl !== null && deps.publicWebhooksOnly) {
     await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
   }
-  const receiving = (await checkPayer(deps, request)) ?? (await deps.store.accounts.ensure(request.email, deps.clock.now()))
+  // No account came with the blocks: the e-mail is new, so it is created without reading it again.
+  const receiving = (await checkPayer(deps, request)) ?? (await deps.store.accounts.create(request.email, deps.clock.now()))
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)
 
   const createdAt = deps.clock.now()

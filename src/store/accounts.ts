@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Updateable } from 'kysely'
 import { compiledOnce } from './database.ts'
+import { probedBlocks } from './identities.ts'
 import type { Account, AccountsTable, BlockKind, Database } from './schema.ts'
 
 export function accountsRepository(db: Kysely<Database>) {
@@ -9,14 +10,23 @@ export function accountsRepository(db: Kysely<Database>) {
   // on the payer's tax number and EUID (an absent one is a null, which matches nothing).
   const withBlocks = compiledOnce(db, () =>
     db.selectFrom('accounts').selectAll('accounts')
-      .select((eb) => eb.selectFrom('blocks').select(sql<BlockKind[] | null>`array_agg(distinct kind)`.as('kinds'))
-        .where((inner) => inner.or((['email', 'tax_number', 'euid'] as const).map((kind) => inner.and([inner('kind', '=', sql.lit(kind)), inner('value', '=', '')]))))
-        .as('blocked_kinds'))
+      .select(probedBlocks(db).select(sql<BlockKind[] | null>`array_agg(distinct kind)`.as('kinds')).as('blocked_kinds'))
       .where('email', '=', ''))
+  const findByEmail = async (email: string): Promise<Account | undefined> => (await byEmail([email]))[0]
+
+  /** A new customer's account for this e-mail, or the one a request at the same moment made. */
+  async function create(email: string, now: Date): Promise<Account> {
+    const created = await db
+      .insertInto('accounts')
+      .values({ email, created_at: now })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .returningAll()
+      .executeTakeFirst()
+    return created ?? (await findByEmail(email))!
+  }
+
   return {
-    findByEmail(email: string): Promise<Account | undefined> {
-      return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst()
-    },
+    findByEmail,
 
     findById(id: number): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
@@ -29,7 +39,7 @@ export function accountsRepository(db: Kysely<Database>) {
 
     /**
      * A charge's receiving account and the MED blocks on its e-mail or the payer's identities, in
-     * one round trip; undefined when the e-mail has no account yet (then ask blockedKinds).
+     * one round trip; undefined when the e-mail has no account yet (then ask blockedKinds, and create it).
      */
     async findWithBlocks(email: string, payer: { taxNumber: string | null; euid: string | null }): Promise<{ account: Account; blocked: BlockKind[] } | undefined> {
       const [row] = await withBlocks([email, payer.taxNumber || null, payer.euid || null, email])
@@ -38,18 +48,12 @@ export function accountsRepository(db: Kysely<Database>) {
       return { account, blocked: blocked ?? [] }
     },
 
+    create,
+
     /** The account for this e-mail, created as a new customer when there is none. */
     async ensure(email: string, now: Date): Promise<Account> {
       // Most e-mails are returning customers: one read, and the insert only for a new one.
-      const [existing] = await byEmail([email])
-      if (existing) return existing
-      const created = await db
-        .insertInto('accounts')
-        .values({ email, created_at: now })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .returningAll()
-        .executeTakeFirst()
-      return created ?? (await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirstOrThrow())
+      return (await findByEmail(email)) ?? create(email, now)
     },
 
     /** An account's e-mail is never changed: tokens carry it (get-balance reads it from there). */

@@ -4,14 +4,19 @@ import type { BlockKind, BlocksTable, Database, IdentityKind } from './schema.ts
 
 export type IdentityProbe = { email?: string | null; taxNumber?: string | null; euid?: string | null }
 
+/**
+ * The MED blocks on an e-mail, a tax number and an EUID, for a text built once: its parameters are
+ * those three in that order, and an absent one is a null, which matches nothing.
+ */
+export function probedBlocks(db: Kysely<Database>) {
+  return db.selectFrom('blocks').where((eb) => eb.or((['email', 'tax_number', 'euid'] as const).map((kind) =>
+    eb.and([eb('kind', '=', sql.lit(kind)), eb('value', '=', '')]))))
+}
+
 /** Identity bindings (each EUID or CPF/CNPJ belongs to one account) and MED blocks. */
 export function identitiesRepository(db: Kysely<Database>) {
-  // Every create-payment asks this: one text for any probe (an absent identity is a null, which
-  // matches nothing), so it is built once and prepared once per connection.
-  const blockedRows = compiledOnce(db, () =>
-    db.selectFrom('blocks').select('kind').distinct().where((eb) => eb.or((['email', 'tax_number', 'euid'] as const).map((kind) =>
-      eb.and([eb('kind', '=', sql.lit(kind)), eb('value', '=', '')])))),
-  )
+  // Every create-payment for a new e-mail asks this: prepared once per connection.
+  const blockedRows = compiledOnce(db, () => probedBlocks(db).select('kind').distinct())
   return {
     /** The kinds among the probe's identities that carry a prior MED. */
     async blockedKinds(probe: IdentityProbe): Promise<BlockKind[]> {
