@@ -84,12 +84,5 @@ export function createKeepAliveHttp(options: { timeoutMs: number }) {
     })
   }
 
-  return {
-    call,
-    /** Closes the idle connections (at shutdown; calls still made open new ones). */
-    close(): void {
-      agents.http.destroy()
-      agents.https.destroy()
-    },
-  }
+  return { call }
 }
