@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The support console (decisions 16, issue 24) in a real browser (Debian's Chromium, driven by
 // playwright-core), by visible labels and roles, in production mode (SMTP server, fake provider
 // and fake Elements treasury started here; no /sandbox route): an admin signs in with the code

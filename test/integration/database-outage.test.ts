@@ -1,3 +1,4 @@
+// Integration runner: postgres only (every test here skips on PGlite).
 // The database away is a 503, not a 500 (issue 21, point 10): a PostgreSQL server of the test's
 // own is stopped under load and started again. While it is down every call answers 503
 // service_unavailable with Retry-After, logged once for the outage; within a second of its return

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The files of deploy/, the Dockerfile and compose.yaml, checked as far as this machine allows:
 // systemd verifies the unit; the Dockerfile (which cannot be built here: no base images) keeps
 // the tested production install's steps, and its health check runs against a service; the

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The OpenAPI document is generated from the routes' own schemas: every public route is in it,
 // every path in it answers in the running service, and each lists the error codes it can answer.
 import { after, before, test } from 'node:test'

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (no database here: the provider client against servers of its own).
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server } from 'node:http'

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The OpenAPI documents as an integrator's tools see them: Redocly's linter finds no error in any,
 // the merchant's holds the merchant API and nothing else, and a program written against the types
 // openapi-typescript generates from it compiles, with named schemas, the Idempotency-Key header,

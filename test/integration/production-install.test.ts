@@ -1,3 +1,4 @@
+// Integration runner: postgres only (every test here skips on PGlite).
 // The README's production install, as an operator runs it: the project's files in a clean folder,
 // `npm ci --omit=dev`, then `npm start`. Dev dependencies are absent there, so anything the
 // service needs at run time (the pinned Node 24 that runs the TypeScript above all) must be a

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // docs/operations.md, "Rehearsing production mode", followed as written: its shell blocks run as
 // printed (only the folders, ports and the values a reader pastes are filled in), the Wallet steps
 // are made over HTTP as a browser makes them, and the code comes from the fakes' printed mail.

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // docs/operations.md's TLS proxy, for real: Debian's Caddy running deploy/Caddyfile (with its own
 // CA instead of Let's Encrypt, on free high ports, admin off, its storage in a temp folder) in
 // front of the service set up as the guide says: TRUST_PROXY_HOPS=1, an https BASE_URL, HOST on

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The SDK as an integrator gets it: sdk/ copied out of the repository builds itself when packed
 // (prepack, its own tsconfig, the TypeScript its package.json names), the tarball ships the built
 // package and installs into a project elsewhere, and the README's example type-checks there with

@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The TypeScript SDK (sdk/, built by `npm test` before this runs), end to end against the running
 // sandbox over HTTP: a merchant's whole integration, its errors, its retries and webhook checks.
 import { after, before, test } from 'node:test'

@@ -1,3 +1,4 @@
+// Integration runner: postgres only (every test here skips on PGlite).
 // Two service instances on one PostgreSQL database receive the same provider webhook at the same
 // moment: the payment is credited once.
 import { test } from 'node:test'

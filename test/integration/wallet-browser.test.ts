@@ -1,3 +1,4 @@
+// Integration runner: pglite only (every test here skips on PostgreSQL).
 // The Wallet in a real browser (Debian's Chromium, driven by playwright-core), by visible labels
 // and roles: join with an e-mail and a CPF, sign in with the code that arrives by e-mail, buy the
 // identity purchase, press "Novo Token", charge with the token, replace it, sign out. In production
