@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
+import { executePrepared } from '../store/database.ts'
 import { buildDynamicBrCode } from './brcode.ts'
 import { migrateFakeEulen, type FakeDepositsTable, type FakeEndUsersTable, type FakeEulenTables, type FakePayoutsTable } from './fake-eulen-store.ts'
 import type { OutgoingPayment } from './fake-elements.ts'
@@ -109,7 +110,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   await migrateFakeEulen(options.db)
   const { clock } = options
 
-  const findEndUser = (taxNumber: string) => db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
+  // A deposit's statements are prepared once per connection, as the service's hottest are: the
+  // sandbox's fake runs in the service's process and on its database, and what it costs there is
+  // what the sandbox's create-payment costs.
+  const findEndUser = async (taxNumber: string) => (await executePrepared(db, db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber)))[0]
 
   /** The end user of a tax number, made on first sight; `known` when the caller already read it. */
   async function endUser(taxNumber: string, name: string | null, known?: FakeEndUsersTable | null) {
@@ -229,7 +233,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       merchantName: 'DEPIX SANDBOX',
       merchantCity: 'SAO PAULO',
     })
-    await db
+    await executePrepared(db, db
       .insertInto('fake_eulen_deposits')
       .values({
         id,
@@ -252,8 +256,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         expiration: new Date(now.getTime() + timeout * 1000),
         created_at: now,
         updated_at: now,
-      })
-      .execute()
+      }))
     if (replyGate) {
       replyGate.stored()
       await replyGate.until

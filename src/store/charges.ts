@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
-import { compiledOnce } from './database.ts'
+import { compiledOnce, executePrepared } from './database.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Charge, ChargesTable, Database } from './schema.ts'
 
@@ -44,13 +44,14 @@ export function chargesRepository(db: Kysely<Database>) {
      * transaction around it, and one round trip instead of begin, three inserts and commit.
      * The jobs are due later (expiry, first reconciliation), so no runner needs waking.
      */
-    open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[]): Promise<Charge> {
-      return db
+    /** Every new charge has the same columns and jobs: one text, prepared once per connection. */
+    async open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[]): Promise<Charge> {
+      const [charge] = await executePrepared(db, db
         .with('charge', (query) => query.insertInto('charges').values(values).returningAll())
         .with('queued', (query) => query.insertInto('jobs').values(scheduled.map((job) => jobRow(job.kind, job.payload, job.runAt, values.created_at))).returning('id'))
         .selectFrom('charge')
-        .selectAll()
-        .executeTakeFirstOrThrow()
+        .selectAll())
+      return charge!
     },
 
     /**

@@ -43,6 +43,18 @@ export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<
 }
 
 /**
+ * Runs a write whose SQL text is the same on every call (the same columns, only the values
+ * change) as a statement prepared once per PostgreSQL connection: what compiledOnce does for reads
+ * whose parameters are easy to list, for a statement built from a row of values. A text that
+ * varied with its values would prepare a statement per value; only fixed shapes belong here.
+ */
+export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: Compilable<Row>): Promise<Row[]> {
+  const compiled = query.compile()
+  if (!preparedNames.has(compiled.sql)) preparedNames.set(compiled.sql, `prepared_${preparedNames.size + 1}`)
+  return (await db.executeQuery<Row>(compiled)).rows
+}
+
+/**
  * Kysely hands pg the SQL text only; this client names the texts compiledOnce registered, and pg
  * prepares a named statement on a connection the first time it runs there. Each name stands for
  * one text for the life of the process, as pg requires.
