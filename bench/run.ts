@@ -77,13 +77,15 @@ closeAfter.push(() => providerStandIn.close())
 await pool.query('create table bench_bare_charges (id text primary key, qr_copy_paste text not null, value_cents int8 not null, created_at timestamptz not null)')
 const standIn = createKeepAliveHttp({ timeoutMs: 10_000 })
 const standInDeposit = new URL(`${standInUrl}/deposit`)
-bare.post('/bare-create', async (request) => {
+/** The least create: one read, the provider's POST /deposit, one insert. */
+async function leastCreate(deposit: URL, headers: Record<string, string>, body: unknown) {
   await pool.query('select id from bench_bare_charges where id = $1', ['blocked-payer'])
-  const reply = await standIn.call(standInDeposit, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) })
+  const reply = await standIn.call(deposit, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
   const { response } = JSON.parse(reply.text) as { response: { id: string; qrCopyPaste: string } }
   await pool.query('insert into bench_bare_charges values ($1, $2, $3, now())', [response.id, response.qrCopyPaste, 1000])
   return { id: response.id, qrCopyPaste: response.qrCopyPaste }
-})
+}
+bare.post('/bare-create', (request) => leastCreate(standInDeposit, {}, request.body))
 // The same least create, asking the sandbox's own fake of Eulen (in this process, on this
 // database, as the service's is in its process) instead of the stand-in: the provider's work then
 // weighs on the floor as it does on create-payment, and the ratio is what the service adds. In
@@ -94,17 +96,10 @@ const fakeToken = randomBytes(24).toString('hex')
 const fake = await startFakeEulen({ db: fakeDatabase.db, clock: systemClock, token: fakeToken })
 closeAfter.push(() => fake.close())
 const fakeDeposit = new URL(`${fake.url}/deposit`)
-bare.post('/bare-create-fake', async (request) => {
+bare.post('/bare-create-fake', (request) => {
   const { tax_number: taxNumber, payer_name: payerName } = request.body as { tax_number: string; payer_name: string }
-  await pool.query('select id from bench_bare_charges where id = $1', ['blocked-payer'])
-  const reply = await standIn.call(fakeDeposit, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${fakeToken}` },
-    body: JSON.stringify({ amountInCents: 1000, merchantId: 'EU000000000000001', endUserTaxNumber: taxNumber, endUserFullName: payerName }),
-  })
-  const { response } = JSON.parse(reply.text) as { response: { id: string; qrCopyPaste: string } }
-  await pool.query('insert into bench_bare_charges values ($1, $2, $3, now())', [response.id, response.qrCopyPaste, 1000])
-  return { id: response.id, qrCopyPaste: response.qrCopyPaste }
+  const deposit = { amountInCents: 1000, merchantId: 'EU000000000000001', endUserTaxNumber: taxNumber, endUserFullName: payerName }
+  return leastCreate(fakeDeposit, { authorization: `Bearer ${fakeToken}` }, deposit)
 })
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 const bareCreate = 'bare route with one read, one provider call and one insert'
