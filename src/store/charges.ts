@@ -42,9 +42,9 @@ export function chargesRepository(db: Kysely<Database>) {
     /**
      * Stores a new charge and the jobs its creation schedules in one statement: atomic without a
      * transaction around it, and one round trip instead of begin, three inserts and commit.
-     * The jobs are due later (expiry, first reconciliation), so no runner needs waking.
+     * The jobs are due later (expiry, first reconciliation), so no runner needs waking. Every new
+     * charge has the same columns and jobs: one text, prepared once per connection.
      */
-    /** Every new charge has the same columns and jobs: one text, prepared once per connection. */
     async open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[]): Promise<Charge> {
       const [charge] = await executePrepared(db, db
         .with('charge', (query) => query.insertInto('charges').values(values).returningAll())

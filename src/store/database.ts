@@ -26,6 +26,11 @@ function parseInt8(text: string): number {
  */
 const preparedNames = new Map<string, string>()
 
+/** Marks a SQL text to run as a named prepared statement on PostgreSQL (see PreparingClient). */
+function prepareText(text: string): void {
+  if (!preparedNames.has(text)) preparedNames.set(text, `prepared_${preparedNames.size + 1}`)
+}
+
 /**
  * A query built with Kysely once and from then on run as its compiled SQL with new parameters, in
  * the order the builder numbered them, prepared once per PostgreSQL connection: the hottest reads
@@ -36,7 +41,7 @@ export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<
   return async (parameters) => {
     if (text === undefined) {
       text = build().compile().sql
-      if (!preparedNames.has(text)) preparedNames.set(text, `compiled_once_${preparedNames.size + 1}`)
+      prepareText(text)
     }
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows
   }
@@ -50,7 +55,7 @@ export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<
  */
 export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: Compilable<Row>): Promise<Row[]> {
   const compiled = query.compile()
-  if (!preparedNames.has(compiled.sql)) preparedNames.set(compiled.sql, `prepared_${preparedNames.size + 1}`)
+  prepareText(compiled.sql)
   return (await db.executeQuery<Row>(compiled)).rows
 }
 
