@@ -10,6 +10,7 @@ import { clawbackLossPosting, clawbackPosting, creditPosting, refundOwedPosting,
 import { decidePayerBinding } from '../domain/payer-binding.ts'
 import { isMaskedTaxNumber } from '../domain/tax-number.ts'
 import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
+import type { LockedCharge } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
 
@@ -70,12 +71,12 @@ export async function blockIdentities(store: Store, charge: Charge | null, dispu
  * The merchant's webhook for this event, if the charge has a webhook_url: the body is fixed now,
  * with a stable webhook-id, and delivered by a job written in this same transaction.
  */
-async function queueWebhook(store: Store, charge: Charge, account: Account | undefined, event: WebhookEventName, now: Date): Promise<void> {
+async function queueWebhook(store: Store, charge: Charge, account: Account, event: WebhookEventName, now: Date): Promise<void> {
   if (charge.webhook_url === null) return
   const id = `msg_${randomBytes(16).toString('hex')}`
   const body = serializeWebhookBody({
     payment_id: charge.id,
-    email: account?.email ?? '',
+    email: account.email,
     value_in_cents: charge.value_cents,
     paid_in_cents: charge.paid_cents,
     payer_euid: charge.payer_euid,
@@ -89,8 +90,7 @@ async function queueWebhook(store: Store, charge: Charge, account: Account | und
 }
 
 /** The payer's identities bind to the receiving account, and the account's own identity follows (domain/payer-binding.ts). */
-async function bindPayer(store: Store, charge: Charge, account: Account | undefined, now: Date): Promise<void> {
-  if (!account) return
+async function bindPayer(store: Store, charge: Charge, account: Account, now: Date): Promise<void> {
   const binding = decidePayerBinding({
     accountId: account.id,
     account: { kyc: account.kyc, ownerTaxNumber: account.owner_tax_number },
@@ -194,7 +194,7 @@ async function carryOut(store: Store, charge: Charge, effect: ChargeEffect, cont
   }
 }
 
-export async function applyChargeDecision(store: Store, charge: Charge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext): Promise<Charge> {
+export async function applyChargeDecision(store: Store, { charge, account }: LockedCharge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext): Promise<Charge> {
   const values: Updateable<ChargesTable> = {
     status: decision.to,
     updated_at: context.now,
@@ -204,9 +204,7 @@ export async function applyChargeDecision(store: Store, charge: Charge, decision
   for (const effect of decision.effects) Object.assign(values, await carryOut(store, charge, effect, context))
   const updated = await store.charges.update(charge.id, values)
   // These read the charge as it now is: its status is in the webhook body, its payer is bound.
-  // The receiving account, read once for both (locked since the move began; its e-mail never changes).
-  const needsAccount = decision.effects.some((effect) => effect.kind === 'bind_payer' || (effect.kind === 'queue_webhook' && updated.webhook_url !== null))
-  const account = needsAccount ? await store.accounts.findById(charge.account_id) : undefined
+  // The receiving account is as read under its lock: no effect above changes it.
   for (const effect of decision.effects) {
     if (effect.kind === 'bind_payer') await bindPayer(store, updated, account, context.now)
     if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, account, effect.event, context.now)

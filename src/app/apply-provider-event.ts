@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts'
 import { awaitsArrival, taxNumberMatches, type ChargeEvent } from '../domain/charge.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../domain/provider-report.ts'
-import type { Charge } from '../store/schema.ts'
+import type { Account, Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { moveCharge, type MoveResult } from './move-charge.ts'
 import type { QuoteBook } from './quote-book.ts'
@@ -45,11 +45,10 @@ async function keepReported(store: Store, charge: Charge, report: ProviderDeposi
 }
 
 /** The event a report is, with the checks' facts when it delivers the money. */
-async function eventOf(store: Store, charge: Charge, report: ProviderDeposit, quote: Quote | null): Promise<ChargeEvent | null> {
+async function eventOf(store: Store, charge: Charge, account: Account, report: ProviderDeposit, quote: Quote | null): Promise<ChargeEvent | null> {
   if (report.status === null) return null
   if (report.status !== 'depix_sent') return { kind: 'provider_status', status: report.status }
-  const account = await store.accounts.findById(charge.account_id)
-  const blocked = await store.identities.blockedKinds({ email: account?.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
+  const blocked = await store.identities.blockedKinds({ email: account.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
   const boundTo = [
     charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
     charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
@@ -70,7 +69,7 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock; quo
       await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'report', source: seenBy, from: null, to: null, body: report.raw ?? report, at: now })
       return keepReported(store, charge, report, now)
     },
-    event: (store, charge) => eventOf(store, charge, report, quote),
+    event: (store, charge, _now, account) => eventOf(store, charge, account, report, quote),
     context: {
       providerStatus: report.statusText,
       dispute: { reason: `${report.statusText} reported by the provider` },

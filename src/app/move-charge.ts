@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts'
 import { decideCharge, type ChargeEvent, type RefusalCode } from '../domain/charge.ts'
 import { payerIdentities } from '../domain/payer-binding.ts'
-import type { Charge } from '../store/schema.ts'
+import type { Account, Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { applyChargeDecision, chargeView, type DecisionContext } from './apply-charge-decision.ts'
 
@@ -23,8 +23,8 @@ export type MoveResult =
 export type ChargeMove = {
   /** Keeps what the caller learnt about the charge before anything is decided; answers the charge as written. */
   record?: (store: Store, charge: Charge, now: Date) => Promise<Charge>
-  /** The event with the facts it needs, read under the locks; null: nothing to decide. */
-  event: (store: Store, charge: Charge, now: Date) => Promise<ChargeEvent | null>
+  /** The event with the facts it needs, read under the locks (the receiving account's among them); null: nothing to decide. */
+  event: (store: Store, charge: Charge, now: Date, account: Account) => Promise<ChargeEvent | null>
   context?: Omit<DecisionContext, 'now'>
   /** Written in the same transaction once the move is applied (an operator's audit entry). */
   after?: (store: Store, before: Charge, after: Charge, now: Date) => Promise<void>
@@ -34,17 +34,18 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
   return deps.store.transaction(async (store) => {
     const locked = 'id' in target ? await store.charges.lockById(target.id) : await store.charges.lockByDepositId(target.depositId)
     if (!locked) return { kind: 'not_found' }
+    const { account } = locked
     const now = deps.clock.now()
-    const charge = move.record ? await move.record(store, locked, now) : locked
+    const charge = move.record ? await move.record(store, locked.charge, now) : locked.charge
     await store.identities.lock(payerIdentities({ euid: charge.payer_euid, taxNumber: charge.payer_tax_number }))
-    const event = await move.event(store, charge, now)
+    const event = await move.event(store, charge, now, account)
     if (event === null) return { kind: 'unchanged', charge }
     // Only a charge support refunded has a refund obligation, owed (will_refund) or settled (refunded).
     const refund = charge.status === 'will_refund' || charge.status === 'refunded' ? await store.refunds.findByCharge(charge.id) : undefined
     const decision = decideCharge(chargeView(charge, refund), event)
     if (decision.kind === 'ignore') return { kind: 'unchanged', charge }
     if (decision.kind === 'refuse') return { kind: 'refused', charge, code: decision.code }
-    const moved = await applyChargeDecision(store, charge, decision, { ...move.context, now })
+    const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now })
     // The charge's timeline (the console): each status it took, what moved it, and who.
     if (moved.status !== charge.status) {
       await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'status', source: event.kind, from: charge.status, to: moved.status, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })

@@ -3,15 +3,20 @@ import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { compiledOnce, executePrepared } from './database.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
-import type { Charge, ChargesTable, Database } from './schema.ts'
+import type { Account, Charge, ChargesTable, Database } from './schema.ts'
+
+/** A charge and its receiving account, both locked until commit; the account as read under its lock. */
+export type LockedCharge = { charge: Charge; account: Account }
 
 export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata'>
 
 export function chargesRepository(db: Kysely<Database>) {
-  const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<Charge | undefined> => {
+  const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<LockedCharge | undefined> => {
     const charge = await select.forUpdate().executeTakeFirst()
-    if (charge) await db.selectFrom('accounts').select('id').where('id', '=', charge.account_id).forUpdate().execute()
-    return charge
+    if (!charge) return undefined
+    // The whole row, read under its lock: a move's checks, bindings and webhook body need it, and read it no second time.
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', charge.account_id).forUpdate().executeTakeFirstOrThrow()
+    return { charge, account }
   }
 
   // get-payment's read, by the primary key alone: with the merchant in the condition too, the
@@ -63,11 +68,11 @@ export function chargesRepository(db: Kysely<Database>) {
      * transactions holding key-share on one account while each wants its row lock (to post to the
      * ledger or record the owner's EUID) deadlock.
      */
-    lockByDepositId(providerDepositId: string): Promise<Charge | undefined> {
+    lockByDepositId(providerDepositId: string): Promise<LockedCharge | undefined> {
       return lockWithAccount(db.selectFrom('charges').selectAll().where('provider_deposit_id', '=', providerDepositId))
     },
 
-    lockById(id: string): Promise<Charge | undefined> {
+    lockById(id: string): Promise<LockedCharge | undefined> {
       return lockWithAccount(db.selectFrom('charges').selectAll().where('id', '=', id))
     },
 
