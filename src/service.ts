@@ -8,6 +8,7 @@ import { systemClock, type AdjustableClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
+import { VACUUM_EVERY_MS } from './app/vacuum-database.ts'
 import { nextDigestAt } from './app/operator-digest.ts'
 import { sweepPlans } from './domain/reconciliation.ts'
 import { createTokenCache } from './store/token-cache.ts'
@@ -108,6 +109,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await store.jobs.ensureSingleton('sweep_deposits', {}, new Date(clock.now().getTime() + SWEEP_EVERY_MS), clock.now())
     // And one daily digest of the console's queues to the operators.
     await store.jobs.ensureSingleton('operator_digest', {}, nextDigestAt(clock.now()), clock.now())
+    // The embedded database has no autovacuum: the service does its upkeep (app/vacuum-database.ts).
+    if (database.kind === 'pglite') await store.jobs.ensureSingleton('vacuum_database', {}, new Date(clock.now().getTime() + VACUUM_EVERY_MS), clock.now())
     app = await buildApp(
       {
         config,

@@ -6,6 +6,7 @@ import { sendOperatorDigest } from '../app/operator-digest.ts'
 import type { Operator } from '../domain/operators.ts'
 import { sendRefundPayout } from '../app/send-refund-payout.ts'
 import { sendWithdrawal } from '../app/send-withdrawal.ts'
+import { vacuumDatabase } from '../app/vacuum-database.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import type { LiquidNetwork } from '../treasury/liquid-address.ts'
 import type { Mailer } from '../mail/mailer.ts'
@@ -62,6 +63,9 @@ export function jobHandlers(deps: {
     },
     async operator_digest() {
       return { again: (await sendOperatorDigest(deps)).next }
+    },
+    async vacuum_database() {
+      return { again: await vacuumDatabase(deps) }
     },
     async send_mail(payload) {
       const next = await sendQueuedMail(deps, payload.mailId)

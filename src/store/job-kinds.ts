@@ -18,6 +18,7 @@ export const jobPayloads = {
   send_withdrawal: Type.Object({ withdrawalId: Type.String() }),
   send_refund_payout: Type.Object({ refundPayoutId: Type.String() }),
   operator_digest: Type.Object({}),
+  vacuum_database: Type.Object({}),
 }
 
 export type JobKind = keyof typeof jobPayloads

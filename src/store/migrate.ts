@@ -20,6 +20,7 @@ import * as withdrawals from './migrations/015_withdrawals.ts'
 import * as refundPayouts from './migrations/016_refund_payouts.ts'
 import * as consoleTables from './migrations/017_console.ts'
 import * as chargeMetadata from './migrations/018_charge_metadata.ts'
+import * as databaseUpkeep from './migrations/019_database_upkeep.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '016_refund_payouts': refundPayouts,
   '017_console': consoleTables,
   '018_charge_metadata': chargeMetadata,
+  '019_database_upkeep': databaseUpkeep,
 }
 
 /**

@@ -14,6 +14,7 @@ import { mailRepository } from './mail.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { upkeepRepository } from './upkeep.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { refundPayoutsRepository } from './refund-payouts.ts'
 import { refundsRepository } from './refunds.ts'
@@ -44,6 +45,7 @@ export type Store = {
   sweeps: ReturnType<typeof sweepsRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
+  upkeep: ReturnType<typeof upkeepRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -71,6 +73,7 @@ export function createStore(db: Kysely<Database>): Store {
     sweeps: sweepsRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
+    upkeep: upkeepRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },
