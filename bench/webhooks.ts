@@ -75,9 +75,11 @@ export async function startProductionService(databaseUrl: string, provider: Fake
     resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map(() => '93.184.216.34'),
   })
   const url = await service.app.listen({ host: '127.0.0.1', port: 0 })
-  // An identified merchant, as the Wallet leaves one, with an API token.
-  const euid = (await provider.endUser('52998224725', 'Bench Merchant')).euid
-  const account = await openAccount({ store: service.store, clock: service.clock }, { email: 'production-bench@example.com', taxNumber: '52998224725', name: 'Bench Merchant', kyc: 'verified', euid })
+  // An identified merchant, as the Wallet leaves one, with an API token; an owner of its own,
+  // since one identity belongs to one account.
+  const ownerTaxNumber = generateCpf()
+  const euid = (await provider.endUser(ownerTaxNumber, 'Bench Merchant')).euid
+  const account = await openAccount({ store: service.store, clock: service.clock }, { email: 'production-bench@example.com', taxNumber: ownerTaxNumber, name: 'Bench Merchant', kyc: 'verified', euid })
   const { token } = await issueToken({ store: service.store, clock: service.clock }, { accountId: account.id })
   return {
     service, url, token,
