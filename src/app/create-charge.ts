@@ -115,7 +115,7 @@ async function createDeposit(deps: CreateChargeDeps, merchantId: string | null, 
   }
 }
 
-function creationResult(deps: CreateChargeDeps, charge: Charge): ChargeCreated {
+function creationResult(deps: CreateChargeDeps, charge: Pick<Charge, 'id' | 'qr_copy_paste' | 'expires_at'>): ChargeCreated {
   return {
     id: charge.id,
     qrCopyPaste: charge.qr_copy_paste,
@@ -129,7 +129,11 @@ function newChargeId(): string {
   return randomBytes(16).toString('hex')
 }
 
-async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string): Promise<ChargeCreated> {
+/**
+ * Asks the provider and stores the charge. With a claimed idempotency key, the key's answer is
+ * stored with the charge when it can be (`keyAnswered`); otherwise the caller stores it.
+ */
+async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string, key?: string): Promise<{ created: ChargeCreated; keyAnswered: boolean }> {
   if (request.webhookUrl !== null && deps.publicWebhooksOnly) {
     await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
   }
@@ -139,6 +143,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
 
   const createdAt = deps.clock.now()
   const expiresAt = expiresAtFor(createdAt)
+  const created = creationResult(deps, { id, qr_copy_paste: deposit.qrCopyPaste, expires_at: expiresAt })
   const insert = () => deps.store.charges.open({
       id,
       merchant_account_id: command.merchant.accountId,
@@ -168,23 +173,25 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       { kind: 'expire_charge', payload: { chargeId: id }, runAt: expiresAt },
       { kind: 'reconcile_charge', payload: { chargeId: id }, runAt: nextAsk({ status: 'waiting_payment', created_at: createdAt, confirmed_at: null }, createdAt)! },
     ],
+    key === undefined ? undefined : { accountId: command.merchant.accountId, key, body: created },
   )
   try {
-    return creationResult(deps, await insert())
+    await insert()
+    return { created, keyAnswered: key !== undefined }
   } catch (error) {
     // Another owner of the same idempotency key (a slow one whose lease lapsed) stored its charge
     // first: that is the charge for this key; the deposit just made is never shown to anyone.
     const stored = isUniqueViolation(error) ? await deps.store.charges.findForMerchant(id, command.merchant.accountId) : undefined
     if (!stored) throw error
     deps.log?.warn({ chargeId: id, depositId: deposit.id }, 'a second deposit for one idempotency key was left unused')
-    return creationResult(deps, stored)
+    return { created: creationResult(deps, stored), keyAnswered: false }
   }
 }
 
 export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
   const request = parseChargeRequest(command.body, { publicWebhooksOnly: deps.publicWebhooksOnly })
   const key = command.idempotencyKey
-  if (key === undefined) return createUnclaimed(deps, command, request, newChargeId())
+  if (key === undefined) return (await createUnclaimed(deps, command, request, newChargeId())).created
 
   const accountId = command.merchant.accountId
   const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), newChargeId(), deps.clock.now())
@@ -192,14 +199,14 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
   if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use', { retryAfterSeconds: claim.retryAfterSeconds })
   if (claim.outcome === 'replay') return claim.body as ChargeCreated
 
-  let created: ChargeCreated
+  let made: { created: ChargeCreated; keyAnswered: boolean }
   try {
     // A process that died holding this key may have stored the charge before it could answer;
     // if not, it may have left a deposit at the provider, which is looked for and kept for support
     // (its QR was never shown, so it cannot be handed out) before the charge is made.
     const stored = claim.outcome === 'resumed' ? await deps.store.charges.findForMerchant(claim.chargeId, accountId) : undefined
     if (claim.outcome === 'resumed' && !stored) await lookForLostDeposit(deps, request.valueCents, claim.claimedAt)
-    created = stored ? creationResult(deps, stored) : await createUnclaimed(deps, command, request, claim.chargeId)
+    made = stored ? { created: creationResult(deps, stored), keyAnswered: false } : await createUnclaimed(deps, command, request, claim.chargeId, key)
   } catch (error) {
     // Nothing was charged: give the key back so a corrected or later retry can use it.
     await deps.store.idempotency.release(accountId, key).catch((releaseError: unknown) => {
@@ -207,6 +214,6 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
     })
     throw error
   }
-  await deps.store.idempotency.complete(accountId, key, 200, created)
-  return created
+  if (!made.keyAnswered) await deps.store.idempotency.complete(accountId, key, 200, made.created)
+  return made.created
 }

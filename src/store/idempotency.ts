@@ -17,6 +17,14 @@ export type IdempotencyClaim =
   | { outcome: 'reused' }
   | { outcome: 'in_use'; retryAfterSeconds: number }
 
+/** What a key's row holds once its request is answered: a retry with it gets this answer again. */
+export function answeredKey(status: number, body: unknown) {
+  return { state: 'done' as const, response_status: status, response_body: JSON.stringify(body), lease_until: null }
+}
+
+/** A key whose request is answered by the statement that stores its charge (charges.open). */
+export type AnsweringKey = { accountId: number; key: string; body: unknown }
+
 export function idempotencyRepository(db: Kysely<Database>) {
   return {
     /**
@@ -27,19 +35,27 @@ export function idempotencyRepository(db: Kysely<Database>) {
      */
     async claim(accountId: number, key: string, requestHash: string, chargeId: string, now: Date): Promise<IdempotencyClaim> {
       const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS)
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS))
-        .execute()
+      const claimed = { request_hash: requestHash, state: 'in_flight' as const, created_at: now, lease_until: leaseUntil, charge_id: chargeId }
+      // A new key, as nearly every key is (the SDK sends one with every create), is claimed by
+      // this statement alone: one round trip before the provider is asked, not two.
       const inserted = await db
         .insertInto('idempotency_keys')
-        .values({ account_id: accountId, key, request_hash: requestHash, state: 'in_flight', created_at: now, lease_until: leaseUntil, charge_id: chargeId })
+        .values({ account_id: accountId, key, ...claimed })
         .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
         .returning('key')
         .executeTakeFirst()
       if (inserted) return { outcome: 'claimed', chargeId }
+      // A key older than 24 h is forgotten: claimed afresh, as a new one would be. Conditional on
+      // its age, so of two requests renewing it at once only one wins.
+      const renewed = await db
+        .updateTable('idempotency_keys')
+        .set({ ...claimed, response_status: null, response_body: null })
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS))
+        .returning('key')
+        .executeTakeFirst()
+      if (renewed) return { outcome: 'claimed', chargeId }
       const existing = await db
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -73,7 +89,7 @@ export function idempotencyRepository(db: Kysely<Database>) {
     async complete(accountId: number, key: string, status: number, body: unknown): Promise<void> {
       await db
         .updateTable('idempotency_keys')
-        .set({ state: 'done', response_status: status, response_body: JSON.stringify(body), lease_until: null })
+        .set(answeredKey(status, body))
         .where('account_id', '=', accountId)
         .where('key', '=', key)
         .execute()
