@@ -105,6 +105,7 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 const bareCreate = 'bare route with one read, one provider call and one insert'
 const bareCreateFake = "the same, asking the sandbox's fake provider"
 const bareReadPrepared = 'bare route with one prepared primary-key read'
+const createWithKey = 'POST /api/create-payment with an Idempotency-Key'
 
 // One token carries the whole load: the per-token limit would measure itself, so it is off.
 const config = loadConfig({ DATABASE_URL: dbUrl.href, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' })
@@ -149,6 +150,11 @@ try {
       name: 'POST /api/create-payment',
       request: { url: `${serviceUrl}/api/create-payment`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(createBody) },
     },
+    // As the SDK sends every create: with an Idempotency-Key, a new one each time.
+    {
+      name: createWithKey,
+      request: { url: `${serviceUrl}/api/create-payment`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(createBody), uniqueHeader: 'idempotency-key' },
+    },
   ]
   const results: Array<Awaited<ReturnType<typeof measure>>> = []
   for (const scenario of scenarios) results.push(await measure(scenario))
@@ -158,10 +164,12 @@ try {
   type Target = { ceiling: string; goal: number | null; against: string }
   const createAgainstBare = 'POST /api/create-payment against the bare route'
   const createAgainstFake = 'POST /api/create-payment against the least create asking the fake provider'
+  const keyedAgainstFake = `${createWithKey} against the least create asking the fake provider`
   const targets: Record<string, Target> = {
     'GET /api/get-payment': { ceiling: 'bare route with one primary-key read', goal: 0.8, against: 'bare read' },
     'GET /api/get-balance': { ceiling: 'bare route with one primary-key read', goal: 0.8, against: 'bare read' },
     'POST /api/create-payment': { ceiling: bareCreate, goal: 0.5, against: 'bare create' },
+    [createWithKey]: { ceiling: bareCreate, goal: null, against: 'bare create' },
     [bareCreate]: { ceiling: 'bare Fastify route', goal: null, against: 'bare route' },
     [bareCreateFake]: { ceiling: 'bare Fastify route', goal: null, against: 'bare route' },
   }
@@ -172,6 +180,7 @@ try {
     [createAgainstBare]: ['POST /api/create-payment', 'bare Fastify route'],
     [paymentAgainstPrepared]: ['GET /api/get-payment', bareReadPrepared],
     [createAgainstFake]: ['POST /api/create-payment', bareCreateFake],
+    [keyedAgainstFake]: [createWithKey, bareCreateFake],
   }
   // The machine's speed drifts within a run (and between runs far more): each round measures the
   // ceilings and the scenarios back to back, and a goal's ratio is the median of its rounds.
@@ -221,7 +230,8 @@ try {
     const ratio = target === undefined
       ? `${((max.requestsPerSecond / bareRps) * 100).toFixed(1)} %`
       : against(name, target.against, target.goal) +
-        (name === 'POST /api/create-payment' ? `; ${against(createAgainstFake, 'bare create asking the fake provider', target.goal)}` : '')
+        (name === 'POST /api/create-payment' ? `; ${against(createAgainstFake, 'bare create asking the fake provider', target.goal)}` : '') +
+        (name === createWithKey ? `; ${against(keyedAgainstFake, 'bare create asking the fake provider', null)}` : '')
     return `| ${name} | ${max.requestsPerSecond.toFixed(0)} | ${max.p50} | ${max.p99} | ${ratio} | ${half.p99} | ${failures} |`
   })
   const flat = rps('GET /api/get-balance, 1 000 000 entries') / rps('GET /api/get-balance')
@@ -305,8 +315,13 @@ beside the entries, not summed from them.
   ${(medianRatio('POST /api/create-payment') * 100).toFixed(0)} % of that (${(medianRatio(createAgainstBare) * 100).toFixed(1)} % of the bare route). Asking the sandbox's
   fake instead, the least create ran at ${(medianRatio(bareCreateFake) * 100).toFixed(1)} % of the bare route (rounds: ${ratioRange(bareCreateFake)}), and create-payment
   at ${(medianRatio(createAgainstFake) * 100).toFixed(0)} % of it: what the service's own layers (authentication, validation, the MED blocks,
-  the charge's jobs, the answer) add to a create, once the provider's work is on both sides. Where a create's CPU goes is
+  the charge's jobs, the answer) add to a create, once the provider's work is on both sides. The least create asking
+  the fake is itself at ${((medianRatio(bareCreateFake) / medianRatio(bareCreate)) * 100).toFixed(0)} % of the least create asking the stand-in (medians of the rounds): with the fake's
+  work counted, even a create-payment whose own layers cost nothing would stand there against the stand-in. Where a create's CPU goes is
   measured apart by \`npm run bench:create-profile\` (below, "create-payment, profiled").
+  With an Idempotency-Key, as the SDK sends every create, a create makes one statement more (the
+  key's claim; its answer is stored by the charge's own statement) and ran at
+  ${(medianRatio(createWithKey) * 100).toFixed(0)} % of the least create (rounds: ${ratioRange(createWithKey)}), ${(medianRatio(keyedAgainstFake) * 100).toFixed(0)} % of the one asking the fake.
   With the real provider a create waits on its network round trip, far longer than any of this,
   and its published rate limit (15/min sustained, 50 burst on \`/deposit\`) bounds create-payment
   long before the service does.
