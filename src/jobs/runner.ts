@@ -36,7 +36,7 @@ const laneOf: Record<JobKind, Lane> = {
   // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
   send_withdrawal: 'payouts',
   send_refund_payout: 'payouts',
-  // The embedded database's hourly upkeep: it holds the database, not a lane, for its few seconds.
+  // The embedded database's hourly upkeep: it holds the database, not a lane, for a fraction of a second.
   vacuum_database: 'charges',
 }
 const laneKinds = Object.fromEntries(allLanes.map((lane) => [lane, (Object.keys(laneOf) as JobKind[]).filter((kind) => laneOf[kind] === lane)])) as Record<Lane, JobKind[]>
