@@ -52,10 +52,9 @@ export type DecisionContext = {
 }
 
 /** Blocks the charge's e-mail and the payer's identities; each is recorded once. */
-export async function blockIdentities(store: Store, charge: Charge | null, dispute: Dispute, now: Date): Promise<void> {
-  const account = charge ? await store.accounts.findById(charge.account_id) : undefined
+export async function blockIdentities(store: Store, locked: LockedCharge | null, dispute: Dispute, now: Date): Promise<void> {
   const identities = [
-    ['email', account?.email ?? null],
+    ['email', locked?.account.email ?? null],
     ['tax_number', dispute.taxNumber !== null && !isMaskedTaxNumber(dispute.taxNumber) ? dispute.taxNumber : null],
     ['euid', dispute.euid],
   ] as const
@@ -63,7 +62,7 @@ export async function blockIdentities(store: Store, charge: Charge | null, dispu
     if (value === null) continue
     const already = await store.identities.blockedKinds({ [kind === 'tax_number' ? 'taxNumber' : kind]: value })
     if (already.includes(kind)) continue
-    await store.identities.addBlock({ kind, value, reason: dispute.reason, charge_id: charge?.id ?? null, created_by: dispute.by, created_at: now })
+    await store.identities.addBlock({ kind, value, reason: dispute.reason, charge_id: locked?.charge.id ?? null, created_by: dispute.by, created_at: now })
   }
 }
 
@@ -106,7 +105,7 @@ const paidFromSupport = (charge: Charge, arrivedCents: number): Updateable<Charg
   charge.paid_cents === null ? { paid_cents: arrivedCents, paid_source: 'support' } : {}
 
 /** Carries out one effect that writes money or records; returns what it changes on the charge row. */
-async function carryOut(store: Store, charge: Charge, effect: ChargeEffect, context: DecisionContext): Promise<Updateable<ChargesTable>> {
+async function carryOut(store: Store, { charge, account }: LockedCharge, effect: ChargeEffect, context: DecisionContext): Promise<Updateable<ChargesTable>> {
   const { now } = context
   switch (effect.kind) {
     case 'credit': {
@@ -181,7 +180,7 @@ async function carryOut(store: Store, charge: Charge, effect: ChargeEffect, cont
       return {}
     }
     case 'block_identities':
-      await blockIdentities(store, charge, {
+      await blockIdentities(store, { charge, account }, {
         taxNumber: context.dispute?.taxNumber ?? charge.payer_tax_number,
         euid: context.dispute?.euid ?? charge.payer_euid,
         reason: context.dispute?.reason ?? `claw-back on payment ${charge.id}`,
@@ -201,7 +200,7 @@ export async function applyChargeDecision(store: Store, { charge, account }: Loc
     ...(decision.holdReason === undefined ? {} : { hold_reason: decision.holdReason }),
     ...(context.providerStatus === undefined ? {} : { provider_status: context.providerStatus }),
   }
-  for (const effect of decision.effects) Object.assign(values, await carryOut(store, charge, effect, context))
+  for (const effect of decision.effects) Object.assign(values, await carryOut(store, { charge, account }, effect, context))
   const updated = await store.charges.update(charge.id, values)
   // These read the charge as it now is: its status is in the webhook body, its payer is bound.
   // The receiving account is as read under its lock: no effect above changes it.
