@@ -17,9 +17,9 @@ import { issueToken } from '../src/app/issue-token.ts'
 import { openAccount } from '../src/app/open-account.ts'
 import { loadConfig } from '../src/config.ts'
 import type { FakeEulen } from '../src/sandbox/fake-eulen.ts'
-import { startFakeElements } from '../src/sandbox/fake-elements.ts'
 import { startFakeTicker } from '../src/sandbox/fake-ticker.ts'
 import { startService, type Service } from '../src/service.ts'
+import { startTestTreasury } from '../test/support/treasury.ts'
 
 export type WebhookFigures = { alone: Latency; besideHanging: Latency; drain: { events: number; seconds: number; perSecond: number } }
 type Latency = { samples: number; p50: number; p99: number }
@@ -62,14 +62,12 @@ function listen(server: Server): Promise<number> {
 export async function startProductionService(databaseUrl: string, provider: FakeEulen, providerToken: string) {
   const secret = () => randomBytes(24).toString('base64url')
   const ticker = await startFakeTicker({ BTC: 350_000_000_000, USDt: 5_400_000 })
-  const rpcPassword = secret()
-  const { assets } = loadConfig({}).treasury
-  const elements = await startFakeElements({ network: 'elementsregtest', wallet: 'treasury', user: 'rpc', password: rpcPassword, assets })
+  const treasury = await startTestTreasury()
   const config = loadConfig({
     MODE: 'production', DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BASE_URL: 'https://pix.example.com',
     PROVIDER_URL: provider.url, PROVIDER_TOKEN: providerToken, PROVIDER_WEBHOOK_SECRET: secret(), OPS_TOKEN: secret(), PRICE_SOURCE_URL: ticker.url,
     SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>',
-    LIQUID_NETWORK: 'elementsregtest', ELEMENTS_RPC_URL: elements.url, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: rpcPassword, ELEMENTS_WALLET: 'treasury',
+    ...treasury.env,
   })
   const service = await startService(config, {
     resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map(() => '93.184.216.34'),
@@ -85,7 +83,7 @@ export async function startProductionService(databaseUrl: string, provider: Fake
     service, url, token,
     close: async () => {
       await service.close()
-      await elements.close()
+      await treasury.elements.close()
       await ticker.close()
     },
   }
