@@ -2,7 +2,7 @@
 // Each test process's report is printed whole when it ends (interleaved, they would be
 // unreadable); the step fails if any does.
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 
 type Database = 'pglite' | 'postgres'
 
@@ -47,7 +47,20 @@ const groups = [
   ...Array.from({ length: Math.ceil(rest.length / filesPerProcess) }, (_, index) => rest.slice(index * filesPerProcess, (index + 1) * filesPerProcess)),
 ].map((group) => group.map((name) => `test/integration/${name}`))
 
-type Run = { database: Database; code: number; output: string }
+type Run = { database: Database; code: number; output: string; cpuSeconds: number }
+
+// The CPU a group cost: its process's and every descendant's it waited for (a Chromium, a
+// restarted service, an npm ci), as Linux adds them to ours once we reap it (cutime and cstime
+// in /proc/self/stat, in ticks of 1/100 s). Read when each process is reaped; two reaped at
+// the same moment would both count to the first. PostgreSQL's server is no one's child here, so
+// the PostgreSQL half's figure leaves the server's own CPU out.
+const reapedCpuSeconds = (): number => {
+  if (!existsSync('/proc/self/stat')) return 0
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[13]) + Number(fields[14])) / 100
+}
+
+let reapedBefore = reapedCpuSeconds()
 
 function runGroup(database: Database, group: string[]): Promise<Run> {
   return new Promise((resolve) => {
@@ -63,7 +76,13 @@ function runGroup(database: Database, group: string[]): Promise<Run> {
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
-    child.on('close', (code, signal) => resolve({ database, code: code ?? (signal ? 1 : 0), output }))
+    let cpuSeconds = 0
+    child.on('exit', () => {
+      const cpu = reapedCpuSeconds()
+      cpuSeconds = cpu - reapedBefore
+      reapedBefore = cpu
+    })
+    child.on('close', (code, signal) => resolve({ database, code: code ?? (signal ? 1 : 0), output, cpuSeconds }))
   })
 }
 
@@ -106,7 +125,7 @@ await new Promise<void>((done) => {
         if (!waiting.some((entry) => entry.database === database) && busy[database] === 0) finished[database] = performance.now()
         const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(0)
         process.stdout.write(`\n── ${database}: ${group.join(' ')}: ${run.code === 0 ? 'passed' : `FAILED (exit ${run.code})`}, ` +
-          `${seconds(at, performance.now())} s from ${seconds(started, at)} s ──\n${run.output}`)
+          `${seconds(at, performance.now())} s from ${seconds(started, at)} s, ${run.cpuSeconds.toFixed(1)} s of CPU ──\n${run.output}`)
         if (waiting.length === 0 && busy.pglite + busy.postgres === 0) done()
         else startNext()
       })
@@ -120,7 +139,8 @@ const summaries = databases.map((database) => {
   const total = (kind: string) => own.reduce((sum, run) => sum + count(run.output, kind), 0)
   const passed = own.every((run) => run.code === 0)
   return `── ${database}: ${passed ? 'passed' : 'FAILED'}, done ${(((finished[database] ?? performance.now()) - started) / 1000).toFixed(0)} s in: ` +
-    `${total('tests')} tests, ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped ──`
+    `${total('tests')} tests, ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ` +
+    `${own.reduce((sum, run) => sum + run.cpuSeconds, 0).toFixed(0)} s of CPU in its processes ──`
 })
 process.stdout.write(`\n${summaries.join('\n')}\n── integration step: ${((performance.now() - started) / 1000).toFixed(0)} s ──\n`)
 process.exitCode = runs.every((run) => run.code === 0) ? 0 : 1
