@@ -30,8 +30,12 @@ const migrations: Record<string, Migration> = {
 
 export type OutboxMail = { to: string; subject: string; text: string; code: string | null; sent_at: string }
 
-export async function createOutbox(database: Kysely<any>, clock: Clock) {
+export async function migrateOutbox(database: Kysely<any>): Promise<void> {
   await migrateToLatest(database, { migrations, tableName: 'sandbox_outbox_migrations' })
+}
+
+export async function createOutbox(database: Kysely<any>, clock: Clock) {
+  await migrateOutbox(database)
   const db = database as Kysely<OutboxTables>
   const mailer: Mailer = {
     async send(mail) {

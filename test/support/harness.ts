@@ -12,6 +12,8 @@ import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { migrateToLatest } from '../../src/store/migrate.ts'
+import { migrateFakeEulen } from '../../src/sandbox/fake-eulen-store.ts'
+import { migrateOutbox } from '../../src/sandbox/outbox.ts'
 import type { Database } from '../../src/store/schema.ts'
 import { startService, type Service, type ServiceOptions } from '../../src/service.ts'
 
@@ -38,10 +40,23 @@ let postgresTemplate: Promise<string> | undefined
 
 /** Names the migrations (and the database engine) a migrated template was made from. */
 function migrationsHash(engine: string): string {
-  const sources = join(import.meta.dirname, '../../src/store')
+  const sources = join(import.meta.dirname, '../../src')
   const hash = createHash('sha256').update(engine)
-  for (const file of ['migrate.ts', ...readdirSync(join(sources, 'migrations')).sort().map((name) => `migrations/${name}`)]) hash.update(readFileSync(join(sources, file)))
+  const files = ['store/migrate.ts', ...readdirSync(join(sources, 'store/migrations')).sort().map((name) => `store/migrations/${name}`), 'sandbox/fake-eulen-store.ts', 'sandbox/outbox.ts']
+  for (const file of files) hash.update(readFileSync(join(sources, file)))
   return hash.digest('hex').slice(0, 16)
+}
+
+/**
+ * The service's migrations, and the sandbox's own (its fake provider's and its outbox's): a
+ * sandbox service, or a fake provider, started on a test database finds its tables made. Making
+ * them on every start was about a quarter of a test service's start (measured: 435–622 →
+ * 347–479 ms of CPU). A production-mode service does not look at them.
+ */
+async function migrateTestDatabase(db: Kysely<any>): Promise<void> {
+  await migrateToLatest(db)
+  await migrateFakeEulen(db)
+  await migrateOutbox(db)
 }
 
 /**
@@ -57,7 +72,7 @@ function migratedPgliteSnapshotFile(): Promise<string> {
     if (existsSync(path)) return path
     const pglite = new PGlite()
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
-    await migrateToLatest(db)
+    await migrateTestDatabase(db)
     for (const template of ['template0', 'template1']) {
       await pglite.exec(`alter database ${template} with is_template false allow_connections true`)
       await pglite.exec(`drop database ${template}`)
@@ -109,7 +124,7 @@ async function migratedPostgresTemplate(admin: pg.Client): Promise<string> {
   await admin.query(`create database ${building}`)
   const opened = await openPostgres(databaseUrl(building), 1)
   try {
-    await migrateToLatest(opened.db)
+    await migrateTestDatabase(opened.db)
   } finally {
     await opened.close()
   }
