@@ -68,9 +68,13 @@ async function migrateTestDatabase(db: Kysely<any>): Promise<void> {
 function migratedPgliteSnapshotFile(): Promise<string> {
   snapshotFile ??= (async () => {
     const engine = readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')
-    const path = join(tmpdir(), `pix-test-pglite-${migrationsHash(`${engine} without templates`)}.tar`)
+    const path = join(tmpdir(), `pix-test-pglite-${migrationsHash(`${engine} without templates, 1 MB WAL segments`)}.tar`)
     if (existsSync(path)) return path
-    const pglite = new PGlite()
+    // WAL in segments of 1 MB, not PostgreSQL's 16: the dump then carries 5 MB of WAL instead of a
+    // 16 MB segment, and every test database copies and loads less (measured: 416–509 → 349–382 ms
+    // of CPU an open). The segment size is read from the copy's control file, so a folder unpacked
+    // from it (migratedPgliteFolder) keeps it too; nothing in the service depends on it.
+    const pglite = new PGlite({ initDbStartParams: ['--wal-segsize=1'] })
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
     await migrateTestDatabase(db)
     for (const template of ['template0', 'template1']) {
