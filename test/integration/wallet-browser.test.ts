@@ -21,7 +21,7 @@ import { startTestTreasury } from '../support/treasury.ts'
 import { startSmtp } from '../support/smtp.ts'
 
 let browser: Browser
-let screenshot: (page: Page, name: string) => Promise<void>
+let screenshot: ReturnType<typeof screenshotsIn>
 before(async () => {
   if (skip) return
   screenshot = screenshotsIn('wallet')
@@ -214,7 +214,7 @@ test('/docs in Chromium: the browser\'s language picks the page, the link switch
     assert.equal(await row.getAttribute('id'), 'token_missing')
     assert.ok(await row.isVisible())
     assert.match((await row.textContent()) ?? '', /X-API-Token header is missing/)
-    await screenshot(page, 'docs-error-anchor')
+    await screenshot(page, 'docs-error-anchor', { fullPage: false })
   } finally {
     await context.close()
     await service.close()
@@ -246,7 +246,7 @@ test('/docs at a phone\'s width, in both languages: nothing scrolls sideways, ev
     }
     assert.deepEqual(errors, [])
     assert.match(String((await service.request({ method: 'GET', url: '/docs' })).headers['content-security-policy']), /default-src 'none';script-src 'self';style-src 'self'/)
-    await screenshot(page, 'docs-en')
+    await screenshot(page, 'docs-en', { fullPage: false })
   } finally {
     await context.close()
     await service.close()

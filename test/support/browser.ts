@@ -20,14 +20,18 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-/** Full-page screenshots at 375 px (phone) and 1280 px (desktop) into test-output/screenshots/<folder>/. */
-export function screenshotsIn(folder: string): (page: Page, name: string) => Promise<void> {
+/**
+ * Screenshots at 375 px (phone) and 1280 px (desktop) into test-output/screenshots/<folder>/, of
+ * the whole page unless `fullPage` is false: for a page dozens of screens long (/docs), where a
+ * full-page pair took Chromium 3–4 s and 6 MB of PNG, and the screen in view is what the test is about.
+ */
+export function screenshotsIn(folder: string): (page: Page, name: string, options?: { fullPage?: boolean }) => Promise<void> {
   const shots = join('test-output', 'screenshots', folder)
   mkdirSync(shots, { recursive: true })
-  return async (page, name) => {
+  return async (page, name, { fullPage = true } = {}) => {
     for (const [device, width] of [['phone', 375], ['desktop', 1280]] as const) {
       await page.setViewportSize({ width, height: 800 })
-      await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage: true })
+      await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage })
     }
   }
 }
