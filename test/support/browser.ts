@@ -7,10 +7,15 @@ import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { skipOnSecondDatabase } from './harness.ts'
 
-export const CHROMIUM = '/usr/bin/chromium'
+// Debian's chromium-headless-shell: the same Chromium build as Debian's chromium package, in its
+// headless shell, which is what Playwright itself runs for headless pages. The full browser's
+// headless mode cost the browser suites half as much CPU again (measured: the Wallet's
+// withdrawals 33.6–34.2 → 21.7–24.0 s, the Wallet 24.1 → 17.5 s, the console 14.0 → 11.3 s).
+// A developer machine with only the full browser runs them in that.
+export const CHROMIUM = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ?? '/usr/bin/chromium-headless-shell'
 
 /** CI installs Chromium (.ci/run) and must run these; a developer machine without it skips them. */
-export const skipWithoutChromium = skipOnSecondDatabase || (!existsSync(CHROMIUM) && process.env.CI !== 'true' ? 'Debian chromium is not installed (apt-get install chromium)' : false)
+export const skipWithoutChromium = skipOnSecondDatabase || (!existsSync(CHROMIUM) && process.env.CI !== 'true' ? "Debian's Chromium is not installed (apt-get install chromium-headless-shell)" : false)
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
