@@ -32,7 +32,7 @@ after(async () => {
   await browser?.close()
 })
 
-test('production mode: an operator releases a held charge from the queue, audited with her e-mail; forged and out-of-role requests change nothing', { skip, timeout: 120_000 }, async () => {
+test('production mode: an operator releases a held charge from the queue, audited with her e-mail; forged and out-of-role requests change nothing', { skip, timeout: 300_000 }, async () => {
   const smtp = await startSmtp()
   const providerDb = await openMigratedPglite()
   const providerClock = createAdjustableClock()

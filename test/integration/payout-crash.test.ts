@@ -37,7 +37,7 @@ const liquidKills: Array<[string, 'before' | 'after']> = [
 ]
 const pixKills: Array<'withdraw' | 'walletcreatefundedpsbt'> = ['withdraw', 'walletcreatefundedpsbt']
 
-test('kill -9 between every step of a payout: one payout per withdrawal, every withdrawal completed, books balanced', { timeout: 300_000 }, async () => {
+test('kill -9 between every step of a payout: one payout per withdrawal, every withdrawal completed, books balanced', { timeout: 600_000 }, async () => {
   const providerDb = await openMigratedPglite()
   const providerClock = createAdjustableClock()
   const provider = await startFakeEulen({ db: providerDb.db, clock: providerClock, token: 'provider-token' })

@@ -16,7 +16,7 @@ import { openTestDatabase, testDatabase } from '../support/harness.ts'
 // install's 25 s (mostly unpacking the 190 MB Node package) costs the suite's wall time little.
 const skip = testDatabase === 'pglite' ? 'run once, in the PostgreSQL half: the database does not change it' : false
 
-test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeout: 180_000 }, async () => {
+test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeout: 300_000 }, async () => {
   const folder = mkdtempSync(join(tmpdir(), 'pix-production-install-'))
   const database = skip ? null : await openTestDatabase()
   try {

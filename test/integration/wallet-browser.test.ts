@@ -121,7 +121,7 @@ async function replaceTokenAndSignOut(page: Page, base: string, prefix: string, 
   await screenshot(page, `${prefix}-10-signed-out-english`)
 }
 
-test('production mode: join, prove the identity with a real Pix purchase, issue a token and charge with it', { skip, timeout: 120_000 }, async () => {
+test('production mode: join, prove the identity with a real Pix purchase, issue a token and charge with it', { skip, timeout: 300_000 }, async () => {
   const smtp = await startSmtp()
   const providerDb = await openMigratedPglite()
   const provider: FakeEulen = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
@@ -173,7 +173,7 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
   }
 })
 
-test('sandbox mode: the same journey with the outbox and "Simular pagamento"', { skip, timeout: 120_000 }, async () => {
+test('sandbox mode: the same journey with the outbox and "Simular pagamento"', { skip, timeout: 300_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service = await startTestService({ BASE_URL: base, PORT: String(port) })

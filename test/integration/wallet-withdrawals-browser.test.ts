@@ -275,7 +275,7 @@ async function paidOnce(elements: FakeElements, liquid: string, payouts: () => P
   assert.equal((await payouts()).length, 1)
 }
 
-test('production mode: destinations confirmed by e-mail code, one canceled by its link, the cool-down on the clock, a Pix and a Liquid withdrawal followed to "Concluído"', { skip, timeout: 120_000 }, async () => {
+test('production mode: destinations confirmed by e-mail code, one canceled by its link, the cool-down on the clock, a Pix and a Liquid withdrawal followed to "Concluído"', { skip, timeout: 300_000 }, async () => {
   const smtp: TestSmtp = await startSmtp()
   // One clock for the service and the provider: a payout's expiry is the provider's, checked by the service.
   const clock = createAdjustableClock(T0)
@@ -365,7 +365,7 @@ test('production mode: destinations confirmed by e-mail code, one canceled by it
   }
 })
 
-test('sandbox mode: the same journey with the outbox, the sandbox clock, "mine" and the payout control; then forged cross-site POSTs change nothing', { skip, timeout: 120_000 }, async () => {
+test('sandbox mode: the same journey with the outbox, the sandbox clock, "mine" and the payout control; then forged cross-site POSTs change nothing', { skip, timeout: 300_000 }, async () => {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service = await startTestService({ BASE_URL: base, PORT: String(port) })
