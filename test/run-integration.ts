@@ -68,7 +68,9 @@ function runGroup(database: Database, group: string[]): Promise<Run> {
     // processes are short-lived, and optimising PostgreSQL's hot functions again in every one
     // cost more CPU than it saved (measured: the integration step 352 → 277 s of CPU, 205 → 172 s
     // of wall time). The service itself runs with V8's defaults.
-    const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-isolation=none', ...group], {
+    // --test-force-exit: a process whose tests are all done exits, even if a failed before() left
+    // a service half-started; without it, that process waited for nothing, for ever.
+    const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-isolation=none', '--test-force-exit', ...group], {
       // Compiled code cached on disk spares each process compiling the same modules again.
       env: { NODE_COMPILE_CACHE: 'node_modules/.cache/node-compile-cache', ...process.env, TEST_DATABASE: database },
       stdio: ['ignore', 'pipe', 'pipe'],
