@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { execFile } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { freePort } from '../support/browser.ts'
+import { freePort } from '../support/free-port.ts'
 import { migratedPgliteFolder, skipOnSecondDatabase } from '../support/harness.ts'
 import { httpWalletClient } from '../support/wallet-client.ts'
 

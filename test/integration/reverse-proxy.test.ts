@@ -11,7 +11,7 @@ import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freePort } from '../support/browser.ts'
+import { freePort } from '../support/free-port.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 const caddyInstalled = spawnSync('caddy', ['version']).status === 0

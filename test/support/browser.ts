@@ -1,9 +1,7 @@
 // What the Wallet's browser tests share: Debian's Chromium driven by playwright-core (headless,
-// no sandbox: tests run as root), the rule that skips them, screenshots at a phone's and a
-// desktop's width, and a free port (a production service must know its BASE_URL before it listens).
-import { randomInt } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+// no sandbox: tests run as root), the rule that skips them, and screenshots at a phone's and a
+// desktop's width.
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { skipOnSecondDatabase } from './harness.ts'
@@ -39,34 +37,5 @@ export function screenshotsIn(folder: string): (page: Page, name: string, option
       await page.setViewportSize({ width, height: 800 })
       await page.screenshot({ path: join(shots, `${name}-${device}.png`), fullPage })
     }
-  }
-}
-
-/** Where the kernel's ephemeral ports start (Linux's default when it cannot be read). */
-const ephemeralPortsFrom = (() => {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768
-  } catch {
-    return 32_768
-  }
-})()
-
-/**
- * A port nothing listens on, for a server that must know its port before it listens (a production
- * service's BASE_URL, Caddy's upstream). Picked at random below the kernel's ephemeral range, and
- * tried: a port the kernel hands out (listen on 0, then close) may be handed out again at once, as
- * the local port of any process's outgoing connection, and in a full run one was (EADDRINUSE).
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 10_000 + randomInt(ephemeralPortsFrom - 10_000)
-    const server = createServer()
-    const listening = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false))
-      server.listen(port, '127.0.0.1', () => resolve(true))
-    })
-    if (!listening) continue
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    return port
   }
 }

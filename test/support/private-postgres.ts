@@ -3,7 +3,7 @@
 // serves the rest of the suite and must never go away.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from './free-port.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -18,14 +18,6 @@ function binaries(): string {
 function run(command: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0
   execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { stdio: 'pipe' })
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }
 
 export async function startPrivatePostgres() {
