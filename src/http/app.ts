@@ -2,6 +2,7 @@
 import { randomFillSync } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import AjvCompiler from '@fastify/ajv-compiler'
+import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DomainError } from '../domain/errors.ts'
 import { createAuthFailureLimiter } from './auth-failures.ts'
@@ -31,6 +32,31 @@ const coercingQueries: ValidatorFactory = (externalSchemas, options) => {
   const coercing = ajvCompilers(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: true } } as typeof options)
   // Fastify calls the compiler with the route's schema and part, not the bare schema its types say.
   return ((route: { httpPart?: string }) => (route.httpPart === 'querystring' ? coercing : exact)(route as never)) as ReturnType<ValidatorFactory>
+}
+
+type Compiled = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEnv?: unknown }
+
+/**
+ * A route's validator or serializer, compiled when the route is first used rather than at start.
+ * Compiling all 53 validators and 408 serializers (most of them a route's error bodies, one per
+ * status) was about 160 ms of a start's 1.4 s of CPU, for routes a process may never serve: a
+ * restarted service and each test's own service paid it again. Fastify reads a failed
+ * validator's `errors` from the function, and hands Ajv's own validators their parent
+ * (`schemaEnv`), so both are read through to the compiled one.
+ */
+function compiledOnFirstUse(compile: () => Compiled): Compiled {
+  let compiled: Compiled | undefined
+  const get = () => (compiled ??= compile())
+  const lazy = ((...args: unknown[]) => get()(...args)) as Compiled
+  Object.defineProperties(lazy, { errors: { get: () => get().errors }, schemaEnv: { get: () => get().schemaEnv } })
+  return lazy
+}
+
+function onFirstUse<Factory extends (...args: never[]) => (route: never) => unknown>(factory: Factory): Factory {
+  return ((...args: Parameters<Factory>) => {
+    const compiler = factory(...args)
+    return (route: never) => compiledOnFirstUse(() => compiler(route) as Compiled)
+  }) as Factory
 }
 
 /** Deeper than any body we accept; a bound keeps hostile nesting from exhausting the stack. */
@@ -139,7 +165,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     genReqId: newRequestId,
     clientErrorHandler: clientErrorHandler(errorContext, newRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
-    schemaController: { compilersFactory: { buildValidator: coercingQueries } },
+    schemaController: { compilersFactory: { buildValidator: onFirstUse(coercingQueries), buildSerializer: onFirstUse(SerializerSelector()) } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.
     trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
