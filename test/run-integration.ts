@@ -1,4 +1,5 @@
-// npm test's integration step: the suite on PGlite and on PostgreSQL, both halves from one queue.
+// npm test's integration step: the suite on PGlite and on PostgreSQL, both halves from one queue
+// (with --with-checks, npm test's checks that need no database too).
 // Each test process's report is printed whole when it ends (interleaved, they would be
 // unreadable); the step fails if any does.
 import { spawn } from 'node:child_process'
@@ -47,7 +48,7 @@ const groups = [
   ...Array.from({ length: Math.ceil(rest.length / filesPerProcess) }, (_, index) => rest.slice(index * filesPerProcess, (index + 1) * filesPerProcess)),
 ].map((group) => group.map((name) => `test/integration/${name}`))
 
-type Run = { database: Database; code: number; output: string; cpuSeconds: number }
+type Run = { database: Database | 'checks'; code: number; output: string; cpuSeconds: number }
 
 // The CPU a group cost: its process's and every descendant's it waited for (a Chromium, a
 // restarted service, an npm ci), as Linux adds them to ours once we reap it (cutime and cstime
@@ -62,7 +63,12 @@ const reapedCpuSeconds = (): number => {
 
 let reapedBefore = reapedCpuSeconds()
 
-function runGroup(database: Database, group: string[]): Promise<Run> {
+// `npm test`'s checks that need no database (the type check, the layer rules, the unit tests)
+// run as one more process of the queue, first, beside the longest suites: one after another
+// before the suites, each kept one core busy and left the other idle for their 15-17 s.
+const checks = 'npm run -s typecheck && npm run -s lint:layers && npm run -s test:unit'
+
+function runGroup(database: Database | 'checks', group: string[]): Promise<Run> {
   return new Promise((resolve) => {
     // --liftoff-only: V8 runs PGlite's WebAssembly with its baseline compiler only. Test
     // processes are short-lived, and optimising PostgreSQL's hot functions again in every one
@@ -70,7 +76,10 @@ function runGroup(database: Database, group: string[]): Promise<Run> {
     // of wall time). The service itself runs with V8's defaults.
     // --test-force-exit: a process whose tests are all done exits, even if a failed before() left
     // a service half-started; without it, that process waited for nothing, for ever.
-    const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-isolation=none', '--test-force-exit', ...group], {
+    const command: [string, string[]] = database === 'checks'
+      ? ['sh', ['-c', checks]]
+      : [process.execPath, ['--liftoff-only', '--test', '--test-isolation=none', '--test-force-exit', ...group]]
+    const child = spawn(...command, {
       // Compiled code cached on disk spares each process compiling the same modules again.
       env: { NODE_COMPILE_CACHE: 'node_modules/.cache/node-compile-cache', ...process.env, TEST_DATABASE: database },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,8 +102,11 @@ function count(output: string, kind: string): number {
   return Number(new RegExp(`^ℹ ${kind} (\\d+)$`, 'm').exec(output)?.[1] ?? 0)
 }
 
-// `node test/run-integration.ts pglite` (or postgres) runs one half.
-const databases = (['pglite', 'postgres'] as const).filter((database) => process.argv.length <= 2 || process.argv.includes(database))
+// `node test/run-integration.ts pglite` (or postgres) runs one half; `--with-checks` (npm test)
+// adds the checks above.
+const withChecks = process.argv.includes('--with-checks')
+const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
+const databases = (['pglite', 'postgres'] as const).filter((database) => named.length === 0 || named.includes(database))
 process.stdout.write(`integration suite on ${databases.join(' and ')}, ${running} processes at once…\n`)
 
 const started = performance.now()
@@ -102,21 +114,24 @@ const started = performance.now()
 // started there: loading it only to skip cost a process's start and its before() hooks.
 const onlyOn = (file: string) => /^\/\/ Integration runner: (pglite|postgres) only\b/m.exec(readFileSync(file, 'utf8'))?.[1]
 // Both halves' longest files first, then both halves' groups: the queue is in the order groups are.
-const waiting = groups.flatMap((group) => databases.flatMap((database) => {
-  const files = group.filter((file) => (onlyOn(file) ?? database) === database)
-  return files.length === 0 ? [] : [{ database, group: files }]
-}))
-const busy: Record<Database, number> = { pglite: 0, postgres: 0 }
+const waiting: Array<{ database: Database | 'checks'; group: string[] }> = [
+  ...(withChecks ? [{ database: 'checks' as const, group: [checks] }] : []),
+  ...groups.flatMap((group) => databases.flatMap((database) => {
+    const files = group.filter((file) => (onlyOn(file) ?? database) === database)
+    return files.length === 0 ? [] : [{ database, group: files }]
+  })),
+]
+const busy: Record<Database | 'checks', number> = { pglite: 0, postgres: 0, checks: 0 }
 const runs: Run[] = []
 const finished: Partial<Record<Database, number>> = {}
 
 await new Promise<void>((done) => {
   const startNext = () => {
-    while (busy.pglite + busy.postgres < running) {
+    while (busy.pglite + busy.postgres + busy.checks < running) {
       // Once no PostgreSQL group waits, PGlite may take its slots: its processes keep a core busy,
       // and the last groups would otherwise leave the machine half idle.
       const pgliteSlots = waiting.some(({ database }) => database === 'postgres') ? runningPerDatabase.pglite : running
-      const index = waiting.findIndex(({ database }) => busy[database] < (database === 'pglite' ? pgliteSlots : runningPerDatabase.postgres))
+      const index = waiting.findIndex(({ database }) => database === 'checks' || busy[database] < (database === 'pglite' ? pgliteSlots : runningPerDatabase.postgres))
       if (index < 0) break
       const { database, group } = waiting.splice(index, 1)[0]!
       busy[database]++
@@ -124,11 +139,11 @@ await new Promise<void>((done) => {
       void runGroup(database, group).then((run) => {
         busy[database]--
         runs.push(run)
-        if (!waiting.some((entry) => entry.database === database) && busy[database] === 0) finished[database] = performance.now()
+        if (database !== 'checks' && !waiting.some((entry) => entry.database === database) && busy[database] === 0) finished[database] = performance.now()
         const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(0)
         process.stdout.write(`\n── ${database}: ${group.join(' ')}: ${run.code === 0 ? 'passed' : `FAILED (exit ${run.code})`}, ` +
           `${seconds(at, performance.now())} s from ${seconds(started, at)} s, ${run.cpuSeconds.toFixed(1)} s of CPU ──\n${run.output}`)
-        if (waiting.length === 0 && busy.pglite + busy.postgres === 0) done()
+        if (waiting.length === 0 && busy.pglite + busy.postgres + busy.checks === 0) done()
         else startNext()
       })
     }
@@ -144,5 +159,7 @@ const summaries = databases.map((database) => {
     `${total('tests')} tests, ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ` +
     `${own.reduce((sum, run) => sum + run.cpuSeconds, 0).toFixed(0)} s of CPU in its processes ──`
 })
+const checked = runs.find((run) => run.database === 'checks')
+if (checked) summaries.unshift(`── checks: ${checked.code === 0 ? 'passed' : 'FAILED'}, ${checked.cpuSeconds.toFixed(0)} s of CPU ──`)
 process.stdout.write(`\n${summaries.join('\n')}\n── integration step: ${((performance.now() - started) / 1000).toFixed(0)} s ──\n`)
 process.exitCode = runs.every((run) => run.code === 0) ? 0 : 1
