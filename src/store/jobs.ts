@@ -48,9 +48,9 @@ export function jobsRepository(db: Kysely<Database>) {
       if (ids.length > 0) await db.updateTable('jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_until', 'is not', null).execute()
     },
 
-    /** Puts a claimed job back, unchanged but for when it runs (its destination was busy). */
-    async postpone(id: number, runAt: Date): Promise<void> {
-      await db.updateTable('jobs').set({ run_at: runAt, locked_until: null }).where('id', '=', id).execute()
+    /** Puts a claimed job back unchanged, for the next claim (its destination was at its bound). */
+    async putBack(id: number): Promise<void> {
+      await db.updateTable('jobs').set({ locked_until: null }).where('id', '=', id).execute()
     },
 
     /** A pending delivery's next attempt, brought forward to now (a redelivery asked for). */

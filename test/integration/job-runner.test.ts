@@ -154,3 +154,56 @@ test('a finished job is deleted, by stop() if the runner stopped claiming meanwh
     receiver.close()
   }
 })
+
+test('a delivery claimed past its destination\'s bound keeps its place, and goes as soon as a slot of that destination frees', { timeout: 30_000 }, async () => {
+  const runner = await startTestService()
+  const held: ServerResponse[] = []
+  let heldChanged!: () => void
+  let heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
+  const receiver = createServer((_request, response) => {
+    held.push(response)
+    heldChanged()
+    heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
+  })
+  const port = await listen(receiver, '127.0.0.1')
+  const holding = async (count: number) => {
+    while (held.length < count) await heldWait
+  }
+  try {
+    const merchant = await runner.merchant('bound@example.com', '52998224725')
+    // One look now, the next in an hour: only notifications and freed slots bring deliveries.
+    runner.jobs.start(3_600_000)
+    const charge = await confirmedCharge(runner, merchant.token, `http://127.0.0.1:${port}/hook`)
+    await holding(1)
+    // Two more due at once, committed together: the claim after their notification finds the
+    // destination one below its bound of two, takes both, starts one and puts the other back.
+    const now = runner.sandbox!.clock.now()
+    const ids = ['msg_bound_second', 'msg_bound_third']
+    await runner.store.transaction(async (store) => {
+      for (const id of ids) {
+        await store.webhookEvents.insert({ id, charge_id: charge.id, event: 'payment.confirmed', body: '{}', state: 'pending', created_at: now })
+      }
+      for (const id of ids) await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: `127.0.0.1:${port}` }, now, now)
+    })
+    await holding(2)
+    const jobOf = (eventId: string) =>
+      runner.database.db.selectFrom('jobs').select(['run_at', 'locked_until']).where(sql`payload->>'eventId'`, '=', eventId).executeTakeFirst()
+    let putBack = await jobOf('msg_bound_third')
+    while (putBack?.locked_until !== null) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      putBack = await jobOf('msg_bound_third')
+    }
+    assert.equal(putBack!.run_at.getTime(), now.getTime(), 'put back as it was, not for later')
+
+    // A slot frees: the one put back goes next, the clock unmoved.
+    held[0]!.end('ok')
+    await holding(3)
+    for (const response of held) response.end('ok')
+    const states = async () => (await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).execute()).map((row) => row.state)
+    while ((await states()).some((state) => state !== 'delivered')) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.equal(held.length, 3)
+  } finally {
+    await runner.close()
+    receiver.close()
+  }
+})
