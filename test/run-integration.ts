@@ -68,6 +68,8 @@ let reapedBefore = reapedCpuSeconds()
 // before the suites, each kept one core busy and left the other idle for their 15-17 s.
 const checks = 'npm run -s typecheck && npm run -s lint:layers && npm run -s test:unit'
 
+const untrackedResources = ['--expose-internals', '--import', './test/support/test-resource-hook.ts']
+
 function runGroup(database: Database | 'checks', group: string[]): Promise<Run> {
   return new Promise((resolve) => {
     // --liftoff-only: V8 runs PGlite's WebAssembly with its baseline compiler only. Test
@@ -76,9 +78,10 @@ function runGroup(database: Database | 'checks', group: string[]): Promise<Run> 
     // of wall time). The service itself runs with V8's defaults.
     // --test-force-exit: a process whose tests are all done exits, even if a failed before() left
     // a service half-started; without it, that process waited for nothing, for ever.
+    // untrackedResources: node:test's own async hook off (test/support/test-resource-hook.ts).
     const command: [string, string[]] = database === 'checks'
       ? ['sh', ['-c', checks]]
-      : [process.execPath, ['--liftoff-only', '--test', '--test-isolation=none', '--test-force-exit', ...group]]
+      : [process.execPath, ['--liftoff-only', ...untrackedResources, '--test', '--test-isolation=none', '--test-force-exit', ...group]]
     const child = spawn(...command, {
       // Compiled code cached on disk spares each process compiling the same modules again.
       env: { NODE_COMPILE_CACHE: 'node_modules/.cache/node-compile-cache', ...process.env, TEST_DATABASE: database },

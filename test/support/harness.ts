@@ -27,10 +27,12 @@ const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1
 export const skipOnSecondDatabase = testDatabase === 'postgres' ? 'checked once, in the PGlite run: the database does not change it' : false
 
 /**
- * The node flags this test process runs with, less the test runner's own, for the node processes
- * a test starts: they run as the integration runner set the tests to (see test/run-integration.ts).
+ * The node flags this test process runs with, less the test runner's own (and its preload into
+ * the test runner, test/support/test-resource-hook.ts), for the node processes a test starts: they
+ * run as the integration runner set the tests to (see test/run-integration.ts).
  */
-export const childNodeFlags = process.execArgv.filter((flag) => !flag.startsWith('--test'))
+export const childNodeFlags = process.execArgv.filter((flag, index, flags) =>
+  !flag.startsWith('--test') && flag !== '--expose-internals' && !flag.endsWith('test-resource-hook.ts') && !(flag === '--import' && flags[index + 1]?.endsWith('test-resource-hook.ts')))
 
 export const T0 = new Date('2026-11-22T12:00:00.000Z')
 
