@@ -84,7 +84,7 @@ function runGroup(database: Database | 'checks', group: string[]): Promise<Run> 
       : [process.execPath, ['--liftoff-only', ...untrackedResources, '--test', '--test-isolation=none', '--test-force-exit', ...group]]
     const child = spawn(...command, {
       // Compiled code cached on disk spares each process compiling the same modules again.
-      env: { NODE_COMPILE_CACHE: 'node_modules/.cache/node-compile-cache', ...process.env, TEST_DATABASE: database },
+      env: { NODE_COMPILE_CACHE: 'node_modules/.cache/node-compile-cache', ...process.env, ...(database === 'checks' ? {} : { TEST_DATABASE: database }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
