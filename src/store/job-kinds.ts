@@ -23,7 +23,10 @@ export const jobPayloads = {
 
 export type JobKind = keyof typeof jobPayloads
 
-export type JobPayload<K extends JobKind> = Static<(typeof jobPayloads)[K]>
+/** Each kind's payload type, worked out once: as Static of a generic kind, TypeBox's types cost the type check seconds. */
+type JobPayloads = { [K in JobKind]: Static<(typeof jobPayloads)[K]> }
+
+export type JobPayload<K extends JobKind> = JobPayloads[K]
 
 /** A claimed job whose payload is its kind's. */
 export type Job<K extends JobKind = JobKind> = { [P in K]: { id: number; kind: P; payload: JobPayload<P>; attempts: number } }[K]
