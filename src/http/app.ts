@@ -36,26 +36,36 @@ const coercingQueries: ValidatorFactory = (externalSchemas, options) => {
 
 type Compiled = ((...args: unknown[]) => unknown) & { errors?: unknown; schemaEnv?: unknown }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Compiles every route's validators and serializers not compiled yet (see compiledOnFirstUse); answers how many the routes have. */
+    compileSchemas(): number
+  }
+}
+
 /**
  * A route's validator or serializer, compiled when the route is first used rather than at start.
  * Compiling all 53 validators and 408 serializers (most of them a route's error bodies, one per
  * status) was about 160 ms of a start's 1.4 s of CPU, for routes a process may never serve: a
  * restarted service and each test's own service paid it again. Fastify reads a failed
  * validator's `errors` from the function, and hands Ajv's own validators their parent
- * (`schemaEnv`), so both are read through to the compiled one.
+ * (`schemaEnv`), so both are read through to the compiled one. Each is also listed in
+ * `schemas`, for `app.compileSchemas()`: a test compiles them all, so a schema that cannot
+ * compile fails the suite, as it failed Fastify's start, rather than a route's first request.
  */
-function compiledOnFirstUse(compile: () => Compiled): Compiled {
+function compiledOnFirstUse(compile: () => Compiled, schemas: Array<() => unknown>): Compiled {
   let compiled: Compiled | undefined
   const get = () => (compiled ??= compile())
+  schemas.push(get)
   const lazy = ((...args: unknown[]) => get()(...args)) as Compiled
   Object.defineProperties(lazy, { errors: { get: () => get().errors }, schemaEnv: { get: () => get().schemaEnv } })
   return lazy
 }
 
-function onFirstUse<Factory extends (...args: never[]) => (route: never) => unknown>(factory: Factory): Factory {
+function onFirstUse<Factory extends (...args: never[]) => (route: never) => unknown>(factory: Factory, schemas: Array<() => unknown>): Factory {
   return ((...args: Parameters<Factory>) => {
     const compiler = factory(...args)
-    return (route: never) => compiledOnFirstUse(() => compiler(route) as Compiled)
+    return (route: never) => compiledOnFirstUse(() => compiler(route) as Compiled, schemas)
   }) as Factory
 }
 
@@ -159,13 +169,14 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   const { config } = deps
   const errorContext = { docsUrl: config.docsUrl, supportEmail: config.supportEmail }
   const newRequestId = randomRequestIds()
+  const schemas: Array<() => unknown> = []
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
     clientErrorHandler: clientErrorHandler(errorContext, newRequestId),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
-    schemaController: { compilersFactory: { buildValidator: onFirstUse(coercingQueries), buildSerializer: onFirstUse(SerializerSelector()) } },
+    schemaController: { compilersFactory: { buildValidator: onFirstUse(coercingQueries, schemas), buildSerializer: onFirstUse(SerializerSelector(), schemas) } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.
     trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
@@ -182,6 +193,10 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
 
   installErrorHandling(app, errorContext)
   installStrictJsonParser(app)
+  app.decorate('compileSchemas', () => {
+    for (const compile of schemas) compile()
+    return schemas.length
+  })
 
   const metrics = createMetrics({ ...deps, log: app.log })
   // The hooks every request passes are synchronous callbacks: no promise per hook on the hot path.
