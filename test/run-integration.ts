@@ -107,6 +107,11 @@ function count(output: string, kind: string): number {
 
 // `node test/run-integration.ts pglite` (or postgres) runs one half; `--with-checks` (npm test)
 // adds the checks above.
+const unknown = process.argv.slice(2).filter((arg) => !['pglite', 'postgres', '--with-checks'].includes(arg))
+if (unknown.length > 0) {
+  process.stderr.write(`test/run-integration.ts: unknown ${unknown.join(' ')} (it takes pglite, postgres, --with-checks)\n`)
+  process.exit(2)
+}
 const withChecks = process.argv.includes('--with-checks')
 const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const databases = (['pglite', 'postgres'] as const).filter((database) => named.length === 0 || named.includes(database))
