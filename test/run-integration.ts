@@ -130,12 +130,13 @@ const waiting: Array<{ database: Database | 'checks'; group: string[] }> = [
   })),
 ]
 const busy: Record<Database | 'checks', number> = { pglite: 0, postgres: 0, checks: 0 }
+const inFlight = () => busy.pglite + busy.postgres + busy.checks
 const runs: Run[] = []
 const finished: Partial<Record<Database, number>> = {}
 
 await new Promise<void>((done) => {
   const startNext = () => {
-    while (busy.pglite + busy.postgres + busy.checks < running) {
+    while (inFlight() < running) {
       // Once no PostgreSQL group waits, PGlite may take its slots: its processes keep a core busy,
       // and the last groups would otherwise leave the machine half idle.
       const pgliteSlots = waiting.some(({ database }) => database === 'postgres') ? runningPerDatabase.pglite : running
@@ -151,7 +152,7 @@ await new Promise<void>((done) => {
         const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(0)
         process.stdout.write(`\n── ${database}: ${group.join(' ')}: ${run.code === 0 ? 'passed' : `FAILED (exit ${run.code})`}, ` +
           `${seconds(at, performance.now())} s from ${seconds(started, at)} s, ${run.cpuSeconds.toFixed(1)} s of CPU ──\n${run.output}`)
-        if (waiting.length === 0 && busy.pglite + busy.postgres + busy.checks === 0) done()
+        if (waiting.length === 0 && inFlight() === 0) done()
         else startNext()
       })
     }
