@@ -3,8 +3,9 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, type Compilable } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, type Compilable } from 'kysely'
 import pg from 'pg'
+import { FastPgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
 
 const INT8_OID = 20
@@ -141,13 +142,15 @@ function lockDataDir(dir: string): () => void {
   throw new DataDirLockedError(`could not lock the data folder ${dir}`)
 }
 
+/** postgresql.conf for the embedded database of a deployment. */
+const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
+
 /**
  * Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks), started
  * from `snapshot` when given: a data folder PGlite dumped, which skips initdb and migrations.
- * `settings` are postgresql.conf lines for that in-memory server.
+ * `settings` are postgresql.conf lines for that in-memory server. Kysely reaches it through
+ * FastPgliteDialect (pglite-dialect.ts): each SQL text prepared once, one call per query.
  */
-/** postgresql.conf for the embedded database of a deployment. */
-const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
 
 export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
   let unlock = () => {}
@@ -172,7 +175,7 @@ export async function openPglite(dataDir: string | null, options: { snapshot?: B
       throw error
     }
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
+  const db = new Kysely<Database>({ dialect: new FastPgliteDialect(pglite) })
   return {
     db,
     kind: 'pglite',

@@ -6,12 +6,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect } from 'kysely'
+import { Kysely } from 'kysely'
 import pg from 'pg'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { migrateToLatest } from '../../src/store/migrate.ts'
+import { FastPgliteDialect } from '../../src/store/pglite-dialect.ts'
 import { migrateFakeEulen } from '../../src/sandbox/fake-eulen-store.ts'
 import { migrateOutbox } from '../../src/sandbox/outbox.ts'
 import type { Database } from '../../src/store/schema.ts'
@@ -77,7 +78,7 @@ function migratedPgliteSnapshotFile(): Promise<string> {
     // of CPU an open). The segment size is read from the copy's control file, so a folder unpacked
     // from it (migratedPgliteFolder) keeps it too; nothing in the service depends on it.
     const pglite = new PGlite({ initDbStartParams: ['--wal-segsize=1'] })
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) })
+    const db = new Kysely<Database>({ dialect: new FastPgliteDialect(pglite) })
     await migrateTestDatabase(db)
     for (const template of ['template0', 'template1']) {
       await pglite.exec(`alter database ${template} with is_template false allow_connections true`)
@@ -152,8 +153,13 @@ async function migratedPostgresTemplate(admin: pg.Client): Promise<string> {
  * more CPU (measured: 576 → 347 ms), setting up memory no test uses.
  */
 export async function openMigratedPglite(): Promise<OpenedDatabase> {
+  return openPglite(null, { snapshot: await migratedPgliteSnapshot(), settings: ['shared_buffers = 16MB'] })
+}
+
+/** The migrated dump, read once per process: for a PGlite of a test's own (`loadDataDir`). */
+export function migratedPgliteSnapshot(): Promise<Blob> {
   snapshot ??= migratedPgliteSnapshotFile().then((path) => new Blob([readFileSync(path)]))
-  return openPglite(null, { snapshot: await snapshot, settings: ['shared_buffers = 16MB'] })
+  return snapshot
 }
 
 /** A fresh, empty database of the kind under test, dropped when closed. */
