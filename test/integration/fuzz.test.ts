@@ -54,6 +54,15 @@ const body = fc.oneof(plausible, mutated, wild).map((record) => {
   return out
 })
 
+/**
+ * An e-mail address one can write to: RFC 5322's dot-atom before the @ (no quoted local part),
+ * and a host name after it, labels of letters, digits and inner hyphens, at least two of them.
+ * (Looser, "anything@anything.anything" took a generated "!@!.!" for an address.)
+ */
+const atext = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+const label = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
+const emailAddress = new RegExp(`^${atext}(?:\\.${atext})*@(?:${label}\\.)+${label}$`)
+
 /** An independent reading of spec 4.1 and decisions 3: what must be accepted. */
 function acceptable(input: Record<string, unknown>): boolean {
   const allowed = ['value', 'email', 'swap_to', 'euid', 'tax_number', 'payer_name', 'webhook_url', 'webhook_secret']
@@ -64,7 +73,7 @@ function acceptable(input: Record<string, unknown>): boolean {
   const currency = 'swap_to' in input ? input.swap_to : 'DEPIX'
   if (!['DEPIX', 'BTC', 'USDt'].includes(currency as string)) return false
   if (cents < (currency === 'BTC' ? 2000 : 1000) || cents > 500000) return false
-  if (typeof input.email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.email)) return false
+  if (typeof input.email !== 'string' || input.email.length > 254 || !emailAddress.test(input.email)) return false
   if (input.euid === undefined && input.tax_number === undefined) return false
   if (input.euid !== undefined && input.euid !== knownEuid) return false
   if (input.tax_number !== undefined && !(validCpfs.includes(input.tax_number as string) || input.tax_number === '12ABC34501DE35')) return false
