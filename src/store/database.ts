@@ -64,12 +64,27 @@ export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: Co
  * Kysely hands pg the SQL text only; this client names the texts compiledOnce registered, and pg
  * prepares a named statement on a connection the first time it runs there. Each name stands for
  * one text for the life of the process, as pg requires.
+ *
+ * A prepared statement's rows keep the shape they had when it was prepared: once a newer
+ * version's migration adds a column to a table one reads with `select *` (while this version
+ * still runs, as docs/operations.md's upgrade has it), PostgreSQL refuses to run it again
+ * ("cached plan must not change result type", 0A000). The connection then prepares its texts
+ * anew, under names of a new generation, and the query runs once more: outside a transaction it
+ * succeeds; inside one the transaction has failed already, and its caller sees that once.
  */
 class PreparingClient extends pg.Client {
+  #generation = 0
+
   override query(...args: any[]): any {
     const [text, values] = args
     const name = typeof text === 'string' && args.length <= 2 ? preparedNames.get(text) : undefined
-    return name === undefined ? (super.query as (...args: any[]) => any)(...args) : super.query({ name, text, values })
+    if (name === undefined) return (super.query as (...args: any[]) => any)(...args)
+    const run = () => super.query({ name: this.#generation === 0 ? name : `${name}_${this.#generation}`, text, values })
+    return run().catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== '0A000' || !/cached plan must not change result type/.test(String((error as Error).message))) throw error
+      this.#generation++
+      return run()
+    })
   }
 }
 

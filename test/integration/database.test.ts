@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'kysely'
-import { childNodeFlags, migratedPgliteFolder, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { childNodeFlags, migratedPgliteFolder, openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
 
 test('int8 money columns come back as plain numbers, and past 2^53 fail loudly', async () => {
   const database = await openTestDatabase()
@@ -108,5 +108,20 @@ test('on PostgreSQL the hottest reads are prepared once per connection, and noth
     await opened.close()
   } finally {
     await database.close()
+  }
+})
+
+test('a column a newer version adds (docs/operations.md, upgrades) leaves this version\'s prepared reads working', { skip: testDatabase !== 'postgres' }, async () => {
+  const service = await startTestService()
+  try {
+    const { token } = await service.merchant('upgrade@example.com', '52998224725')
+    const create = (i: number) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: `payer${i}@example.com`, tax_number: '11144477735' } })
+    // At once, so each of the pool's connections prepares the account reads.
+    for (const response of await Promise.all(Array.from({ length: 10 }, (_, i) => create(i)))) assert.equal(response.status, 200, JSON.stringify(response.body))
+    // What a newer version's migration does while this version runs.
+    await sql`alter table accounts add column added_by_a_newer_version text`.execute(service.database.db)
+    for (const response of await Promise.all(Array.from({ length: 10 }, (_, i) => create(10 + i)))) assert.equal(response.status, 200, JSON.stringify(response.body))
+  } finally {
+    await service.close()
   }
 })
