@@ -48,6 +48,8 @@ class PgliteDriver implements Driver {
   /** Set while a transaction holds PGlite: its queries run inside it, and nothing else runs. */
   #transactionEnds: ((commit: boolean) => void) | null = null
   #transactionDone: Promise<void> | null = null
+  /** The open transaction changed the schema: what is prepared after that is forgotten at its end. */
+  #schemaChangedInTransaction = false
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite
@@ -94,9 +96,10 @@ class PgliteDriver implements Driver {
     // The rows' description came with the statement's: the portal is not described again.
     const messages = await call([serialize.bind({ statement: name, values }), serialize.execute({})])
     const tag = (messages.find((message) => message.name === 'commandComplete') as { text?: string } | undefined)?.text
-    if (tag !== undefined && !KEEPS_SCHEMA.test(tag) && this.#prepared.size > 0) {
-      this.#prepared.clear()
-      await pglite.execProtocolStream(serialize.query('deallocate all'), { syncToFs: false })
+    if (tag !== undefined && !KEEPS_SCHEMA.test(tag)) {
+      await this.#forgetPrepared()
+      // Texts prepared after it in the transaction would be wrong again if the transaction rolls back.
+      this.#schemaChangedInTransaction = this.#transactionEnds !== null
     }
     return parse.parseResults(rowDescription === null ? messages : [rowDescription, ...messages], pglite.parsers, { rowMode: 'object' })[0]!
   }
@@ -119,7 +122,14 @@ class PgliteDriver implements Driver {
       begun.resolve()
       const commit = await ends.promise
       this.#transactionEnds = null
-      const ended = await this.#pglite._runExclusiveQuery(() => this.#simple(commit ? 'commit' : 'rollback'))
+      const ended = await this.#pglite._runExclusiveQuery(async () => {
+        try {
+          return await this.#simple(commit ? 'commit' : 'rollback')
+        } finally {
+          if (this.#schemaChangedInTransaction) await this.#forgetPrepared()
+          this.#schemaChangedInTransaction = false
+        }
+      })
       // A COMMIT of a transaction where a statement failed rolls it back, and says so.
       if (commit && ended.some((message) => message.name === 'commandComplete' && (message as { text?: string }).text === 'ROLLBACK')) throw new TransactionAbortedError()
     })
@@ -140,6 +150,12 @@ class PgliteDriver implements Driver {
     this.#transactionEnds?.(commit)
     this.#transactionDone = null
     await done
+  }
+
+  async #forgetPrepared(): Promise<void> {
+    if (this.#prepared.size === 0) return
+    this.#prepared.clear()
+    await this.#simple('deallocate all')
   }
 
   /** A statement without parameters, by the simple protocol. */

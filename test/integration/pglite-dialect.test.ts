@@ -54,6 +54,17 @@ test('a prepared text keeps working when the schema changes under it', { skip },
   await sql`alter table changing alter column value type jsonb using to_jsonb(value), add column note text`.execute(db)
   await insert(2, { nested: [1, 2] })
   assert.deepEqual(await all(), [{ id: 1, value: 10, note: null }, { id: 2, value: { nested: [1, 2] }, note: null }])
+
+  // A change rolled back: what was prepared inside the transaction, for the changed schema, is
+  // forgotten with it.
+  await assert.rejects(db.transaction().execute(async (trx) => {
+    await sql`alter table changing alter column value type text using value::text, drop column note`.execute(trx)
+    await trx.insertInto('changing').values({ id: 3, value: 'text now' }).execute()
+    assert.deepEqual(await trx.selectFrom('changing').selectAll().where('id', '=', 3).execute(), [{ id: 3, value: 'text now' }])
+    throw new Error('rolled back')
+  }), /rolled back/)
+  await insert(4, [4])
+  assert.deepEqual((await all()).at(-1), { id: 4, value: [4], note: null })
 })
 
 test('a failed statement raises its SQLSTATE and leaves the database usable, in a transaction or not', { skip }, async () => {
