@@ -69,8 +69,8 @@ export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: Co
  * version's migration adds a column to a table one reads with `select *` (while this version
  * still runs, as docs/operations.md's upgrade has it), PostgreSQL refuses to run it again
  * ("cached plan must not change result type", 0A000). The connection then prepares its texts
- * anew, under names of a new generation, and the query runs once more: outside a transaction it
- * succeeds; inside one the transaction has failed already, and its caller sees that once.
+ * anew, under names of a new generation, and, outside a transaction, runs the query once more;
+ * inside one the transaction has failed already, and its caller sees the error once.
  */
 class PreparingClient extends pg.Client {
   #generation = 0
@@ -81,8 +81,11 @@ class PreparingClient extends pg.Client {
     if (name === undefined) return (super.query as (...args: any[]) => any)(...args)
     const run = () => super.query({ name: this.#generation === 0 ? name : `${name}_${this.#generation}`, text, values })
     return run().catch((error: unknown) => {
-      if ((error as { code?: unknown }).code !== '0A000' || !/cached plan must not change result type/.test(String((error as Error).message))) throw error
+      // The server's own name for the check, whatever language its messages are in.
+      if ((error as { routine?: unknown }).routine !== 'RevalidateCachedQuery') throw error
       this.#generation++
+      // Inside a transaction the error has failed it already: run again, it would only fail otherwise.
+      if (this.getTransactionStatus() !== 'I') throw error
       return run()
     })
   }
