@@ -6,7 +6,7 @@
 // parameters' types learnt then; every later run is one call: bind, describe, execute, sync.
 // Measured in CPU per query: a primary-key read 222–283 → 135–143 µs, the jobs' claim 511–530
 // → 176–197 µs. Everything else is PGlite's: its serialisers and parsers, its locks, its parse
-// of the results.
+// of the results. One dialect per PGlite: the statements' names are this driver's own.
 import { parse, protocol, TransactionAbortedError, type messages, type PGlite, type Results } from '@electric-sql/pglite'
 import {
   PGliteAdapter, PostgresIntrospector, PostgresQueryCompiler,
