@@ -31,6 +31,11 @@ const MOST_PREPARED = 1_000
 /** A prepared text: its name, its parameters' type OIDs, and what its rows look like (null: it returns none). */
 type Prepared = { name: string; types: number[]; rowDescription: messages.BackendMessage | null }
 
+/** The tag of a statement's CommandComplete ("INSERT 0 1", "ALTER TABLE", "ROLLBACK"), if it completed. */
+function commandTag(messages: messages.BackendMessage[]): string | undefined {
+  return (messages.find((message) => message.name === 'commandComplete') as { text?: string } | undefined)?.text
+}
+
 function concat(parts: Uint8Array[]): Uint8Array {
   const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
   let offset = 0
@@ -69,9 +74,10 @@ class PgliteDriver implements Driver {
   async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     await this.#pglite._checkReady()
     const run = () => this.#pglite._runExclusiveQuery(() => this.#run(query.sql, query.parameters))
+    const outside = this.#transactionEnds === null
     // Outside a transaction a query waits, as PGlite's own query() does, for any transaction to end.
-    const results = this.#transactionEnds === null ? await this.#pglite._runExclusiveTransaction(run) : await run()
-    if (this.#transactionEnds === null) await this.#pglite.syncToFs()
+    const results = outside ? await this.#pglite._runExclusiveTransaction(run) : await run()
+    if (outside) await this.#pglite.syncToFs()
     return { rows: results.rows as R[], ...(results.affectedRows == null ? {} : { numAffectedRows: BigInt(results.affectedRows) }) }
   }
 
@@ -95,7 +101,7 @@ class PgliteDriver implements Driver {
     })
     // The rows' description came with the statement's: the portal is not described again.
     const messages = await call([serialize.bind({ statement: name, values }), serialize.execute({})])
-    const tag = (messages.find((message) => message.name === 'commandComplete') as { text?: string } | undefined)?.text
+    const tag = commandTag(messages)
     if (tag !== undefined && !KEEPS_SCHEMA.test(tag)) {
       await this.#forgetPrepared()
       // Texts prepared after it in the transaction would be wrong again if the transaction rolls back.
@@ -131,7 +137,7 @@ class PgliteDriver implements Driver {
         }
       })
       // A COMMIT of a transaction where a statement failed rolls it back, and says so.
-      if (commit && ended.some((message) => message.name === 'commandComplete' && (message as { text?: string }).text === 'ROLLBACK')) throw new TransactionAbortedError()
+      if (commit && commandTag(ended) === 'ROLLBACK') throw new TransactionAbortedError()
     })
     await begun.promise
   }
