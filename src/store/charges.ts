@@ -54,18 +54,17 @@ export function chargesRepository(db: Kysely<Database>) {
      * and its key's answer commit together, one round trip instead of two for every create the
      * SDK makes (it always sends a key).
      */
-    async open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[], answering?: AnsweringKey): Promise<Charge> {
+    async open(values: Insertable<ChargesTable> & { created_at: Date }, scheduled: readonly ScheduledJob[], answering?: AnsweringKey): Promise<void> {
       const stored = db
-        .with('charge', (query) => query.insertInto('charges').values(values).returningAll())
+        .with('charge', (query) => query.insertInto('charges').values(values).returning('id'))
         .with('queued', (query) => query.insertInto('jobs').values(scheduled.map((job) => jobRow(job.kind, job.payload, job.runAt, values.created_at))).returning('id'))
-      const [charge] = await executePrepared(db, answering === undefined
-        ? stored.selectFrom('charge').selectAll()
+      await executePrepared(db, answering === undefined
+        ? stored.selectFrom('charge').select('id')
         : stored
           .with('answered', (query) => query.updateTable('idempotency_keys').set(answeredKey(200, answering.body))
             .where('account_id', '=', answering.accountId).where('key', '=', answering.key).returning('key'))
           .selectFrom('charge')
-          .selectAll())
-      return charge!
+          .select('id'))
     },
 
     /**
