@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { executePrepared } from './database.ts'
 import type { Database } from './schema.ts'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -38,12 +39,12 @@ export function idempotencyRepository(db: Kysely<Database>) {
       const claimed = { request_hash: requestHash, state: 'in_flight' as const, created_at: now, lease_until: leaseUntil, charge_id: chargeId }
       // A new key, as nearly every key is (the SDK sends one with every create), is claimed by
       // this statement alone: one round trip before the provider is asked, not two.
-      const inserted = await db
+      // Every claim is the same text: prepared once per connection.
+      const [inserted] = await executePrepared(db, db
         .insertInto('idempotency_keys')
         .values({ account_id: accountId, key, ...claimed })
         .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-        .returning('key')
-        .executeTakeFirst()
+        .returning('key'))
       if (inserted) return { outcome: 'claimed', chargeId }
       // A key older than 24 h is forgotten: claimed afresh, as a new one would be. Conditional on
       // its age, so of two requests renewing it at once only one wins.
