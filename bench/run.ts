@@ -1,6 +1,6 @@
 // npm run bench: loads get-payment, get-balance and create-payment (sandbox provider) on
 // PostgreSQL, next to a bare Fastify route in the same run, and writes docs/performance.md.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
@@ -35,14 +35,61 @@ function load(options: Record<string, unknown>): Promise<Figures> {
 
 type Scenario = { name: string; request: Record<string, unknown> }
 
-/** Maximum throughput first, then p99 at half of it with coordinated-omission correction. */
+const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
+
+/**
+ * CPU seconds so far of each PostgreSQL backend serving the bench's database, by pid; null when
+ * the server is not on this machine (its backends are not among this machine's processes).
+ */
+async function databaseCpu(): Promise<Map<number, number> | null> {
+  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [dbName])
+  const seconds = new Map<number, number>()
+  for (const { pid } of rows) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      continue // a backend that ended since
+    }
+    if (!stat.includes('(postgres')) return null
+    // utime and stime, the 14th and 15th fields, counted after the parenthesised command name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond)
+  }
+  return rows.length > 0 && seconds.size === 0 ? null : seconds
+}
+
+/**
+ * A request's CPU in microseconds while `run` loads the scenario: this process (the service, its
+ * in-process fake provider, the bare routes and the stand-in) and the database's backends.
+ */
+async function cpuPerRequest(run: () => Promise<Figures>): Promise<{ figures: Figures; cpu: { process: number; database: number | null } }> {
+  const databaseBefore = await databaseCpu()
+  const processBefore = process.cpuUsage()
+  const figures = await run()
+  const { user, system } = process.cpuUsage(processBefore)
+  const databaseAfter = await databaseCpu()
+  let database: number | null = null
+  if (databaseBefore !== null && databaseAfter !== null) {
+    database = 0
+    for (const [pid, after] of databaseAfter) database += after - (databaseBefore.get(pid) ?? 0)
+  }
+  const perRequest = (microseconds: number) => microseconds / Math.max(1, figures.total)
+  return { figures, cpu: { process: perRequest(user + system), database: database === null ? null : perRequest(database * 1e6) } }
+}
+
+/** Maximum throughput first (with its CPU per request), then p99 at half of it with coordinated-omission correction. */
 async function measure(scenario: Scenario) {
   const base = { ...scenario.request, connections, duration: seconds }
   await load({ ...base, duration: 2 }) // warm-up: JIT, pools, caches
-  const max = await load(base)
+  const { figures: max, cpu } = await cpuPerRequest(() => load(base))
   const half = await load({ ...base, overallRate: Math.max(1, Math.floor(max.requestsPerSecond / 2)) })
-  process.stdout.write(`${scenario.name}: ${max.requestsPerSecond.toFixed(0)} req/s, p50 ${max.p50} ms, p99 ${max.p99} ms; at half: p99 ${half.p99} ms\n`)
-  return { name: scenario.name, max, half }
+  process.stdout.write(`${scenario.name}: ${max.requestsPerSecond.toFixed(0)} req/s, p50 ${max.p50} ms, p99 ${max.p99} ms, CPU ${cpuText(cpu)} a request; at half: p99 ${half.p99} ms\n`)
+  return { name: scenario.name, max, half, cpu }
+}
+
+function cpuText(cpu: { process: number; database: number | null }): string {
+  return cpu.database === null ? `${cpu.process.toFixed(0)} µs` : `${(cpu.process + cpu.database).toFixed(0)} µs (${cpu.process.toFixed(0)} + ${cpu.database.toFixed(0)})`
 }
 
 const closeAfter: Array<() => Promise<void>> = []
@@ -222,7 +269,7 @@ try {
 
   const rps = (name: string) => results.find((result) => result.name === name)!.max.requestsPerSecond
   const bareRps = rps('bare Fastify route')
-  const rows = results.map(({ name, max, half }) => {
+  const rows = results.map(({ name, max, half, cpu }) => {
     const target = targets[name]
     const failures = max.non2xx + max.errors + max.timeouts + half.non2xx + half.errors + half.timeouts
     const against = (ratioName: string, what: string, goal: number | null) =>
@@ -232,8 +279,17 @@ try {
       : against(name, target.against, target.goal) +
         (name === 'POST /api/create-payment' ? `; ${against(createAgainstFake, 'bare create asking the fake provider', target.goal)}` : '') +
         (name === createWithKey ? `; ${against(keyedAgainstFake, 'bare create asking the fake provider', null)}` : '')
-    return `| ${name} | ${max.requestsPerSecond.toFixed(0)} | ${max.p50} | ${max.p99} | ${ratio} | ${half.p99} | ${failures} |`
+    return `| ${name} | ${max.requestsPerSecond.toFixed(0)} | ${max.p50} | ${max.p99} | ${cpuText(cpu)} | ${ratio} | ${half.p99} | ${failures} |`
   })
+  const cpuOf = (name: string) => {
+    const { cpu } = results.find((result) => result.name === name)!
+    return cpu.process + (cpu.database ?? 0)
+  }
+  const cpuMeasuredBy = results.every(({ cpu }) => cpu.database !== null)
+    ? "this process's and the PostgreSQL backends serving the bench's database"
+    : "this process's only: the database server is on another machine"
+  // What a create-payment at half the least create's rate may add to the least create asking the fake.
+  const createBudget = 2 * cpuOf(bareCreate) - cpuOf(bareCreateFake)
   const flat = rps('GET /api/get-balance, 1 000 000 entries') / rps('GET /api/get-balance')
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
   const report = `# Performance
@@ -258,10 +314,13 @@ provider's end-user read, its deposit insert and its Fastify request, which in p
 Eulen's, on Eulen's machines. The goals' ratios are the median of
 ${rounds} rounds in which every scenario and ceiling is measured back to back for ${roundSeconds} s (every other
 round in reverse order), so the machine's drift during the run does not count; the range of the rounds is shown beside it.
-The other rows' ratios are to the bare route's "Max".
+The other rows' ratios are to the bare route's "Max". "CPU a request" is the CPU this process
+(the service, its fake provider, the bare routes and the stand-in) and PostgreSQL's backends
+serving the bench's database spent in the "Max" run, divided by its requests; the load
+generator's is not counted.
 
-| Scenario | Max req/s | p50 ms | p99 ms | Ratio | p99 at half (ms) | Failed requests |
-|---|---|---|---|---|---|---|
+| Scenario | Max req/s | p50 ms | p99 ms | CPU a request (process + database) | Ratio | p99 at half (ms) | Failed requests |
+|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 ## Webhooks
@@ -317,7 +376,13 @@ beside the entries, not summed from them.
   at ${(medianRatio(createAgainstFake) * 100).toFixed(0)} % of it: what the service's own layers (authentication, validation, the MED blocks,
   the charge's jobs, the answer) add to a create, once the provider's work is on both sides. The least create asking
   the fake is itself at ${((medianRatio(bareCreateFake) / medianRatio(bareCreate)) * 100).toFixed(0)} % of the least create asking the stand-in (medians of the rounds): with the fake's
-  work counted, even a create-payment whose own layers cost nothing would stand there against the stand-in. Where a create's CPU goes is
+  work counted, even a create-payment whose own layers cost nothing would stand there against the stand-in. In CPU a request
+  (${cpuMeasuredBy}, in each one's maximum run): the least create ${cpuOf(bareCreate).toFixed(0)} µs, the same asking the fake
+  ${cpuOf(bareCreateFake).toFixed(0)} µs, create-payment ${cpuOf('POST /api/create-payment').toFixed(0)} µs. The fake's own work is the difference of the first two, ${(cpuOf(bareCreateFake) - cpuOf(bareCreate)).toFixed(0)} µs,
+  ${(((cpuOf(bareCreateFake) - cpuOf(bareCreate)) / cpuOf(bareCreate)) * 100).toFixed(0)} % of the least create's whole cost. A create-payment at half the least create's rate could cost about twice
+  its CPU, ${(2 * cpuOf(bareCreate)).toFixed(0)} µs; the fake takes its share of that, so everything create-payment adds to the least create asking the fake
+  (authentication, validation, the MED blocks, the charge's wider row with its indexes and two jobs, the answer) would have to
+  ${createBudget > 0 ? `fit in ${createBudget.toFixed(0)} µs` : `cost less than nothing (${createBudget.toFixed(0)} µs): against the stand-in the goal cannot be met while the sandbox's fake answers the creates`}. It costs ${(cpuOf('POST /api/create-payment') - cpuOf(bareCreateFake)).toFixed(0)} µs. Where a create's CPU goes is
   measured apart by \`npm run bench:create-profile\` (below, "create-payment, profiled").
   With an Idempotency-Key, as the SDK sends every create, a create makes one statement more (the
   key's claim; its answer is stored by the charge's own statement) and ran at
