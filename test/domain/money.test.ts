@@ -99,3 +99,9 @@ test('property: with a whole-centavo quote, the micro-real formulas agree with d
     { numRuns: 2000 },
   )
 })
+
+test('the fixed fee takes all of an arrival smaller than itself: a release of a few centavos credits nothing, never a negative amount', () => {
+  assert.deepEqual([1, 99, 100, 101, 2_500].map((arrived) => creditedAmount(arrived, 'DEPIX', null)), [0, 0, 0, 1, 2_400])
+  assert.equal(creditedAmount(99, 'BTC', 350_000_000_000), 0)
+  assert.equal(creditedAmount(99, 'USDt', 5_400_000), 0)
+})
