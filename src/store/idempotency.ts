@@ -38,8 +38,8 @@ export function idempotencyRepository(db: Kysely<Database>) {
       const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS)
       const claimed = { request_hash: requestHash, state: 'in_flight' as const, created_at: now, lease_until: leaseUntil, charge_id: chargeId }
       // A new key, as nearly every key is (the SDK sends one with every create), is claimed by
-      // this statement alone: one round trip before the provider is asked, not two.
-      // Every claim is the same text: prepared once per connection.
+      // this statement alone: one round trip before the provider is asked, not two. Every claim is
+      // the same text, prepared once per connection.
       const [inserted] = await executePrepared(db, db
         .insertInto('idempotency_keys')
         .values({ account_id: accountId, key, ...claimed })
