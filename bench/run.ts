@@ -1,6 +1,6 @@
 // npm run bench: loads get-payment, get-balance and create-payment (sandbox provider) on
 // PostgreSQL, next to a bare Fastify route in the same run, and writes docs/performance.md.
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
@@ -12,6 +12,7 @@ import { startFakeEulen } from '../src/sandbox/fake-eulen.ts'
 import { openPostgres } from '../src/store/database.ts'
 import { startService } from '../src/service.ts'
 import { createKeepAliveHttp } from '../src/net/keep-alive-http.ts'
+import { backendCpuSeconds, backendPids } from './database-cpu.ts'
 import { measureWebhooks, startProductionService } from './webhooks.ts'
 
 const HAND_WRITTEN = '<!-- Below: measured by hand; npm run bench keeps it. -->'
@@ -35,28 +36,14 @@ function load(options: Record<string, unknown>): Promise<Figures> {
 
 type Scenario = { name: string; request: Record<string, unknown> }
 
-const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }))
-
 /**
  * CPU seconds so far of each PostgreSQL backend serving the bench's database, by pid; null when
  * the server is not on this machine (its backends are not among this machine's processes).
  */
 async function databaseCpu(): Promise<Map<number, number> | null> {
-  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [dbName])
-  const seconds = new Map<number, number>()
-  for (const { pid } of rows) {
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    } catch {
-      continue // a backend that ended since
-    }
-    if (!stat.includes('(postgres')) return null
-    // utime and stime, the 14th and 15th fields, counted after the parenthesised command name.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond)
-  }
-  return rows.length > 0 && seconds.size === 0 ? null : seconds
+  const pids = await backendPids(admin, dbName)
+  const seconds = backendCpuSeconds(pids)
+  return pids.length > 0 && seconds.size === 0 ? null : seconds
 }
 
 /**

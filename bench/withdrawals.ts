@@ -38,6 +38,7 @@ import { startFakeEulen, type FakeEulen } from '../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../src/service.ts'
 import { openPglite } from '../src/store/database.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../src/treasury/liquid-address.ts'
+import { backendCpuSeconds, backendPids } from './database-cpu.ts'
 
 type DatabaseKind = 'pglite' | 'postgres'
 const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '') as DatabaseKind[]
@@ -73,19 +74,9 @@ function machineJiffies(): { busy: number; total: number } {
   return { busy: total - idle, total }
 }
 
-/** CPU seconds used so far by these processes (the PostgreSQL server's backends); those gone are left out. */
+/** CPU seconds used so far by these PostgreSQL backends; those gone are left out. */
 function processCpuSeconds(pids: number[]): number {
-  let ticks = 0
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      ticks += Number(fields[11]) + Number(fields[12])
-    } catch {
-      // The backend ended.
-    }
-  }
-  return ticks / 100
+  return [...backendCpuSeconds(pids).values()].reduce((sum, seconds) => sum + seconds, 0)
 }
 
 /** An SMTP server that takes every mail and keeps none: the service's mail costs what it costs in production. */
@@ -282,7 +273,7 @@ async function startRig(kind: DatabaseKind, options: { pixOuts: boolean }): Prom
       const url = new URL(adminUrl)
       url.pathname = `/${name}`
       databaseEnv = { DATABASE_URL: url.href }
-      backends = async () => (await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name])).rows.map((row) => row.pid)
+      backends = () => backendPids(admin, name)
     }
     const config = loadConfig({
       ...databaseEnv,
