@@ -169,7 +169,6 @@ const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
  * `settings` are postgresql.conf lines for that in-memory server. Kysely reaches it through
  * FastPgliteDialect (pglite-dialect.ts): each SQL text prepared once, one call per query.
  */
-
 export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
   let unlock = () => {}
   let pglite: PGlite
