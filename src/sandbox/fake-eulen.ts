@@ -4,7 +4,7 @@
 // it over HTTP through the very adapter that talks to the real provider.
 import { createHash, randomBytes } from 'node:crypto'
 import Fastify, { type FastifyReply } from 'fastify'
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
@@ -36,6 +36,18 @@ export type FakeEulenOptions = {
 }
 
 export type AsyncReplies = 'off' | 'enveloped' | 'bare'
+
+/** A deposit about to be stored, as POST /deposit made it. */
+type NewDeposit = {
+  id: string
+  amountCents: number
+  merchantId: string | null
+  name: string | null
+  qrCopyPaste: string
+  delayHours: number
+  expiration: Date
+  now: Date
+}
 
 export type FakeDeposit = {
   qrId: string
@@ -114,6 +126,26 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   // sandbox's fake runs in the service's process and on its database, and what it costs there is
   // what the sandbox's create-payment costs.
   const findEndUser = async (taxNumber: string) => (await executePrepared(db, db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber)))[0]
+
+  /**
+   * Stores a deposit for a tax number the fake has seen, when the amount is within what that end
+   * user may pay, in the statement that reads the end user: most sandbox charges name a payer seen
+   * before, and this is one round trip instead of two. Undefined when it stored nothing (a new tax
+   * number, or over the limit): the deposit then takes the long way, which says why.
+   *
+   * Its commit does not wait for the disk (synchronous_commit off, for this transaction only). The
+   * fake stands for Eulen's machines, whose durability is not the service's, and what it costs here
+   * is what every sandbox create-payment costs. Nothing is lost by it either: the service commits
+   * the charge next, on the same write-ahead log, and that commit waits for everything before it.
+   */
+  const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await executePrepared(db, sql<{ end_user_euid: string | null }>`
+    insert into fake_eulen_deposits (id, amount_cents, status, merchant_id, end_user_euid, end_user_tax_number, end_user_name, qr_copy_paste, delay_hours, expiration, created_at, updated_at)
+    select ${deposit.id}::text, ${deposit.amountCents}::int8, 'pending', ${deposit.merchantId}::text, case when paid_count > 0 then euid end, tax_number,
+      ${deposit.name}::text, ${deposit.qrCopyPaste}::text, ${deposit.delayHours}::int4, ${deposit.expiration}::timestamptz, ${deposit.now}::timestamptz, ${deposit.now}::timestamptz
+    from fake_eulen_end_users
+    where tax_number = ${taxNumber} and (paid_count > 0 or ${deposit.amountCents}::int8 <= ${MAX_NEW_TAX_NUMBER_CENTS}::int8)
+      and set_config('synchronous_commit', 'off', true) = 'off'
+    returning end_user_euid`))[0]
 
   /** The end user of a tax number, made on first sight; `known` when the caller already read it. */
   async function endUser(taxNumber: string, name: string | null, known?: FakeEndUsersTable | null) {
@@ -205,65 +237,77 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     const euid = typeof body.euid === 'string' ? body.euid : null
     const taxNumber = typeof body.endUserTaxNumber === 'string' ? body.endUserTaxNumber : null
     const name = typeof body.endUserFullName === 'string' ? body.endUserFullName : null
-    let knownEuid: string | null = null
-    if (euid) {
-      const user = await db.selectFrom('fake_eulen_end_users').select('euid').where('euid', '=', euid).executeTakeFirst()
-      if (!user) return refuse(reply, 422, 'Usuário final (euid) não encontrado.')
-      knownEuid = user.euid
-    } else if (taxNumber) {
-      const known = await findEndUser(taxNumber)
-      if (options.requireEndUserName && !name && !known) {
-        return refuse(reply, 400, 'endUserFullName é obrigatório quando endUserTaxNumber é informado.')
-      }
-      const user = await endUser(taxNumber, name, known ?? null)
-      if (user.paid_count === 0 && amount > MAX_NEW_TAX_NUMBER_CENTS) {
-        return refuse(reply, 422, 'Valor acima do limite para um pagador sem histórico.')
-      }
-      // A tax number that has paid before is an end user the provider knows: it says who.
-      knownEuid = user.paid_count > 0 ? user.euid : null
-    } else if (amount > MAX_UNIDENTIFIED_CENTS) {
-      return refuse(reply, 520, 'Depósitos acima de R$ 10,00 exigem identificação do pagador.')
-    }
     const now = clock.now()
     const timeout = typeof body.timeout === 'number' && body.timeout >= 1_200 && body.timeout <= 86_400 ? body.timeout : DEFAULT_TIMEOUT_SECONDS
     const id = randomHex(16)
-    const qrCopyPaste = buildDynamicBrCode({
-      location: `pix.sandbox.depix.invalid/cob/${id}`,
+    const deposit: NewDeposit = {
+      id,
       amountCents: amount,
-      merchantName: 'DEPIX SANDBOX',
-      merchantCity: 'SAO PAULO',
-    })
-    await executePrepared(db, db
-      .insertInto('fake_eulen_deposits')
-      .values({
-        id,
-        amount_cents: amount,
-        status: 'pending',
-        merchant_id: typeof body.merchantId === 'string' ? body.merchantId : null,
-        end_user_euid: knownEuid,
-        end_user_tax_number: taxNumber,
-        end_user_name: name,
-        qr_copy_paste: qrCopyPaste,
-        payer_name: null,
-        payer_tax_number: null,
-        payer_euid: null,
-        bank_tx_id: null,
-        paid_cents: null,
-        amount_reported: true,
-        delay_hours: delayHours,
-        delay_until: null,
-        blockchain_tx_id: null,
-        expiration: new Date(now.getTime() + timeout * 1000),
-        created_at: now,
-        updated_at: now,
-      }))
+      merchantId: typeof body.merchantId === 'string' ? body.merchantId : null,
+      name,
+      qrCopyPaste: buildDynamicBrCode({
+        location: `pix.sandbox.depix.invalid/cob/${id}`,
+        amountCents: amount,
+        merchantName: 'DEPIX SANDBOX',
+        merchantCity: 'SAO PAULO',
+      }),
+      delayHours,
+      expiration: new Date(now.getTime() + timeout * 1000),
+      now,
+    }
+    const storedForKnown = !euid && taxNumber ? await storeForKnownEndUser(deposit, taxNumber) : undefined
+    // A tax number that has paid before is an end user the provider knows: it says who.
+    let knownEuid = storedForKnown?.end_user_euid ?? null
+    if (storedForKnown === undefined) {
+      if (euid) {
+        const user = await db.selectFrom('fake_eulen_end_users').select('euid').where('euid', '=', euid).executeTakeFirst()
+        if (!user) return refuse(reply, 422, 'Usuário final (euid) não encontrado.')
+        knownEuid = user.euid
+      } else if (taxNumber) {
+        const known = await findEndUser(taxNumber)
+        if (options.requireEndUserName && !name && !known) {
+          return refuse(reply, 400, 'endUserFullName é obrigatório quando endUserTaxNumber é informado.')
+        }
+        const user = await endUser(taxNumber, name, known ?? null)
+        if (user.paid_count === 0 && amount > MAX_NEW_TAX_NUMBER_CENTS) {
+          return refuse(reply, 422, 'Valor acima do limite para um pagador sem histórico.')
+        }
+        knownEuid = user.paid_count > 0 ? user.euid : null
+      } else if (amount > MAX_UNIDENTIFIED_CENTS) {
+        return refuse(reply, 520, 'Depósitos acima de R$ 10,00 exigem identificação do pagador.')
+      }
+      await executePrepared(db, db
+        .insertInto('fake_eulen_deposits')
+        .values({
+          id,
+          amount_cents: amount,
+          status: 'pending',
+          merchant_id: deposit.merchantId,
+          end_user_euid: knownEuid,
+          end_user_tax_number: taxNumber,
+          end_user_name: name,
+          qr_copy_paste: deposit.qrCopyPaste,
+          payer_name: null,
+          payer_tax_number: null,
+          payer_euid: null,
+          bank_tx_id: null,
+          paid_cents: null,
+          amount_reported: true,
+          delay_hours: delayHours,
+          delay_until: null,
+          blockchain_tx_id: null,
+          expiration: deposit.expiration,
+          created_at: now,
+          updated_at: now,
+        }))
+    }
     if (replyGate) {
       replyGate.stored()
       await replyGate.until
     }
-    const expiration = new Date(now.getTime() + timeout * 1000).toISOString().replace('Z', '+00:00')
+    const expiration = deposit.expiration.toISOString().replace('Z', '+00:00')
     const result = {
-      id, qrCopyPaste, qrImageUrl: `${selfUrl}/qr/${id}.png`, expiration, delayInHours: delayHours,
+      id, qrCopyPaste: deposit.qrCopyPaste, qrImageUrl: `${selfUrl}/qr/${id}.png`, expiration, delayInHours: delayHours,
       ...(taxNumber && knownEuid ? { payerEUID: knownEuid } : {}),
     }
     if (asyncReplies === 'off') return ok(reply, result)

@@ -3,7 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { CompiledQuery, Kysely, PostgresDialect, type Compilable } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, type Compilable, type QueryExecutorProvider } from 'kysely'
 import pg from 'pg'
 import { FastPgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
@@ -53,9 +53,10 @@ export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<
  * change) as a statement prepared once per PostgreSQL connection: what compiledOnce does for reads
  * whose parameters are easy to list, for a statement built from a row of values. A text that
  * varied with its values would prepare a statement per value; only fixed shapes belong here.
+ * A builder's query or a `sql` template (which compiles against `db`).
  */
-export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: Compilable<Row>): Promise<Row[]> {
-  const compiled = query.compile()
+export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: { compile(executorProvider: QueryExecutorProvider): CompiledQuery<Row> }): Promise<Row[]> {
+  const compiled = query.compile(db)
   prepareText(compiled.sql)
   return (await db.executeQuery<Row>(compiled)).rows
 }

@@ -5,9 +5,9 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { createAdjustableClock } from '../../src/clock.ts'
-import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { euidForTaxNumber, startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
-import { openMigratedPglite, startTestService, type TestService } from '../support/harness.ts'
+import { openMigratedPglite, openTestDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
 let token: string
@@ -183,5 +183,45 @@ test('decisions 14 (point 8): an asynchronous result served without the envelope
     assert.equal(await count(), before + 1)
   } finally {
     await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'off' } })
+  }
+})
+
+// A deposit for a tax number the fake has seen is stored by the statement that reads it; any
+// other takes the long way. Both must keep Eulen's rules, on the database under test.
+test('the fake\'s payer rules hold on both of its ways to store a deposit', async () => {
+  const database = await openTestDatabase()
+  const fake = await startFakeEulen({ db: database.db, clock: createAdjustableClock(new Date('2026-11-22T12:00:00Z')), token: 'jwt', requireEndUserName: true })
+  try {
+    const deposit = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${fake.url}/deposit`, { method: 'POST', headers: { authorization: 'Bearer jwt', 'content-type': 'application/json' }, body: JSON.stringify({ merchantId: 'EU000000000000001', ...body }) })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    const stored = (id: string) => database.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', id as never).executeTakeFirst() as Promise<Record<string, any> | undefined>
+    const payer = generateCpf()
+
+    assert.equal((await deposit({ amountInCents: 1000, endUserTaxNumber: payer })).status, 400, 'a tax number never seen needs the payer\'s name')
+    const over = await deposit({ amountInCents: 50_001, endUserTaxNumber: payer, endUserFullName: 'Ana' })
+    assert.deepEqual([over.status, over.body.response.errorMessage], [422, 'Valor acima do limite para um pagador sem histórico.'])
+    const overAgain = await deposit({ amountInCents: 50_001, endUserTaxNumber: payer })
+    assert.equal(overAgain.status, 422, 'seen but never paid: still the first-payment limit')
+
+    const first = await deposit({ amountInCents: 50_000, endUserTaxNumber: payer })
+    assert.equal(first.status, 200, 'seen before: the name is no longer needed, and the limit is inclusive')
+    assert.equal(first.body.response.payerEUID, undefined, 'an end user who never paid is not named')
+    const row = (await stored(first.body.response.id))!
+    assert.deepEqual([Number(row.amount_cents), row.status, row.end_user_tax_number, row.end_user_euid, row.qr_copy_paste], [50_000, 'pending', payer, null, first.body.response.qrCopyPaste])
+    assert.equal(new Date(row.expiration).toISOString(), '2026-11-22T12:20:00.000Z')
+
+    await fake.settle(first.body.response.id, { payerName: 'Ana', payerTaxNumber: payer, outcome: 'depix_sent', lost: true })
+    const known = await deposit({ amountInCents: 60_000, endUserTaxNumber: payer, endUserFullName: 'Ana' })
+    assert.equal(known.status, 200, 'a payer who has paid is past the first-payment limit')
+    assert.equal(known.body.response.payerEUID, euidForTaxNumber(payer))
+    assert.equal((await stored(known.body.response.id))!.end_user_euid, euidForTaxNumber(payer))
+
+    assert.equal((await deposit({ amountInCents: 1001 })).status, 520, 'over R$ 10,00 nobody is named')
+    assert.equal((await deposit({ amountInCents: 1000 })).status, 200)
+  } finally {
+    await fake.close()
+    await database.close()
   }
 })
