@@ -298,7 +298,7 @@ asks a provider stand-in (in this process, answering a constant deposit and stor
 for the QR code through the provider adapter's own HTTP client, and inserts one row; and the
 same route asking the sandbox's own fake provider instead (in this process and on this database,
 as the service's fake is in the service's), which weighs on the floor as on create-payment: the
-provider's end-user read, its deposit insert and its Fastify request, which in production are
+provider's deposit insert (which reads the end user in the same statement) and its Fastify request, which in production are
 Eulen's, on Eulen's machines. The goals' ratios are the median of
 ${rounds} rounds in which every scenario and ceiling is measured back to back for ${roundSeconds} s (every other
 round in reverse order), so the machine's drift during the run does not count; the range of the rounds is shown beside it.
@@ -351,10 +351,11 @@ beside the entries, not summed from them.
   every request (see docs/design.md); against the bare route doing the same, get-payment ran at
   ${(medianRatio(paymentAgainstPrepared) * 100).toFixed(0)} % (rounds: ${ratioRange(paymentAgainstPrepared)}): that is the cost of the service's own layers
   (authentication, validation, the status record, serialization, logging) on top of the read.
-- create-payment for a returning e-mail makes four database statements: two of its own (the
-  receiving account read with the MED blocks on it and on the payer, and the charge stored with
-  its two scheduled jobs in one statement, both prepared once per connection) and two of the fake
-  provider's (its end user, its deposit, prepared too), plus an HTTP round trip
+- create-payment for a returning e-mail and payer makes three database statements: two of its own
+  (the receiving account read with the MED blocks on it and on the payer, and the charge stored
+  with its two scheduled jobs in one statement, both prepared once per connection) and the fake
+  provider's one (its deposit, stored by the statement that reads its end user, prepared too, and
+  committed without waiting for the disk), plus an HTTP round trip
   to the provider, whose server (the fake, in this process) parses, stores and answers it. The
   least a create can do, one read, one provider call through the same client and one insert,
   with no authentication, no validation and a provider that stores nothing, ran at
