@@ -137,6 +137,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
    * fake stands for Eulen's machines, whose durability is not the service's, and what it costs here
    * is what every sandbox create-payment costs. Nothing is lost by it either: the service commits
    * the charge next, on the same write-ahead log, and that commit waits for everything before it.
+   * The setting is made in the WHERE clause, the one place a lone statement can set it for its own
+   * transaction; the casts are there because a SELECT list gives its parameters no column's type.
    */
   const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await executePrepared(db, sql<{ end_user_euid: string | null }>`
     insert into fake_eulen_deposits (id, amount_cents, status, merchant_id, end_user_euid, end_user_tax_number, end_user_name, qr_copy_paste, delay_hours, expiration, created_at, updated_at)
