@@ -282,12 +282,12 @@ export async function startFakeEulen(options: FakeEulenOptions) {
         .insertInto('fake_eulen_deposits')
         .values({
           id,
-          amount_cents: amount,
+          amount_cents: deposit.amountCents,
           status: 'pending',
           merchant_id: deposit.merchantId,
           end_user_euid: knownEuid,
           end_user_tax_number: taxNumber,
-          end_user_name: name,
+          end_user_name: deposit.name,
           qr_copy_paste: deposit.qrCopyPaste,
           payer_name: null,
           payer_tax_number: null,
@@ -295,12 +295,12 @@ export async function startFakeEulen(options: FakeEulenOptions) {
           bank_tx_id: null,
           paid_cents: null,
           amount_reported: true,
-          delay_hours: delayHours,
+          delay_hours: deposit.delayHours,
           delay_until: null,
           blockchain_tx_id: null,
           expiration: deposit.expiration,
-          created_at: now,
-          updated_at: now,
+          created_at: deposit.now,
+          updated_at: deposit.now,
         }))
     }
     if (replyGate) {
