@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { depixOnlyBooks, isBalanced, type Book, type Posting } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
-import { compiledOnce } from './database.ts'
+import { compiledOnce, executePrepared } from './database.ts'
 import type { Database } from './schema.ts'
 
 export type Balances = Record<Currency, number>
@@ -19,33 +19,44 @@ export function ledgerRepository(db: Kysely<Database>) {
      */
     async post(posting: Posting, chargeId: string | null, now: Date, withdrawalId: string | null = null): Promise<boolean> {
       if (!isBalanced(posting.entries)) throw new Error(`posting ${posting.key} does not balance`)
-      const inserted = await db
-        .insertInto('ledger_postings')
-        .values({ key: posting.key, charge_id: chargeId, withdrawal_id: withdrawalId, kind: posting.kind, created_at: now })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .returning('id')
-        .executeTakeFirst()
-      if (!inserted) return false
-      await db
-        .insertInto('ledger_entries')
-        .values(posting.entries.map((entry) => ({
-          posting_id: inserted.id,
-          account_id: entry.accountId,
-          book: entry.book,
-          currency: entry.currency,
-          amount: entry.amount,
-        })))
-        .execute()
-      // The running balances move in the same transaction, under the account lock already held.
+      // Each account's running balance moves by the sum of its entries in the posting: one row per
+      // balance, as an upsert may touch a row only once per statement.
+      const moves = new Map<string, { accountId: number; book: Book; currency: Currency; amount: number }>()
       for (const entry of posting.entries) {
         if (entry.accountId === null) continue
-        await db
-          .insertInto('account_balances')
-          .values({ account_id: entry.accountId, book: entry.book, currency: entry.currency, amount: entry.amount })
-          .onConflict((oc) => oc.columns(['account_id', 'book', 'currency']).doUpdateSet((eb) => ({ amount: eb('account_balances.amount', '+', eb.ref('excluded.amount')) })))
-          .execute()
+        const key = `${entry.accountId} ${entry.book} ${entry.currency}`
+        const move = moves.get(key) ?? { accountId: entry.accountId, book: entry.book, currency: entry.currency, amount: 0 }
+        move.amount += entry.amount
+        moves.set(key, move)
       }
-      return true
+      const balances = [...moves.values()]
+      // The posting, its entries and the running balances in one statement: one round trip
+      // instead of three on every confirmation, claw-back and withdrawal, atomic on its own. The
+      // entries and balances are taken from the posting's row, so a replayed key (the insert
+      // finds it taken and answers no row) writes nothing. Arrays keep the text one whatever the
+      // number of entries: prepared once per connection.
+      const posted = await executePrepared(db, sql<{ id: number }>`
+        with posting as (
+          insert into ledger_postings (key, charge_id, withdrawal_id, kind, created_at)
+          values (${posting.key}, ${chargeId}, ${withdrawalId}, ${posting.kind}, ${now})
+          on conflict (key) do nothing
+          returning id
+        ), entries as (
+          insert into ledger_entries (posting_id, account_id, book, currency, amount)
+          select posting.id, entry.account_id, entry.book, entry.currency, entry.amount
+          from posting, unnest(${posting.entries.map((entry) => entry.accountId)}::int8[], ${posting.entries.map((entry) => entry.book)}::text[],
+            ${posting.entries.map((entry) => entry.currency)}::text[], ${posting.entries.map((entry) => entry.amount)}::int8[])
+            with ordinality as entry(account_id, book, currency, amount, n)
+          order by entry.n
+        ), balances as (
+          insert into account_balances (account_id, book, currency, amount)
+          select balance.account_id, balance.book, balance.currency, balance.amount
+          from posting, unnest(${balances.map((move) => move.accountId)}::int8[], ${balances.map((move) => move.book)}::text[],
+            ${balances.map((move) => move.currency)}::text[], ${balances.map((move) => move.amount)}::int8[]) as balance(account_id, book, currency, amount)
+          on conflict (account_id, book, currency) do update set amount = account_balances.amount + excluded.amount
+        )
+        select id from posting`)
+      return posted.length > 0
     },
 
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */

@@ -18,6 +18,41 @@ test('int8 money columns come back as plain numbers, and past 2^53 fail loudly',
   }
 })
 
+test('a posting writes its entries in order and moves each running balance by the sum of its entries, once per key', async () => {
+  const database = await openTestDatabase()
+  try {
+    const { createStore } = await import('../../src/store/store.ts')
+    const store = createStore(database.db)
+    const now = new Date('2026-01-01T00:00:00Z')
+    const [a, b] = [await store.accounts.ensure('a@example.com', now), await store.accounts.ensure('b@example.com', now)]
+    const entries = [
+      { book: 'provider_clearing', accountId: null, currency: 'DEPIX', amount: -1000 },
+      { book: 'available', accountId: a.id, currency: 'DEPIX', amount: 700 },
+      { book: 'held', accountId: b.id, currency: 'DEPIX', amount: 100 },
+      // Two entries on one balance in one posting: it moves by their sum.
+      { book: 'available', accountId: a.id, currency: 'DEPIX', amount: 200 },
+      { book: 'conversion', accountId: null, currency: 'BTC', amount: -5 },
+      { book: 'available', accountId: b.id, currency: 'BTC', amount: 5 },
+    ] as const
+    assert.equal(await store.ledger.post({ key: 'k1', kind: 'credit', entries: [...entries] }, null, now), true)
+    assert.equal(await store.ledger.post({ key: 'k1', kind: 'credit', entries: [...entries] }, null, now), false, 'a replayed key posts nothing')
+    assert.equal(await store.ledger.post({ key: 'k2', kind: 'release', entries: [{ book: 'held', accountId: b.id, currency: 'DEPIX', amount: -100 }, { book: 'available', accountId: b.id, currency: 'DEPIX', amount: 100 }] }, null, now), true)
+    const written = await database.db.selectFrom('ledger_entries').innerJoin('ledger_postings', 'ledger_postings.id', 'ledger_entries.posting_id')
+      .select(['key', 'book', 'account_id', 'currency', 'amount']).orderBy('ledger_entries.id').execute()
+    assert.deepEqual(written.map((row) => [row.key, row.book, row.account_id, row.currency, row.amount]), [
+      ...entries.map((entry) => ['k1', entry.book, entry.accountId, entry.currency, entry.amount]),
+      ['k2', 'held', b.id, 'DEPIX', -100], ['k2', 'available', b.id, 'DEPIX', 100],
+    ])
+    assert.deepEqual(await store.ledger.balances(a.id), { DEPIX: 900, BTC: 0, USDt: 0 })
+    assert.deepEqual(await store.ledger.balances(b.id), { DEPIX: 100, BTC: 5, USDt: 0 })
+    assert.deepEqual(await store.ledger.balances(b.id, 'held'), { DEPIX: 0, BTC: 0, USDt: 0 })
+    assert.deepEqual(await store.ledger.disagreements(), [])
+    await assert.rejects(store.ledger.post({ key: 'k3', kind: 'credit', entries: [{ book: 'available', accountId: a.id, currency: 'DEPIX', amount: 1 }] }, null, now), /does not balance/)
+  } finally {
+    await database.close()
+  }
+})
+
 const opener = (dir: string, hold: boolean) => `
   const { openPglite } = await import(${JSON.stringify(new URL('../../src/store/database.ts', import.meta.url).href)});
   try {
