@@ -84,8 +84,7 @@ async function queueWebhook(store: Store, charge: Charge, account: Account, even
     hold_reason: charge.status === 'security_hold' ? charge.hold_reason : null,
     metadata: charge.metadata ?? {},
   })
-  await store.webhookEvents.insert({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now })
-  await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: new URL(charge.webhook_url).host }, now, now)
+  await store.webhookEvents.queue({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now }, new URL(charge.webhook_url).host)
 }
 
 /** The payer's identities bind to the receiving account, and the account's own identity follows (domain/payer-binding.ts). */

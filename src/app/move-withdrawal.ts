@@ -133,6 +133,5 @@ async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, k
     withdrawal_id: withdrawal.id, email: account.email, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee,
     net_amount: withdrawal.net_amount, txid: withdrawal.txid, event, status: withdrawal.status, failure_code: withdrawal.failure_code,
   })
-  await store.webhookEvents.insert({ id, charge_id: null, withdrawal_id: withdrawal.id, event, body, state: 'pending', created_at: now })
-  await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: new URL(withdrawal.webhook_url).host }, now, now)
+  await store.webhookEvents.queue({ id, charge_id: null, withdrawal_id: withdrawal.id, event, body, state: 'pending', created_at: now }, new URL(withdrawal.webhook_url).host)
 }

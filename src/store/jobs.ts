@@ -17,6 +17,9 @@ export type ScheduledJob = { [K in JobKind]: { kind: K; payload: JobPayload<K>; 
  */
 const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z')
 
+/** The select of a statement that queues a job due now: the runners hear of it when it commits. */
+export const notifying = (kind: JobKind) => sql<string>`pg_notify(${JOBS_CHANNEL}, ${kind})`.as('notified')
+
 /** A job as a row of the jobs table. Its payload is checked here too: one built from data, or cast, gets past the types. */
 export function jobRow<K extends JobKind>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date) {
   const problem = payloadProblem(kind, payload)
@@ -39,7 +42,7 @@ export function jobsRepository(db: Kysely<Database>) {
       // Insert and notify in one statement: one round trip less on every confirmation and payout step.
       await db.with('queued', (query) => query.insertInto('jobs').values(row).returning('id'))
         .selectFrom('queued')
-        .select(sql<string>`pg_notify(${JOBS_CHANNEL}, ${kind})`.as('notified'))
+        .select(notifying(kind))
         .execute()
     },
 

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import { compiledOnce } from './database.ts'
+import { jobRow, notifying } from './jobs.ts'
 import type { Database, WebhookEventsTable } from './schema.ts'
 
 export function webhookEventsRepository(db: Kysely<Database>) {
@@ -17,8 +18,19 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       .where('webhook_events.id', '=', ''),
   )
   return {
-    async insert(values: Insertable<WebhookEventsTable>): Promise<void> {
-      await db.insertInto('webhook_events').values(values).execute()
+    /**
+     * Stores a new event and queues its first delivery, due now, in one statement (one round trip
+     * less on every confirmation and withdrawal step); inside a transaction the runners hear of it
+     * when it commits.
+     */
+    async queue(values: Insertable<WebhookEventsTable> & { id: string; created_at: Date }, destination: string): Promise<void> {
+      const job = jobRow('deliver_webhook', { eventId: values.id, destination }, values.created_at, values.created_at)
+      await db
+        .with('event', (query) => query.insertInto('webhook_events').values(values))
+        .with('queued', (query) => query.insertInto('jobs').values(job).returning('id'))
+        .selectFrom('queued')
+        .select(notifying('deliver_webhook'))
+        .execute()
     },
 
     /** The event with what sending it needs from its charge or withdrawal. */

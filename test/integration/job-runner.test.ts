@@ -181,9 +181,8 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
     const ids = ['msg_bound_second', 'msg_bound_third']
     await runner.store.transaction(async (store) => {
       for (const id of ids) {
-        await store.webhookEvents.insert({ id, charge_id: charge.id, event: 'payment.confirmed', body: '{}', state: 'pending', created_at: now })
+        await store.webhookEvents.queue({ id, charge_id: charge.id, event: 'payment.confirmed', body: '{}', state: 'pending', created_at: now }, `127.0.0.1:${port}`)
       }
-      for (const id of ids) await store.jobs.enqueue('deliver_webhook', { eventId: id, destination: `127.0.0.1:${port}` }, now, now)
     })
     await holding(2)
     const jobOf = (eventId: string) =>
