@@ -8,7 +8,6 @@ import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
-import { executePrepared } from '../store/database.ts'
 import { buildDynamicBrCode } from './brcode.ts'
 import { migrateFakeEulen, type FakeDepositsTable, type FakeEndUsersTable, type FakeEulenTables, type FakePayoutsTable } from './fake-eulen-store.ts'
 import type { OutgoingPayment } from './fake-elements.ts'
@@ -122,10 +121,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   await migrateFakeEulen(options.db)
   const { clock } = options
 
-  // A deposit's statements are prepared once per connection, as the service's hottest are: the
-  // sandbox's fake runs in the service's process and on its database, and what it costs there is
-  // what the sandbox's create-payment costs.
-  const findEndUser = async (taxNumber: string) => (await executePrepared(db, db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber)))[0]
+  const findEndUser = (taxNumber: string) => db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
 
   /**
    * Stores a deposit for a tax number the fake has seen, when the amount is within what that end
@@ -140,14 +136,14 @@ export async function startFakeEulen(options: FakeEulenOptions) {
    * The setting is made in the WHERE clause, the one place a lone statement can set it for its own
    * transaction; the casts are there because a SELECT list gives its parameters no column's type.
    */
-  const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await executePrepared(db, sql<{ end_user_euid: string | null }>`
+  const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await sql<{ end_user_euid: string | null }>`
     insert into fake_eulen_deposits (id, amount_cents, status, merchant_id, end_user_euid, end_user_tax_number, end_user_name, qr_copy_paste, delay_hours, expiration, created_at, updated_at)
     select ${deposit.id}::text, ${deposit.amountCents}::int8, 'pending', ${deposit.merchantId}::text, case when paid_count > 0 then euid end, tax_number,
       ${deposit.name}::text, ${deposit.qrCopyPaste}::text, ${deposit.delayHours}::int4, ${deposit.expiration}::timestamptz, ${deposit.now}::timestamptz, ${deposit.now}::timestamptz
     from fake_eulen_end_users
     where tax_number = ${taxNumber} and (paid_count > 0 or ${deposit.amountCents}::int8 <= ${MAX_NEW_TAX_NUMBER_CENTS}::int8)
       and set_config('synchronous_commit', 'off', true) = 'off'
-    returning end_user_euid`))[0]
+    returning end_user_euid`.execute(db)).rows[0]
 
   /** The end user of a tax number, made on first sight; `known` when the caller already read it. */
   async function endUser(taxNumber: string, name: string | null, known?: FakeEndUsersTable | null) {
@@ -278,7 +274,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       } else if (amount > MAX_UNIDENTIFIED_CENTS) {
         return refuse(reply, 520, 'Depósitos acima de R$ 10,00 exigem identificação do pagador.')
       }
-      await executePrepared(db, db
+      await db
         .insertInto('fake_eulen_deposits')
         .values({
           id,
@@ -301,7 +297,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
           expiration: deposit.expiration,
           created_at: deposit.now,
           updated_at: deposit.now,
-        }))
+        })
+        .execute()
     }
     if (replyGate) {
       replyGate.stored()

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
-import { compiledOnce, executePrepared } from './database.ts'
+import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Account, Charge, ChargesTable, Database } from './schema.ts'
@@ -49,7 +49,7 @@ export function chargesRepository(db: Kysely<Database>) {
      * Stores a new charge and the jobs its creation schedules in one statement: atomic without a
      * transaction around it, and one round trip instead of begin, three inserts and commit.
      * The jobs are due later (expiry, first reconciliation), so no runner needs waking. Every new
-     * charge has the same columns and jobs: one text (two, with a key), prepared once per connection.
+     * charge has the same columns and jobs: one text (two, with a key).
      * With `answering`, the idempotency key's answer is stored by the same statement: the charge
      * and its key's answer commit together, one round trip instead of two for every create the
      * SDK makes (it always sends a key).
@@ -58,13 +58,13 @@ export function chargesRepository(db: Kysely<Database>) {
       const stored = db
         .with('charge', (query) => query.insertInto('charges').values(values).returning('id'))
         .with('queued', (query) => query.insertInto('jobs').values(scheduled.map((job) => jobRow(job.kind, job.payload, job.runAt, values.created_at))).returning('id'))
-      await executePrepared(db, answering === undefined
+      await (answering === undefined
         ? stored.selectFrom('charge').select('id')
         : stored
           .with('answered', (query) => query.updateTable('idempotency_keys').set(answeredKey(200, answering.body))
             .where('account_id', '=', answering.accountId).where('key', '=', answering.key).returning('key'))
           .selectFrom('charge')
-          .select('id'))
+          .select('id')).execute()
     },
 
     /**

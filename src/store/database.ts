@@ -3,7 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { CompiledQuery, Kysely, PostgresDialect, type Compilable, type QueryExecutorProvider } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect, type Compilable } from 'kysely'
 import pg from 'pg'
 import { FastPgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
@@ -21,48 +21,49 @@ function parseInt8(text: string): number {
 }
 
 /**
- * SQL texts run as named prepared statements on PostgreSQL, with their names. Parsing and planning
- * a primary-key read costs the server about twice what executing it does (measured with pgbench:
- * 20k against 55k reads/s); a statement prepared once per connection skips both from then on.
+ * On PostgreSQL every statement's text runs as a named prepared statement, prepared on a
+ * connection the first time it runs there, as the PGlite dialect does (store/pglite-dialect.ts).
+ * Parsing and planning cost the server about what executing does: a primary-key read 20k
+ * reads/s unprepared against 55k prepared (pgbench); a confirmation's statements 10.4 ms parsing
+ * and 10.1 ms binding against 8.0 ms executing (PostgreSQL's own log); the confirmation's webhook
+ * 18 % sooner at the median (docs/performance.md, ninth session). PostgreSQL plans a prepared
+ * statement for its values for its first five runs, and keeps a generic plan only where it costs
+ * no more.
  */
 const preparedNames = new Map<string, string>()
 
-/** Marks a SQL text to run as a named prepared statement on PostgreSQL (see PreparingClient). */
-function prepareText(text: string): void {
-  if (!preparedNames.has(text)) preparedNames.set(text, `prepared_${preparedNames.size + 1}`)
+/**
+ * Texts prepared at most, as on PGlite: a text that varied with its values (an IN list of each
+ * length) would otherwise prepare without end. Texts past the bound run unnamed, parsed each time.
+ */
+const MOST_PREPARED = 1_000
+
+/** Statements worth preparing: queries and writes (not transaction control, DDL or LISTEN), alone in their text. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b[^;]*$/i
+
+/** The name a SQL text runs under on PostgreSQL, if it is prepared. */
+function preparedName(text: string): string | undefined {
+  const known = preparedNames.get(text)
+  if (known !== undefined || preparedNames.size >= MOST_PREPARED || !PREPARABLE.test(text)) return known
+  const name = `prepared_${preparedNames.size + 1}`
+  preparedNames.set(text, name)
+  return name
 }
 
 /**
  * A query built with Kysely once and from then on run as its compiled SQL with new parameters, in
- * the order the builder numbered them, prepared once per PostgreSQL connection: the hottest reads
- * pay only for executing them. (PGlite runs in this process and plans each query as it comes.)
+ * the order the builder numbered them: the hottest reads skip building and compiling the query.
  */
 export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<Row>): (parameters: readonly unknown[]) => Promise<Row[]> {
   let text: string | undefined
   return async (parameters) => {
-    if (text === undefined) {
-      text = build().compile().sql
-      prepareText(text)
-    }
+    text ??= build().compile().sql
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows
   }
 }
 
 /**
- * Runs a write whose SQL text is the same on every call (the same columns, only the values
- * change) as a statement prepared once per PostgreSQL connection: what compiledOnce does for reads
- * whose parameters are easy to list, for a statement built from a row of values. A text that
- * varied with its values would prepare a statement per value; only fixed shapes belong here.
- * A builder's query or a `sql` template (which compiles against `db`).
- */
-export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: { compile(executorProvider: QueryExecutorProvider): CompiledQuery<Row> }): Promise<Row[]> {
-  const compiled = query.compile(db)
-  prepareText(compiled.sql)
-  return (await db.executeQuery<Row>(compiled)).rows
-}
-
-/**
- * Kysely hands pg the SQL text only; this client names the texts compiledOnce registered, and pg
+ * Kysely hands pg the SQL text only; this client gives it its name (preparedName), and pg
  * prepares a named statement on a connection the first time it runs there. Each name stands for
  * one text for the life of the process, as pg requires.
  *
@@ -71,14 +72,15 @@ export async function executePrepared<Row, Tables>(db: Kysely<Tables>, query: { 
  * still runs, as docs/operations.md's upgrade has it), PostgreSQL refuses to run it again
  * ("cached plan must not change result type", 0A000). The connection then prepares its texts
  * anew, under names of a new generation, and, outside a transaction, runs the query once more;
- * inside one the transaction has failed already, and its caller sees the error once.
+ * inside one the transaction has failed already, and its caller sees the error once per
+ * connection (a request answers 503, a job is retried, the provider sends its webhook again).
  */
 class PreparingClient extends pg.Client {
   #generation = 0
 
   override query(...args: any[]): any {
     const [text, values] = args
-    const name = typeof text === 'string' && args.length <= 2 ? preparedNames.get(text) : undefined
+    const name = typeof text === 'string' && args.length <= 2 ? preparedName(text) : undefined
     if (name === undefined) return (super.query as (...args: any[]) => any)(...args)
     const run = () => super.query({ name: this.#generation === 0 ? name : `${name}_${this.#generation}`, text, values })
     return run().catch((error: unknown) => {

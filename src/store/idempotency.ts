@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import { executePrepared } from './database.ts'
 import type { Database } from './schema.ts'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -38,13 +37,13 @@ export function idempotencyRepository(db: Kysely<Database>) {
       const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS)
       const claimed = { request_hash: requestHash, state: 'in_flight' as const, created_at: now, lease_until: leaseUntil, charge_id: chargeId }
       // A new key, as nearly every key is (the SDK sends one with every create), is claimed by
-      // this statement alone: one round trip before the provider is asked, not two. Every claim is
-      // the same text, prepared once per connection.
-      const [inserted] = await executePrepared(db, db
+      // this statement alone: one round trip before the provider is asked, not two.
+      const inserted = await db
         .insertInto('idempotency_keys')
         .values({ account_id: accountId, key, ...claimed })
         .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-        .returning('key'))
+        .returning('key')
+        .executeTakeFirst()
       if (inserted) return { outcome: 'claimed', chargeId }
       // A key older than 24 h is forgotten: claimed afresh, as a new one would be. Conditional on
       // its age, so of two requests renewing it at once only one wins.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { depixOnlyBooks, isBalanced, type Book, type Posting } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
-import { compiledOnce, executePrepared } from './database.ts'
+import { compiledOnce } from './database.ts'
 import type { Database } from './schema.ts'
 
 export type Balances = Record<Currency, number>
@@ -34,8 +34,8 @@ export function ledgerRepository(db: Kysely<Database>) {
       // instead of three on every confirmation, claw-back and withdrawal, atomic on its own. The
       // entries and balances are taken from the posting's row, so a replayed key (the insert
       // finds it taken and answers no row) writes nothing. Arrays keep the text one whatever the
-      // number of entries: prepared once per connection.
-      const posted = await executePrepared(db, sql<{ id: number }>`
+      // number of entries.
+      const posted = await sql<{ id: number }>`
         with posting as (
           insert into ledger_postings (key, charge_id, withdrawal_id, kind, created_at)
           values (${posting.key}, ${chargeId}, ${withdrawalId}, ${posting.kind}, ${now})
@@ -55,8 +55,8 @@ export function ledgerRepository(db: Kysely<Database>) {
             ${balances.map((move) => move.currency)}::text[], ${balances.map((move) => move.amount)}::int8[]) as balance(account_id, book, currency, amount)
           on conflict (account_id, book, currency) do update set amount = account_balances.amount + excluded.amount
         )
-        select id from posting`)
-      return posted.length > 0
+        select id from posting`.execute(db)
+      return posted.rows.length > 0
     },
 
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */
