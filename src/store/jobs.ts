@@ -20,6 +20,13 @@ const PARKED_UNTIL = new Date('9999-12-31T00:00:00.000Z')
 /** The select of a statement that queues a job due now: the runners hear of it when it commits. */
 export const notifying = (kind: JobKind) => sql<string>`pg_notify(${JOBS_CHANNEL}, ${kind})`.as('notified')
 
+/**
+ * Jobs by id, as one array parameter: the claims, leases and deletions name a different number of
+ * jobs each time, and as IN lists each count was a text of its own, each prepared on first use
+ * (store/database.ts), filling the bound on prepared texts with claims.
+ */
+const anyOf = (ids: readonly number[]) => sql<boolean>`id = any(${ids}::int8[])`
+
 /** A job as a row of the jobs table. Its payload is checked here too: one built from data, or cast, gets past the types. */
 export function jobRow<K extends JobKind>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date) {
   const problem = payloadProblem(kind, payload)
@@ -48,7 +55,7 @@ export function jobsRepository(db: Kysely<Database>) {
 
     /** Extends the leases of jobs still being worked on (the runner's heartbeat); a job already put back is left alone. */
     async renewLeases(ids: number[], until: Date): Promise<void> {
-      if (ids.length > 0) await db.updateTable('jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_until', 'is not', null).execute()
+      if (ids.length > 0) await db.updateTable('jobs').set({ locked_until: until }).where(anyOf(ids)).where('locked_until', 'is not', null).execute()
     },
 
     /** Puts a claimed job back unchanged, for the next claim (its destination was at its bound). */
@@ -99,7 +106,7 @@ export function jobsRepository(db: Kysely<Database>) {
       const { kinds, spread, finished = [] } = options
       let picked = db.selectFrom('jobs').select('id')
       // A finished job whose lease ran out must not be leased again by the statement deleting it.
-      if (finished.length > 0) picked = picked.where('id', 'not in', finished)
+      if (finished.length > 0) picked = picked.where(sql<boolean>`id <> all(${finished}::int8[])`)
       if (spread) {
         // Walks the distinct destinations through the jobs_deliveries index (a loose index scan),
         // then takes each free destination's oldest due deliveries: the cost grows with the
@@ -112,7 +119,7 @@ export function jobsRepository(db: Kysely<Database>) {
         // 483–1,110/s (test/integration/job-claim-plan.test.ts). This way the choosing walks the
         // deliveries index and the locking reads by primary key.
         const dueUnindexed = sql<boolean>`greatest(run_at, locked_until) <= ${now}`
-        const notBusy = spread.busy.length > 0 ? sql`and d.destination not in (${sql.join(spread.busy)})` : sql``
+        const notBusy = spread.busy.length > 0 ? sql`and d.destination <> all(${spread.busy}::text[])` : sql``
         const chosen = sql<number>`
           with recursive destinations(destination) as (
             (select destination from jobs where kind = 'deliver_webhook' and destination is not null order by destination limit 1)
@@ -139,7 +146,7 @@ export function jobsRepository(db: Kysely<Database>) {
         if (kinds) picked = picked.where('kind', 'in', kinds)
       }
       // One statement: delete the finished, pick (skipping rows another instance is claiming) and lease.
-      const claimed = await (finished.length > 0 ? db.with('deleted', (qc) => qc.deleteFrom('jobs').where('id', 'in', finished)) : db)
+      const claimed = await (finished.length > 0 ? db.with('deleted', (qc) => qc.deleteFrom('jobs').where(anyOf(finished))) : db)
         .updateTable('jobs')
         .set({ locked_until: new Date(now.getTime() + leaseMs) })
         .where('id', 'in', picked.orderBy('run_at').limit(limit).forUpdate().skipLocked())
@@ -149,7 +156,7 @@ export function jobsRepository(db: Kysely<Database>) {
     },
 
     async complete(ids: number[]): Promise<void> {
-      if (ids.length > 0) await db.deleteFrom('jobs').where('id', 'in', ids).execute()
+      if (ids.length > 0) await db.deleteFrom('jobs').where(anyOf(ids)).execute()
     },
 
     /** A run that failed: `attempts` counts the failures in a row, which set the back-off. */
