@@ -5,7 +5,6 @@
 // and the receivers answering over TLS, as production requires of a webhook_url.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { lookup } from 'node:dns/promises'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server, type ServerOptions } from 'node:https'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -54,10 +53,10 @@ function listen(server: Server): Promise<number> {
 /**
  * The service in production mode on the bench's database, with the bench's fake provider behind
  * it (never called on the path measured: a confirmation arrives as the provider's webhook) and a
- * fake treasury and ticker for its start-up checks. Production resolves each webhook host before
- * each delivery and refuses one that is not public: here the resolution is the system's own
- * (getaddrinfo, as in production), and its answer for localhost is then read as a public address,
- * so the check passes and the delivery goes to the receivers on this machine.
+ * fake treasury and ticker for its start-up checks. Production resolves each webhook host with
+ * the system's DNS as it connects and refuses one that is not public, unless the operator allows
+ * its network: the bench allows loopback, where its receivers listen, as an operator would allow
+ * their own network (WEBHOOK_ALLOWED_NETWORKS).
  */
 export async function startProductionService(databaseUrl: string, provider: FakeEulen, providerToken: string) {
   const secret = () => randomBytes(24).toString('base64url')
@@ -66,12 +65,10 @@ export async function startProductionService(databaseUrl: string, provider: Fake
   const config = loadConfig({
     MODE: 'production', DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BASE_URL: 'https://pix.example.com',
     PROVIDER_URL: provider.url, PROVIDER_TOKEN: providerToken, PROVIDER_WEBHOOK_SECRET: secret(), OPS_TOKEN: secret(), PRICE_SOURCE_URL: ticker.url,
-    SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>',
+    SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
     ...treasury.env,
   })
-  const service = await startService(config, {
-    resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map(() => '93.184.216.34'),
-  })
+  const service = await startService(config)
   const url = await service.app.listen({ host: '127.0.0.1', port: 0 })
   // An identified merchant, as the Wallet leaves one, with an API token; an owner of its own,
   // since one identity belongs to one account.

@@ -8,6 +8,7 @@ import { parsePriceSource, type PriceFormat } from './prices/ticker.ts'
 import { parseBrlToCents, type Currency } from './domain/money.ts'
 import type { WithdrawalLimits } from './domain/withdrawal.ts'
 import { liquidNetworks, type LiquidNetwork } from './treasury/liquid-address.ts'
+import { parseAllowedNetworks } from './webhooks/destination.ts'
 
 import { ConfigError } from './config-schema.ts'
 
@@ -37,6 +38,8 @@ export type Config = {
   bodyLimitBytes: number
   tokenCacheMs: number
   webhookTimeoutMs: number
+  /** Production: networks webhooks may reach besides public addresses (the operator's own receivers). */
+  webhookAllowedNetworks: readonly string[]
   /** delayDepixInHours sent on every merchant charge (decisions 13); 0 sends none. */
   providerDelayHours: number
   /** The sandbox fake's floor on that delay, as Eulen enforces one (0: none). */
@@ -218,6 +221,11 @@ export const environment = {
     description: 'How long an instance remembers a token row (0 = ask the database every time). A token replaced on another instance stops working within this time',
   }),
   WEBHOOK_TIMEOUT_MS: integer({ default: 15_000, minimum: 1, maximum: JOB_CALL_MAX_MS, description: 'Time-out of one merchant webhook attempt' }),
+  WEBHOOK_ALLOWED_NETWORKS: custom(parseAllowedNetworks, {
+    default: [],
+    documentedDefault: 'none',
+    description: 'Production: private networks or addresses merchant webhooks may reach besides public ones, e.g. `10.20.0.0/16,192.168.1.5` for receivers inside your own network. Every other private, loopback or link-local address is refused, at creation and as each connection is opened',
+  }),
   RATE_LIMIT_PER_MINUTE: integer({
     default: 600,
     minimum: 0,
@@ -341,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
     tokenCacheMs: values.TOKEN_CACHE_MS,
     webhookTimeoutMs: values.WEBHOOK_TIMEOUT_MS,
+    webhookAllowedNetworks: values.WEBHOOK_ALLOWED_NETWORKS,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     rateLimitBurst: values.RATE_LIMIT_BURST,
     priceSources: [values.PRICE_SOURCE_URL, ...(values.PRICE_CHECK_SOURCE_URL === null ? [] : [values.PRICE_CHECK_SOURCE_URL])],

@@ -30,7 +30,7 @@ import { migrateToLatest } from './store/migrate.ts'
 import { createStore } from './store/store.ts'
 import { createElementsTreasury } from './treasury/elements-rpc.ts'
 import type { Treasury } from './treasury/treasury.ts'
-import type { ResolveHost } from './webhooks/destination.ts'
+import { webhookDestinations as destinationsOf, type ResolveHost } from './webhooks/destination.ts'
 
 export type ServiceOptions = {
   /** An already opened database (tests); otherwise opened from the config. */
@@ -38,6 +38,7 @@ export type ServiceOptions = {
   /** The service clock: tests pass a frozen one; the sandbox's moves on /sandbox/clock. */
   clock?: AdjustableClock
   logger?: FastifyServerOptions['logger']
+  /** How webhook hosts are resolved, when not by the system's DNS (tests: names that resolve as a test needs). */
   resolveHost?: ResolveHost
 }
 
@@ -76,6 +77,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
       priceSources = config.priceSources.map((source) => createTickerPriceSource({ ...source, timeoutMs: config.providerTimeoutMs }))
     }
     closers.push(() => mailer.close())
+    const webhookDestinations = destinationsOf({
+      publicOnly: config.publicWebhooksOnly, allowedNetworks: config.webhookAllowedNetworks, timeoutMs: config.webhookTimeoutMs,
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    })
 
     // Sandbox mode without OPS_TOKEN gets a fresh operator token, printed at start-up; the
     // provider webhook secret is shared with the in-process fake.
@@ -95,11 +100,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
       leaseMs: config.jobLeaseMs,
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
-        store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookTimeoutMs: config.webhookTimeoutMs,
+        store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookDestinations,
         sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl, operators: config.operators,
         treasury, network: config.treasury.network, confirmations: config.treasury.confirmations, followEveryMs: config.treasury.pollMs,
-        log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) },
-        ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) }),
+        log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) } }),
     })
     closers.push(() => jobs.stop())
     // Work committed by any instance wakes this one's runner at once.
@@ -124,7 +128,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         mailServerAnswers: () => mailer.check(),
         quotes,
         treasury,
-        ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+        webhookDestinations,
         ...(sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: sandbox.fake, store, jobs }) } : {}),
       },
       options.logger === undefined ? {} : { logger: options.logger },

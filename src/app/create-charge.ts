@@ -18,7 +18,7 @@ import {
 import type { Account, Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
-import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
+import type { WebhookDestinations } from '../webhooks/destination.ts'
 import { nextAsk } from './reconcile-charge.ts'
 import { requestHash } from './request-hash.ts'
 
@@ -31,11 +31,12 @@ export type CreateChargeDeps = {
   clock: Clock
   baseUrl: string
   payerLadder: readonly LadderStep[]
-  /** Production: webhooks must be https to public addresses. */
+  /** Production: webhooks must be https. */
   publicWebhooksOnly: boolean
+  /** And reach only the addresses it allows (public ones, in production). */
+  webhookDestinations: WebhookDestinations
   /** delayDepixInHours for merchant charges (decisions 13); 0 sends none. */
   providerDelayHours?: number
-  resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void }
 }
 
@@ -134,9 +135,7 @@ function newChargeId(): string {
  * stored with the charge when it can be (`keyAnswered`); otherwise the caller stores it.
  */
 async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string, key?: string): Promise<{ created: ChargeCreated; keyAnswered: boolean }> {
-  if (request.webhookUrl !== null && deps.publicWebhooksOnly) {
-    await assertPublicDestination(new URL(request.webhookUrl), deps.resolveHost)
-  }
+  if (request.webhookUrl !== null) await deps.webhookDestinations.check(new URL(request.webhookUrl))
   // No account came with the blocks: the e-mail is new, so it is created without reading it again.
   const receiving = (await checkPayer(deps, request)) ?? (await deps.store.accounts.create(request.email, deps.clock.now()))
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)

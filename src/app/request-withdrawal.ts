@@ -11,7 +11,7 @@ import { brlCentsOf, limitDecision, priceWithdrawal, type WithdrawalLimits, type
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 import type { CreateWithdrawalBody, WithdrawalRecord } from '../contract/api.ts'
 import { parseWebhookTarget } from '../domain/charge-request.ts'
-import { assertPublicDestination, type ResolveHost } from '../webhooks/destination.ts'
+import type { WebhookDestinations } from '../webhooks/destination.ts'
 import { withdrawalRecord } from './list-withdrawals.ts'
 import type { Account, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -188,11 +188,11 @@ export const withdrawalRequestHash = (body: unknown) => requestHash({ endpoint: 
  * a lost answer finds the same withdrawal and never makes a second.
  */
 export async function createApiWithdrawal(
-  deps: RequestWithdrawalDeps & { publicWebhooksOnly: boolean; resolveHost?: ResolveHost; log?: { warn: (details: object, message: string) => void } },
+  deps: RequestWithdrawalDeps & { publicWebhooksOnly: boolean; webhookDestinations: WebhookDestinations; log?: { warn: (details: object, message: string) => void } },
   request: { accountId: number; tokenId: string; body: CreateWithdrawalBody; idempotencyKey: string | undefined; address: string },
 ): Promise<WithdrawalRecord> {
   const { webhookUrl, webhookSecret } = parseWebhookTarget(request.body, deps.publicWebhooksOnly)
-  if (webhookUrl !== null && deps.publicWebhooksOnly) await assertPublicDestination(new URL(webhookUrl), deps.resolveHost)
+  if (webhookUrl !== null) await deps.webhookDestinations.check(new URL(webhookUrl))
   const make = async (id: string) =>
     withdrawalRecord(deps.store, await requestWithdrawal(deps, {
       accountId: request.accountId, destinationId: request.body.destination_id, currency: request.body.currency, amount: request.body.amount,

@@ -10,7 +10,7 @@ import type { PaymentProvider } from '../provider/provider.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { TokenCache } from '../store/token-cache.ts'
-import type { ResolveHost } from '../webhooks/destination.ts'
+import type { WebhookDestinations } from '../webhooks/destination.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import type { Secrets } from '../secrets/seal.ts'
 import type { AuthFailureLimiter } from './auth-failures.ts'
@@ -20,7 +20,8 @@ export type AppDeps = {
   store: Store
   provider: PaymentProvider
   clock: Clock
-  resolveHost?: ResolveHost
+  /** Who may receive webhooks (checked when a charge or withdrawal names one). */
+  webhookDestinations: WebhookDestinations
   tokenCache?: TokenCache
   /** The provider webhook secret, and during a rotation the previous one as well. */
   providerWebhookSecrets: Secrets
@@ -41,7 +42,7 @@ export type AppDeps = {
 export type RouteDeps = AppDeps & { authFailures: AuthFailureLimiter }
 
 /** What create-charge needs, from the app's parts and configuration; the same for every route that charges. */
-export function createChargeDeps(deps: Pick<AppDeps, 'store' | 'provider' | 'clock' | 'config' | 'resolveHost'>, log: CreateChargeDeps['log']): CreateChargeDeps {
+export function createChargeDeps(deps: Pick<AppDeps, 'store' | 'provider' | 'clock' | 'config' | 'webhookDestinations'>, log: CreateChargeDeps['log']): CreateChargeDeps {
   return {
     store: deps.store,
     provider: deps.provider,
@@ -50,7 +51,7 @@ export function createChargeDeps(deps: Pick<AppDeps, 'store' | 'provider' | 'clo
     payerLadder: deps.config.payerLadder,
     publicWebhooksOnly: deps.config.publicWebhooksOnly,
     providerDelayHours: deps.config.providerDelayHours,
-    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    webhookDestinations: deps.webhookDestinations,
     ...(log ? { log } : {}),
   }
 }

@@ -18,7 +18,7 @@ import type { SweepPlan } from '../domain/reconciliation.ts'
 import type { PaymentProvider } from '../provider/provider.ts'
 import type { QuoteBook } from '../app/quote-book.ts'
 import type { Store } from '../store/store.ts'
-import type { ResolveHost } from '../webhooks/destination.ts'
+import type { WebhookDestinations } from '../webhooks/destination.ts'
 import { deliverWebhook } from '../webhooks/sender.ts'
 import type { JobHandlers } from './runner.ts'
 
@@ -29,7 +29,7 @@ export function jobHandlers(deps: {
   provider: PaymentProvider
   quotes: QuoteBook
   publicWebhooksOnly: boolean
-  webhookTimeoutMs: number
+  webhookDestinations: WebhookDestinations
   /** What the deposit sweep lists, per provider status. */
   sweepPlans: readonly SweepPlan[]
   mailer: Mailer
@@ -41,7 +41,6 @@ export function jobHandlers(deps: {
   network: LiquidNetwork
   confirmations: number
   followEveryMs: number
-  resolveHost?: ResolveHost
   log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }): JobHandlers {
   return {
@@ -80,7 +79,7 @@ export function jobHandlers(deps: {
       return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload) {
-      const next = await deliverWebhook({ ...deps, timeoutMs: deps.webhookTimeoutMs }, payload.eventId)
+      const next = await deliverWebhook(deps, payload.eventId)
       return next === null ? { done: true } : { again: next }
     },
   }

@@ -7,6 +7,7 @@
 // fails as unreachable, and its caller treats it as any lost call.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { LookupFunction } from 'node:net'
 
 export type UpstreamReply = { status: number; ok: boolean; text: string; header: (name: string) => string | null }
 
@@ -23,8 +24,9 @@ export type UpstreamRequest = {
 }
 
 /** The way to call upstreams, each call whole (reply included) within `timeoutMs`, or failed. */
-export function createKeepAliveHttp(options: { timeoutMs: number }) {
-  const agents = { http: new HttpAgent({ keepAlive: true, timeout: 4_000 }), https: new HttpsAgent({ keepAlive: true, timeout: 4_000 }) }
+export function createKeepAliveHttp(options: { timeoutMs: number; /** How a new connection finds its addresses, when not the system's. */ lookup?: LookupFunction }) {
+  const connecting = { keepAlive: true, timeout: 4_000, ...(options.lookup ? { lookup: options.lookup } : {}) }
+  const agents = { http: new HttpAgent(connecting), https: new HttpsAgent(connecting) }
 
   /** Answers the status and the whole reply, or fails: unreachable, lost, cut off, redirected, or not whole within the time-out. */
   function call(url: URL, request: UpstreamRequest): Promise<UpstreamReply> {

@@ -1,8 +1,12 @@
-// Where a merchant webhook may go. In production the host must resolve only to public
-// addresses, checked at creation and again before each delivery (DNS can change).
+// Where a merchant webhook may go. In production the host must resolve only to public addresses
+// (or to networks the operator names in WEBHOOK_ALLOWED_NETWORKS): checked at creation, for an
+// early and clear refusal, and again as each connection is opened, in the connection's own lookup,
+// so the address checked is the address connected to. A name that answers a public address to a
+// check and a private one to the connection after it (DNS rebinding) reaches nothing.
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { DomainError } from '../domain/errors.ts'
+import { createKeepAliveHttp, type UpstreamReply, type UpstreamRequest } from '../net/keep-alive-http.ts'
 
 const nonPublic = new BlockList()
 for (const [network, prefix] of [
@@ -85,22 +89,85 @@ export function isPublicAddress(address: string): boolean {
 
 export type ResolveHost = (hostname: string) => Promise<string[]>
 
-export const resolveWithDns: ResolveHost = async (hostname) =>
+const resolveWithDns: ResolveHost = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
 
-/** Production rule: every address the host resolves to must be public. */
-export async function assertPublicDestination(url: URL, resolve: ResolveHost = resolveWithDns): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  let addresses: string[]
-  try {
-    addresses = isIP(host) ? [host] : await resolve(host)
-  } catch {
-    throw new DomainError('webhook_url_invalid', { param: 'webhook_url', message: `webhook_url host ${host} does not resolve.` })
+/** WEBHOOK_ALLOWED_NETWORKS: a comma-separated list of networks (`10.1.0.0/16`) or addresses; refuses anything else. */
+export function parseAllowedNetworks(text: string): string[] {
+  const networks = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  for (const network of networks) {
+    const [address = '', prefix, extra] = network.split('/')
+    const family = isIP(address)
+    const fits = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+    if (family === 0 || !fits || extra !== undefined) throw new Error(`has "${network}", which is neither an address nor address/prefix`)
   }
-  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    throw new DomainError('webhook_url_invalid', {
-      param: 'webhook_url',
-      message: 'webhook_url must not point to a private, loopback or link-local address.',
-    })
+  return networks
+}
+
+function blockListOf(networks: readonly string[]): BlockList {
+  const list = new BlockList()
+  for (const network of networks) {
+    const [address = '', prefix] = network.split('/')
+    const type = isIP(address) === 4 ? 'ipv4' : 'ipv6'
+    if (prefix === undefined) list.addAddress(address, type)
+    else list.addSubnet(address, Number(prefix), type)
+  }
+  return list
+}
+
+const refused = () => new DomainError('webhook_url_invalid', { param: 'webhook_url', message: 'webhook_url must not point to a private, loopback or link-local address.' })
+
+/** Who may receive webhooks, and the way to call them. */
+export type WebhookDestinations = {
+  /** Refuses (`webhook_url_invalid`) a URL whose host is, or resolves to, an address webhooks may not reach. */
+  check(url: URL): Promise<void>
+  /** Calls a receiver over kept-alive connections, each opened only to addresses the same rule let through. */
+  call(url: URL, request: UpstreamRequest): Promise<UpstreamReply>
+}
+
+/**
+ * Production (`publicOnly`): every address of the host must be public or inside `allowedNetworks`.
+ * The sandbox delivers anywhere, as a developer's receiver is usually on their own machine.
+ */
+export function webhookDestinations(options: { publicOnly: boolean; allowedNetworks?: readonly string[]; resolveHost?: ResolveHost; timeoutMs: number }): WebhookDestinations {
+  if (!options.publicOnly) {
+    const http = createKeepAliveHttp({ timeoutMs: options.timeoutMs })
+    return { check: async () => {}, call: http.call }
+  }
+  const resolve = options.resolveHost ?? resolveWithDns
+  const allowed = blockListOf(options.allowedNetworks ?? [])
+  const reachable = (address: string) => isPublicAddress(address) || allowed.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')
+  /** The host's addresses, every one reachable; refused otherwise. */
+  const addressesOf = async (host: string): Promise<string[]> => {
+    let addresses: string[]
+    try {
+      addresses = isIP(host) ? [host] : await resolve(host)
+    } catch {
+      throw new DomainError('webhook_url_invalid', { param: 'webhook_url', message: `webhook_url host ${host} does not resolve.` })
+    }
+    if (addresses.length === 0 || !addresses.every(reachable)) throw refused()
+    return addresses
+  }
+  const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    const family = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : (lookupOptions.family ?? 0)
+    addressesOf(hostname).then((addresses) => {
+      const entries = addresses.map((address) => ({ address, family: isIP(address) })).filter((entry) => family === 0 || entry.family === family)
+      const first = entries[0]
+      if (first === undefined) callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0)
+      else if (lookupOptions.all) callback(null, entries)
+      else callback(null, first.address, first.family)
+    }, (error: Error) => callback(error, '', 0))
+  }
+  const http = createKeepAliveHttp({ timeoutMs: options.timeoutMs, lookup: checkedLookup })
+  const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '')
+  return {
+    async check(url) {
+      await addressesOf(hostOf(url))
+    },
+    async call(url, request) {
+      // A connection to an address given as such asks no lookup: it is checked here instead.
+      if (isIP(hostOf(url))) await addressesOf(hostOf(url))
+      return http.call(url, request)
+    },
   }
 }

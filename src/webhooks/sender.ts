@@ -1,16 +1,14 @@
-// Delivers one merchant webhook attempt: re-checks the destination in production, POSTs the
-// stored body with its signatures, never follows redirects, reads at most a little of the reply,
+// Delivers one merchant webhook attempt: POSTs the stored body with its signatures to a
+// destination checked as the connection is opened (destination.ts), never follows redirects, reads at most a little of the reply,
 // records the attempt, and says when to try again (decisions section 7).
 import type { Clock } from '../clock.ts'
-import { createKeepAliveHttp } from '../net/keep-alive-http.ts'
 import { parseWebhookUrl } from '../domain/charge-request.ts'
 import type { Store } from '../store/store.ts'
-import { assertPublicDestination, type ResolveHost } from './destination.ts'
+import type { WebhookDestinations } from './destination.ts'
 import { specSignature, standardWebhooksHeaders } from './signature.ts'
 
 /** Delay before retry n (after attempt n fails): about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 50_400_000]
-export const DELIVERY_TIMEOUT_MS = 15_000
 const MAX_RESPONSE_BYTES = 4_096
 
 export type SenderDeps = {
@@ -19,13 +17,10 @@ export type SenderDeps = {
   /** webhook-timestamp's time: the receiver checks it against its own clock, never the sandbox's (decisions 12). */
   wallClock: Clock
   publicWebhooksOnly: boolean
-  timeoutMs?: number
-  resolveHost?: ResolveHost
+  /** Who may be called, and the client that calls them: a receiver is called again over the connection its last event used. */
+  webhookDestinations: WebhookDestinations
   random?: () => number
 }
-
-/** One client for every delivery: a merchant's receiver is called again over the connection its last event used. */
-const http = createKeepAliveHttp({ timeoutMs: DELIVERY_TIMEOUT_MS })
 
 /** ±10 % jitter so a recovering receiver is not hit by every retry at once. */
 function withJitter(ms: number, random: () => number): number {
@@ -51,7 +46,6 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
   let error: string | null = null
   try {
     const url = parseWebhookUrl(event.webhook_url, deps.publicWebhooksOnly)
-    if (deps.publicWebhooksOnly) await assertPublicDestination(url, deps.resolveHost)
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'pix-charge-service-webhooks/1' }
     const timestamp = Math.floor(deps.wallClock.now().getTime() / 1000)
     if (event.webhook_secret !== null) {
@@ -61,7 +55,7 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
       headers['webhook-id'] = event.id
       headers['webhook-timestamp'] = String(timestamp)
     }
-    const response = await http.call(url, { method: 'POST', headers, body: event.body, redirects: 'answer', maxReplyBytes: MAX_RESPONSE_BYTES, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS })
+    const response = await deps.webhookDestinations.call(url, { method: 'POST', headers, body: event.body, redirects: 'answer', maxReplyBytes: MAX_RESPONSE_BYTES })
     statusCode = response.status
   } catch (caught) {
     error = (caught as Error).message || String(caught)

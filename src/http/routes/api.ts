@@ -28,7 +28,7 @@ declare module 'fastify' {
 }
 
 
-export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'resolveHost' | 'tokenCache' | 'authFailures' | 'quotes' | 'mailSeal'>> = async (app, deps) => {
+export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'webhookDestinations' | 'tokenCache' | 'authFailures' | 'quotes' | 'mailSeal'>> = async (app, deps) => {
   app.decorateRequest('merchant', null as unknown as Merchant)
   documentAudience(app, 'merchant')
 

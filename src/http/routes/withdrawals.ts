@@ -10,7 +10,7 @@ import type { RouteDeps } from '../deps.ts'
 import { createWithdrawalFieldCodes, withdrawalErrors, WithdrawalListQuery, withdrawalReadErrors } from '../schemas.ts'
 import { idempotencyKeyOf } from './idempotency-key.ts'
 
-export type WithdrawalRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'quotes' | 'mailSeal' | 'resolveHost'> & {
+export type WithdrawalRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'quotes' | 'mailSeal' | 'webhookDestinations'> & {
   /** The API's authentication, run first on every route. */
   authenticated: (request: FastifyRequest) => Promise<void>
 }
@@ -18,7 +18,7 @@ export type WithdrawalRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' |
 export const withdrawalRoutes: FastifyPluginAsyncTypebox<WithdrawalRouteDeps> = async (app, deps) => {
   const useCaseDeps = (log: FastifyRequest['log']) => ({
     store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, quotes: deps.quotes, limits: deps.config.withdrawals.limits,
-    publicWebhooksOnly: deps.config.publicWebhooksOnly, log, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    publicWebhooksOnly: deps.config.publicWebhooksOnly, webhookDestinations: deps.webhookDestinations, log,
   })
 
   app.post('/api/withdrawals', {
