@@ -338,7 +338,8 @@ notification, the runner's claim, and the delivery over TLS on a kept-alive conn
 is localhost, resolved by the system and checked as production does a merchant's when it opens a
 connection (loopback passes as a network the operator allows, \`WEBHOOK_ALLOWED_NETWORKS\`): a
 merchant's host that the system resolver does not have cached adds its DNS round trip to each new
-connection.
+connection. The latencies are the running service's: the first ${hooks.warmUp.samples} confirmations after it
+started, not counted, took at most ${hooks.warmUp.slowest} ms.
 
 ## Balances
 
