@@ -46,6 +46,8 @@ test('bad values are refused with the variable named', () => {
   assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/)
   assert.throws(() => loadConfig({ BASE_URL: 'localhost' }), /BASE_URL/)
   assert.throws(() => loadConfig({ PAYER_LIMIT_LADDER: '5:0:100' }), /PAYER_LIMIT_LADDER/)
+  assert.throws(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,intranet' }), /WEBHOOK_ALLOWED_NETWORKS: has "intranet"/)
+  assert.deepEqual(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: ' 10.0.0.0/8 , fd00::/8' }).webhookAllowedNetworks, ['10.0.0.0/8', 'fd00::/8'])
 })
 
 test('issue 21 (point 8): production warns on an http BASE_URL, a trusted proxy on an open interface and default-looking secrets', () => {
