@@ -246,8 +246,9 @@ try {
     select format('%I', s.relname) as name from pg_stat_user_tables s join pg_class c on c.oid = s.relid
     where s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8 + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
        or s.n_dead_tup > current_setting('autovacuum_vacuum_threshold')::float8 + current_setting('autovacuum_vacuum_scale_factor')::float8 * greatest(c.reltuples, 0)`)
-  if (settling.length > 0) await pool.query(`vacuum analyze ${settling.map((table) => table.name).join(', ')}`)
-  process.stdout.write(`settled as autovacuum would: ${settling.map((table) => table.name).join(', ')}\n`)
+  const settled = settling.map((table) => table.name).join(', ')
+  if (settled !== '') await pool.query(`vacuum analyze ${settled}`)
+  process.stdout.write(`settled as autovacuum would: ${settled}\n`)
   // Issue 26 asks for these in production mode: a second service, in production mode, on the
   // same database (the sandbox service's runner is not started, so every job is the other's).
   const production = await startProductionService(dbUrl.href, fake, fakeToken)

@@ -92,25 +92,28 @@ export type ResolveHost = (hostname: string) => Promise<string[]>
 const resolveWithDns: ResolveHost = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
 
+/** One entry of WEBHOOK_ALLOWED_NETWORKS, as a BlockList takes it; null when it is neither an address nor address/prefix. */
+function networkOf(entry: string): { address: string; prefix: number | undefined; type: 'ipv4' | 'ipv6' } | null {
+  const [address = '', prefix, extra] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || extra !== undefined) return null
+  if (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128))) return null
+  return { address, prefix: prefix === undefined ? undefined : Number(prefix), type: family === 4 ? 'ipv4' : 'ipv6' }
+}
+
 /** WEBHOOK_ALLOWED_NETWORKS: a comma-separated list of networks (`10.1.0.0/16`) or addresses; refuses anything else. */
 export function parseAllowedNetworks(text: string): string[] {
   const networks = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
-  for (const network of networks) {
-    const [address = '', prefix, extra] = network.split('/')
-    const family = isIP(address)
-    const fits = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
-    if (family === 0 || !fits || extra !== undefined) throw new Error(`has "${network}", which is neither an address nor address/prefix`)
-  }
+  const wrong = networks.find((network) => networkOf(network) === null)
+  if (wrong !== undefined) throw new Error(`has "${wrong}", which is neither an address nor address/prefix`)
   return networks
 }
 
 function blockListOf(networks: readonly string[]): BlockList {
   const list = new BlockList()
-  for (const network of networks) {
-    const [address = '', prefix] = network.split('/')
-    const type = isIP(address) === 4 ? 'ipv4' : 'ipv6'
+  for (const { address, prefix, type } of networks.map(networkOf).filter((network) => network !== null)) {
     if (prefix === undefined) list.addAddress(address, type)
-    else list.addSubnet(address, Number(prefix), type)
+    else list.addSubnet(address, prefix, type)
   }
   return list
 }
@@ -166,7 +169,8 @@ export function webhookDestinations(options: { publicOnly: boolean; allowedNetwo
     },
     async call(url, request) {
       // A connection to an address given as such asks no lookup: it is checked here instead.
-      if (isIP(hostOf(url))) await addressesOf(hostOf(url))
+      const host = hostOf(url)
+      if (isIP(host)) await addressesOf(host)
       return http.call(url, request)
     },
   }

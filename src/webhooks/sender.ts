@@ -1,6 +1,7 @@
 // Delivers one merchant webhook attempt: POSTs the stored body with its signatures to a
-// destination checked as the connection is opened (destination.ts), never follows redirects, reads at most a little of the reply,
-// records the attempt, and says when to try again (decisions section 7).
+// destination checked as the connection is opened (destination.ts), never follows redirects,
+// reads at most a little of the reply, records the attempt, and says when to try again
+// (decisions section 7).
 import type { Clock } from '../clock.ts'
 import { parseWebhookUrl } from '../domain/charge-request.ts'
 import type { Store } from '../store/store.ts'
