@@ -10,7 +10,7 @@ import { clawbackLossPosting, clawbackPosting, creditPosting, refundOwedPosting,
 import { decidePayerBinding } from '../domain/payer-binding.ts'
 import { isMaskedTaxNumber } from '../domain/tax-number.ts'
 import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
-import type { LockedCharge } from '../store/charges.ts'
+import type { ChargeTimelineEntry, LockedCharge } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
 
@@ -95,7 +95,7 @@ async function bindPayer(store: Store, charge: Charge, account: Account, now: Da
     payer: { euid: charge.payer_euid, taxNumber: charge.payer_tax_number },
     euidBoundTo: charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
   })
-  for (const identity of binding.bind) await store.identities.bind(identity.kind, identity.value, account.id, now)
+  await store.identities.bind(binding.bind, account.id, now)
   if (binding.account) await store.accounts.update(account.id, binding.account)
 }
 
@@ -192,15 +192,23 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
   }
 }
 
-export async function applyChargeDecision(store: Store, { charge, account }: LockedCharge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext): Promise<Charge> {
+/**
+ * `pending`: what the caller has for the charge's row and its timeline, not yet written (what it
+ * learnt before the decision, the status entry); written by the statement that writes the move.
+ */
+export async function applyChargeDecision(
+  store: Store, { charge, account }: LockedCharge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext,
+  pending: { values: Updateable<ChargesTable>; timeline: readonly ChargeTimelineEntry[] },
+): Promise<Charge> {
   const values: Updateable<ChargesTable> = {
+    ...pending.values,
     status: decision.to,
     updated_at: context.now,
     ...(decision.holdReason === undefined ? {} : { hold_reason: decision.holdReason }),
     ...(context.providerStatus === undefined ? {} : { provider_status: context.providerStatus }),
   }
   for (const effect of decision.effects) Object.assign(values, await carryOut(store, { charge, account }, effect, context))
-  const updated = await store.charges.update(charge.id, values)
+  const updated = await store.charges.update(charge.id, values, pending.timeline)
   // These read the charge as it now is: its status is in the webhook body, its payer is bound.
   // The receiving account is as read under its lock: no effect above changes it.
   for (const effect of decision.effects) {

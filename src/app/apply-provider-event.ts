@@ -8,7 +8,7 @@ import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
 import type { ProviderDeposit } from '../domain/provider-report.ts'
 import type { Account, Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { moveCharge, type MoveResult } from './move-charge.ts'
+import { moveCharge, type Learnt, type MoveResult } from './move-charge.ts'
 import type { QuoteBook } from './quote-book.ts'
 import type { Quote } from '../domain/quotes.ts'
 
@@ -27,8 +27,8 @@ async function quoteForDelivery(deps: { store: Store; quotes: QuoteBook }, repor
   return charge && charge.currency !== 'DEPIX' && awaitsArrival(charge.status) ? deps.quotes.at(charge.currency) : null
 }
 
-/** What the provider tells us about the payer, and what arrived, kept as soon as it is known. */
-async function keepReported(store: Store, charge: Charge, report: ProviderDeposit, now: Date): Promise<Charge> {
+/** What the provider tells us about the payer, and what arrived, that the charge does not know yet. */
+function learntFrom(charge: Charge, report: ProviderDeposit): Learnt['values'] {
   const arrivedNow = report.status === 'depix_sent' && report.valueInCents !== null && charge.paid_cents === null
   const reported = {
     payer_name: report.payerName ?? charge.payer_name,
@@ -40,35 +40,27 @@ async function keepReported(store: Store, charge: Charge, report: ProviderDeposi
     paid_cents: arrivedNow ? report.valueInCents : charge.paid_cents,
     paid_source: arrivedNow ? 'provider' as const : charge.paid_source,
   }
-  if ((Object.keys(reported) as Array<keyof typeof reported>).every((key) => reported[key] === charge[key])) return charge
-  return store.charges.update(charge.id, { ...reported, updated_at: now })
+  return Object.fromEntries(Object.entries(reported).filter(([key, value]) => value !== charge[key as keyof typeof reported]))
 }
 
 /** The event a report is, with the checks' facts when it delivers the money. */
 async function eventOf(store: Store, charge: Charge, account: Account, report: ProviderDeposit, quote: Quote | null): Promise<ChargeEvent | null> {
   if (report.status === null) return null
   if (report.status !== 'depix_sent') return { kind: 'provider_status', status: report.status }
-  const blocked = await store.identities.blockedKinds({ email: account.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
-  const boundTo = [
-    charge.payer_euid === null ? undefined : await store.identities.boundAccount('euid', charge.payer_euid),
-    charge.payer_tax_number === null ? undefined : await store.identities.boundAccount('tax_number', charge.payer_tax_number),
-  ]
+  const payer = await store.identities.payerFacts({ email: account.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
   return {
     kind: 'money_arrived',
     // What arrived as kept on the charge: the first delivery's word.
     report: { valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
-    facts: { blocked: blocked.length > 0, boundElsewhere: boundTo.some((id) => id !== undefined && id !== charge.account_id), quote },
+    facts: { blocked: payer.blocked.length > 0, boundElsewhere: [payer.euidBoundTo, payer.taxNumberBoundTo].some((id) => id !== undefined && id !== charge.account_id), quote },
   }
 }
 
 export async function applyProviderEvent(deps: { store: Store; clock: Clock; quotes: QuoteBook }, report: ProviderDeposit, seenBy: 'webhook' | 'sweep' = 'webhook'): Promise<MoveResult> {
   const quote = await quoteForDelivery(deps, report)
   const result = await moveCharge(deps, { depositId: report.qrId }, {
-    record: async (store, charge, now) => {
-      // Kept for the charge's timeline (the console): what the provider said, as it said it.
-      await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'report', source: seenBy, from: null, to: null, body: report.raw ?? report, at: now })
-      return keepReported(store, charge, report, now)
-    },
+    // The report is kept for the charge's timeline (the console) as the provider said it.
+    learn: (charge) => ({ values: learntFrom(charge, report), report: { source: seenBy, body: report.raw ?? report } }),
     event: (store, charge, _now, account) => eventOf(store, charge, account, report, quote),
     context: {
       providerStatus: report.statusText,

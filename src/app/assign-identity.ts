@@ -16,7 +16,7 @@ export async function assignIdentity(
     const owner = await store.identities.boundAccount('euid', request.euid)
     if (owner !== undefined && owner !== account.id) throw new DomainError('identity_taken', { param: 'euid' })
     const now = deps.clock.now()
-    await store.identities.bind('euid', request.euid, account.id, now)
+    await store.identities.bind([{ kind: 'euid', value: request.euid }], account.id, now)
     const updated = await store.accounts.update(account.id, { euid: request.euid, kyc: 'verified' })
     await store.audit.record({ actor: request.actor, action: 'account.identity', subject: `account:${account.email}`, details: { note: request.note, euid: request.euid, previous_kyc: account.kyc }, at: now })
     return { email: updated.email, euid: updated.euid, kyc: updated.kyc }

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts'
 import { decideCharge, type ChargeEvent, type RefusalCode } from '../domain/charge.ts'
 import { payerIdentities } from '../domain/payer-binding.ts'
 import type { Account, Charge } from '../store/schema.ts'
+import type { ChargeTimelineEntry } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { applyChargeDecision, chargeView, type DecisionContext } from './apply-charge-decision.ts'
 
@@ -20,9 +21,17 @@ export type MoveResult =
   /** Not allowed now (a review of a charge that is not held, say); the caller says why. */
   | { kind: 'refused'; charge: Charge; code: RefusalCode }
 
+/** What a caller learnt about the charge before anything is decided (a provider's report). */
+export type Learnt = {
+  /** The columns it changes on the charge; none when the charge knew it all already. */
+  values: Partial<Pick<Charge, 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'bank_tx_id' | 'blockchain_tx_id' | 'paid_cents' | 'paid_source'>>
+  /** Its entry in the charge's timeline (the console): who told us, and what they said. */
+  report?: { source: string; body: unknown }
+}
+
 export type ChargeMove = {
-  /** Keeps what the caller learnt about the charge before anything is decided; answers the charge as written. */
-  record?: (store: Store, charge: Charge, now: Date) => Promise<Charge>
+  /** What the caller learnt, from the charge as locked; kept whatever the state machine decides. */
+  learn?: (charge: Charge) => Learnt
   /** The event with the facts it needs, read under the locks (the receiving account's among them); null: nothing to decide. */
   event: (store: Store, charge: Charge, now: Date, account: Account) => Promise<ChargeEvent | null>
   context?: Omit<DecisionContext, 'now'>
@@ -36,20 +45,27 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     if (!locked) return { kind: 'not_found' }
     const { account } = locked
     const now = deps.clock.now()
-    const charge = move.record ? await move.record(store, locked.charge, now) : locked.charge
+    // What was learnt, and the timeline, are written by the statement that writes the move, not
+    // apart: each round trip of a confirmation's transaction is felt in the merchant's webhook.
+    const learnt = move.learn?.(locked.charge)
+    const kept = learnt && Object.keys(learnt.values).length > 0 ? { ...learnt.values, updated_at: now } : {}
+    const charge: Charge = { ...locked.charge, ...kept }
+    const timeline: ChargeTimelineEntry[] = learnt?.report ? [{ kind: 'report', source: learnt.report.source, from: null, to: null, body: learnt.report.body, at: now }] : []
     await store.identities.lock(payerIdentities({ euid: charge.payer_euid, taxNumber: charge.payer_tax_number }))
     const event = await move.event(store, charge, now, account)
-    if (event === null) return { kind: 'unchanged', charge }
     // Only a charge support refunded has a refund obligation, owed (will_refund) or settled (refunded).
-    const refund = charge.status === 'will_refund' || charge.status === 'refunded' ? await store.refunds.findByCharge(charge.id) : undefined
-    const decision = decideCharge(chargeView(charge, refund), event)
-    if (decision.kind === 'ignore') return { kind: 'unchanged', charge }
-    if (decision.kind === 'refuse') return { kind: 'refused', charge, code: decision.code }
-    const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now })
-    // The charge's timeline (the console): each status it took, what moved it, and who.
-    if (moved.status !== charge.status) {
-      await store.console.recordChargeEvent({ chargeId: charge.id, kind: 'status', source: event.kind, from: charge.status, to: moved.status, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
+    const refund = event !== null && (charge.status === 'will_refund' || charge.status === 'refunded') ? await store.refunds.findByCharge(charge.id) : undefined
+    const decision = event === null ? { kind: 'ignore' as const } : decideCharge(chargeView(charge, refund), event)
+    if (decision.kind !== 'move') {
+      if (Object.keys(kept).length > 0) await store.charges.update(charge.id, kept, timeline)
+      else await store.charges.recordTimeline(charge.id, timeline)
+      return decision.kind === 'refuse' ? { kind: 'refused', charge, code: decision.code } : { kind: 'unchanged', charge }
     }
+    // The charge's timeline (the console): each status it took, what moved it, and who.
+    if (decision.to !== charge.status) {
+      timeline.push({ kind: 'status', source: event!.kind, from: charge.status, to: decision.to, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
+    }
+    const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now }, { values: kept, timeline })
     await move.after?.(store, charge, moved, now)
     return { kind: 'moved', charge: moved }
   })

@@ -33,7 +33,7 @@ export async function openAccount(deps: { store: Store; clock: Clock }, request:
         throw new DomainError('identity_taken', { param: kind === 'euid' ? 'euid' : 'tax_number' })
       }
     }
-    for (const [kind, value] of identities) await store.identities.bind(kind, value, account.id, now)
+    await store.identities.bind(identities.map(([kind, value]) => ({ kind, value })), account.id, now)
     return store.accounts.update(account.id, {
       owner_tax_number: request.taxNumber,
       owner_name: request.name,

@@ -38,8 +38,7 @@ export async function reviewHold(
   }
   const quote = review.decision === 'release' ? await deps.quotes.at(peek.currency) : null
   const result = await moveCharge(deps, { id: review.chargeId }, {
-    record: async (store, charge, now) =>
-      reported !== null && charge.paid_cents === null ? store.charges.update(charge.id, { paid_cents: reported, paid_source: 'provider', updated_at: now }) : charge,
+    learn: (charge) => ({ values: reported !== null && charge.paid_cents === null ? { paid_cents: reported, paid_source: 'provider' } : {} }),
     event: async (_store, charge) => {
       const entered = review.paidCents ?? null
       if (review.decision === 'close') return { kind: 'review', decision: 'close' }

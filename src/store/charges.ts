@@ -1,23 +1,49 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable } from 'kysely'
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
-import type { Account, Charge, ChargesTable, Database } from './schema.ts'
+import type { Account, AccountsTable, Charge, ChargesTable, Database } from './schema.ts'
 
 /** A charge and its receiving account, both locked until commit; the account as read under its lock. */
 export type LockedCharge = { charge: Charge; account: Account }
 
+/** One entry of a charge's timeline (the console), to be written: a provider's report, or a status the charge took. */
+export type ChargeTimelineEntry = { kind: 'report' | 'status'; source: string | null; from: ChargeStatus | null; to: ChargeStatus | null; body: unknown; at: Date }
+
 export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata'>
 
+const timelineRows = (chargeId: string, timeline: readonly ChargeTimelineEntry[]) => timeline.map((entry) => ({
+  charge_id: chargeId, kind: entry.kind, source: entry.source, from_status: entry.from, to_status: entry.to,
+  body: entry.body === undefined || entry.body === null ? null : JSON.stringify(entry.body), at: entry.at,
+}))
+
 export function chargesRepository(db: Kysely<Database>) {
-  const lockWithAccount = async (select: SelectQueryBuilder<Database, 'charges', Charge>): Promise<LockedCharge | undefined> => {
-    const charge = await select.forUpdate().executeTakeFirst()
-    if (!charge) return undefined
-    // The whole row, read under its lock: a move's checks, bindings and webhook body need it, and read it no second time.
-    const account = await db.selectFrom('accounts').selectAll().where('id', '=', charge.account_id).forUpdate().executeTakeFirstOrThrow()
-    return { charge, account }
+  // The receiving account's columns, named apart from the charge's in the row that carries both.
+  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
+  // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
+  // the join in the order the tables are named): a move starts with one round trip, not two. The
+  // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
+  // read it no second time. Every move runs one of these: built once, prepared once per
+  // connection. The parameter is the charge's id or its deposit id.
+  const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, () =>
+    db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.account_id')
+      .selectAll('charges')
+      .select((eb) => Object.entries(accountColumns).map(([column, alias]) => eb.ref(`accounts.${column as keyof AccountsTable}`).as(alias)))
+      .where(`charges.${by}`, '=', '')
+      .forUpdate())
+  const lockedById = lockedRows('id')
+  const lockedByDepositId = lockedRows('provider_deposit_id')
+  const lockWithAccount = async (rows: Promise<Array<Record<string, unknown>>>): Promise<LockedCharge | undefined> => {
+    const [row] = await rows
+    if (!row) return undefined
+    const account: Record<string, unknown> = {}
+    for (const [column, alias] of Object.entries(accountColumns)) {
+      account[column] = row[alias]
+      delete row[alias]
+    }
+    return { charge: row as Charge, account: account as Account }
   }
 
   // get-payment's read, by the primary key alone: with the merchant in the condition too, the
@@ -77,15 +103,22 @@ export function chargesRepository(db: Kysely<Database>) {
      * ledger or record the owner's EUID) deadlock.
      */
     lockByDepositId(providerDepositId: string): Promise<LockedCharge | undefined> {
-      return lockWithAccount(db.selectFrom('charges').selectAll().where('provider_deposit_id', '=', providerDepositId))
+      return lockWithAccount(lockedByDepositId([providerDepositId]))
     },
 
     lockById(id: string): Promise<LockedCharge | undefined> {
-      return lockWithAccount(db.selectFrom('charges').selectAll().where('id', '=', id))
+      return lockWithAccount(lockedById([id]))
     },
 
-    async update(id: string, values: Updateable<ChargesTable>): Promise<Charge> {
-      return db.updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    /** With `timeline`, the charge's new entries are written by the same statement, in the order given. */
+    async update(id: string, values: Updateable<ChargesTable>, timeline: readonly ChargeTimelineEntry[] = []): Promise<Charge> {
+      return (timeline.length > 0 ? db.with('timeline', (query) => query.insertInto('charge_events').values(timelineRows(id, timeline))) : db)
+        .updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** The charge's new timeline entries, in the order given (the timeline reads them by id). */
+    async recordTimeline(id: string, timeline: readonly ChargeTimelineEntry[]): Promise<void> {
+      if (timeline.length > 0) await db.insertInto('charge_events').values(timelineRows(id, timeline)).execute()
     },
 
     /** The charges behind these provider deposit ids (those that are ours). */

@@ -2,7 +2,6 @@
 // Wallet's), the queues with their counts, a charge's timeline, the audit log by operator and
 // action, and the look-ups. Every queue is oldest first.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
-import type { ChargeStatus } from '../domain/charge.ts'
 import type { Account, Charge, Database, Refund, Withdrawal } from './schema.ts'
 
 export const consoleQueues = ['holds', 'refunds', 'withdrawals', 'unknown_deposits', 'provider_refusals', 'stuck_reconciliations'] as const
@@ -112,13 +111,6 @@ export function consoleRepository(db: Kysely<Database>) {
 
     async stuckReconciliations(now: Date, page: Page): Promise<Array<Charge & { failures: number | null; last_error: string | null }>> {
       return (await stuckCharges(now, page.offset + page.limit)).slice(page.offset, page.offset + page.limit)
-    },
-
-    async recordChargeEvent(event: { chargeId: string; kind: 'report' | 'status'; source: string | null; from: ChargeStatus | null; to: ChargeStatus | null; body: unknown; at: Date }): Promise<void> {
-      await db.insertInto('charge_events').values({
-        charge_id: event.chargeId, kind: event.kind, source: event.source, from_status: event.from, to_status: event.to,
-        body: event.body === undefined || event.body === null ? null : JSON.stringify(event.body), at: event.at,
-      }).execute()
     },
 
     chargeEvents(chargeId: string): Promise<ChargeEventRow[]> {

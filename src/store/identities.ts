@@ -17,12 +17,26 @@ export function probedBlocks(db: Kysely<Database>) {
 export function identitiesRepository(db: Kysely<Database>) {
   // Every create-payment for a new e-mail asks this: prepared once per connection.
   const blockedRows = compiledOnce(db, () => probedBlocks(db).select('kind').distinct())
+  // Every confirmation asks this under the payer's locks: one round trip for the three facts.
+  // Its parameters: the blocks' three, then the EUID and the tax number whose bindings are read.
+  const boundTo = (kind: IdentityKind) => db.selectFrom('identity_bindings').select('account_id').where('kind', '=', sql.lit(kind)).where('value', '=', '')
+  const payerFactRows = compiledOnce(db, () => db.selectNoFrom([
+    sql<BlockKind[]>`array(${probedBlocks(db).select('kind').distinct()})`.as('blocked'),
+    boundTo('euid').as('euid_bound_to'),
+    boundTo('tax_number').as('tax_number_bound_to'),
+  ]))
   return {
     /** The kinds among the probe's identities that carry a prior MED. */
     async blockedKinds(probe: IdentityProbe): Promise<BlockKind[]> {
       if (!probe.email && !probe.taxNumber && !probe.euid) return []
       const rows = await blockedRows([probe.email || null, probe.taxNumber || null, probe.euid || null])
       return rows.map((row) => row.kind)
+    },
+
+    /** The probe's blocked kinds, and the accounts its EUID and tax number are bound to (undefined: unbound). */
+    async payerFacts(probe: IdentityProbe): Promise<{ blocked: BlockKind[]; euidBoundTo: number | undefined; taxNumberBoundTo: number | undefined }> {
+      const [row] = await payerFactRows([probe.email || null, probe.taxNumber || null, probe.euid || null, probe.euid || null, probe.taxNumber || null])
+      return { blocked: row!.blocked, euidBoundTo: row!.euid_bound_to ?? undefined, taxNumberBoundTo: row!.tax_number_bound_to ?? undefined }
     },
 
     addBlock(values: Insertable<BlocksTable>): Promise<void> {
@@ -46,16 +60,19 @@ export function identitiesRepository(db: Kysely<Database>) {
      * sharing identities cannot deadlock; released at commit.
      */
     async lock(identities: ReadonlyArray<{ kind: IdentityKind; value: string }>): Promise<void> {
-      for (const key of [...new Set(identities.map((identity) => `identity:${identity.kind}:${identity.value}`))].sort()) {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db)
-      }
+      const keys = [...new Set(identities.map((identity) => `identity:${identity.kind}:${identity.value}`))].sort()
+      if (keys.length === 0) return
+      // One statement: PostgreSQL calls a volatile function of the output after the sort, so the
+      // locks are taken in the keys' order.
+      await sql`select pg_advisory_xact_lock(hashtextextended(key, 0)) from unnest(${keys}::text[]) with ordinality as locked(key, position) order by position`.execute(db)
     },
 
-    /** Binds when unbound; an identity already bound keeps its first account. */
-    async bind(kind: IdentityKind, value: string, accountId: number, now: Date): Promise<void> {
+    /** Binds each one unbound, in one statement; an identity already bound keeps its first account. */
+    async bind(identities: ReadonlyArray<{ kind: IdentityKind; value: string }>, accountId: number, now: Date): Promise<void> {
+      if (identities.length === 0) return
       await db
         .insertInto('identity_bindings')
-        .values({ kind, value, account_id: accountId, bound_at: now })
+        .values(identities.map(({ kind, value }) => ({ kind, value, account_id: accountId, bound_at: now })))
         .onConflict((oc) => oc.columns(['kind', 'value']).doNothing())
         .execute()
     },

@@ -128,6 +128,22 @@ test('an identity bound to another account → security_hold', async () => {
   assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'identity_bound_elsewhere')
 })
 
+test('an EUID bound to another account → security_hold, though the tax number is new', async () => {
+  const euid = (await service.sandbox!.fake.endUser(generateCpf(), 'Payer With EUID')).euid
+  const confirm = async (email: string) => {
+    const payer = generateCpf()
+    const id = await create({ value: '10.00', email, tax_number: payer })
+    const qrId = (await service.store.charges.findById(id))!.provider_deposit_id
+    const answer = await service.providerWebhook('deposit', { qrId, status: 'depix_sent', valueInCents: 1000, payerName: 'Payer', payerTaxNumber: payer, payerEUID: euid })
+    assert.equal(answer.status, 200)
+    return (await service.store.charges.findById(id))!
+  }
+  assert.equal((await confirm('euid-owner1@example.com')).status, 'depix_sent')
+  const held = await confirm('euid-owner2@example.com')
+  assert.equal(held.status, 'security_hold')
+  assert.equal(held.hold_reason, 'identity_bound_elsewhere')
+})
+
 test('the merchant sees why a charge is held: holdReason in get-payment and the list, hold_reason in payment.held; null once it moves on', async () => {
   const payer = generateCpf()
   assert.equal((await service.pay(await create({ value: '10.00', email: 'seller-a@example.com', tax_number: payer }), payer)).body.status, 'depix_sent')

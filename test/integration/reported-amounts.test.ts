@@ -67,3 +67,26 @@ test('beyond 5 %, or no amount on depix_sent, is held as amount_mismatch with no
   assert.equal(held.status, 'security_hold')
   assert.equal(held.hold_reason, 'amount_mismatch')
 })
+
+test('every report is kept on the charge\'s timeline in arrival order, the status it caused after it; a repeated one moves nothing, and what it adds is kept', async () => {
+  const paid = await charge('timeline@example.com')
+  const deposit = (await service.store.charges.findById(paid.id))!.provider_deposit_id
+  const report = { qrId: deposit, status: 'depix_sent', valueInCents: 1000, payerName: 'Payer', payerTaxNumber: paid.payer }
+  assert.equal((await service.providerWebhook('deposit', report)).status, 200)
+  assert.equal((await service.providerWebhook('deposit', report)).status, 200)
+  assert.equal((await service.providerWebhook('deposit', { ...report, bankTxId: 'E00000000202611270000000000000001' })).status, 200)
+
+  const events = await service.store.console.chargeEvents(paid.id)
+  assert.deepEqual(events.map((event) => [event.kind, event.source, event.from_status, event.to_status]), [
+    ['report', 'webhook', null, null],
+    ['status', 'money_arrived', 'waiting_payment', 'depix_sent'],
+    ['report', 'webhook', null, null],
+    ['report', 'webhook', null, null],
+  ])
+  assert.equal((events[3]!.body as { bankTxId: string }).bankTxId, 'E00000000202611270000000000000001', 'the report as the provider said it')
+  const stored = (await service.store.charges.findById(paid.id))!
+  assert.equal(stored.status, 'depix_sent')
+  assert.equal(stored.payer_name, 'Payer')
+  assert.equal(stored.bank_tx_id, 'E00000000202611270000000000000001', 'kept by a report that moved nothing')
+  assert.equal(await available('timeline@example.com'), 900, 'credited once')
+})
