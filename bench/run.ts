@@ -333,7 +333,8 @@ delivery, and the receivers (local, with a certificate this process trusts) answ
 | The same beside 10 receivers that hang for the whole time-out (3 events each) | p50 ${hooks.besideHanging.p50} ms, p99 ${hooks.besideHanging.p99} ms | p99 ≤ 25 ms: ${hooks.besideHanging.p99 <= 25 ? 'met' : '**missed**'} |
 | Draining ${hooks.drain.events} queued webhooks to 10 receivers | ${hooks.drain.perSecond}/s (${hooks.drain.seconds} s) | ≥ 1000/s: ${hooks.drain.perSecond >= 1000 ? 'met' : '**missed**'} |
 
-The latency is measured from the moment the provider's webhook is sent to us until the
+The latency is measured from the moment the provider's webhook is sent to us (by a kept-alive
+node:http client in this process, standing for the provider's machines) until the
 merchant's receiver gets its request: our webhook endpoint's transaction, the commit's
 notification, the runner's claim, and the delivery over TLS on a kept-alive connection. The host
 is localhost, resolved by the system and checked as production does a merchant's when it opens a
