@@ -4,7 +4,8 @@ import { jobRow, notifying } from './jobs.ts'
 import type { Database, WebhookEventsTable } from './schema.ts'
 
 export function webhookEventsRepository(db: Kysely<Database>) {
-  // Every delivery attempt starts here: built once, prepared once per connection.
+  // Every delivery attempt starts here: built once, prepared once per connection. Its parameter
+  // is an array of event ids.
   const forDelivery = compiledOnce(db, () =>
     db
       .selectFrom('webhook_events')
@@ -15,8 +16,29 @@ export function webhookEventsRepository(db: Kysely<Database>) {
         eb.fn.coalesce('charges.webhook_url', 'withdrawals.webhook_url').as('webhook_url'),
         eb.fn.coalesce('charges.webhook_secret', 'withdrawals.webhook_secret').as('webhook_secret'),
       ])
-      .where('webhook_events.id', '=', ''),
+      .where(sql<boolean>`webhook_events.id = any(${sql.val([])}::text[])`),
   )
+  type DeliveryRow = Awaited<ReturnType<typeof forDelivery>>[number]
+  // The deliveries a claim hands the runner start in one turn of the event loop, each asking for
+  // its event: the asks of one turn are read by one statement (a drain read 10,000 events with
+  // 10,000 statements, for 1,742 claims).
+  type Ask = { id: string; answer: (row: DeliveryRow | undefined) => void; fail: (error: unknown) => void }
+  let asked: Ask[] | null = null
+  /** A new batch of asks, read once the current turn's asks are all in. */
+  const newBatch = (): Ask[] => {
+    const batch: Ask[] = []
+    asked = batch
+    queueMicrotask(() => {
+      asked = null
+      forDelivery([batch.map((ask) => ask.id)]).then((rows) => {
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        for (const ask of batch) ask.answer(byId.get(ask.id))
+      }, (error: unknown) => {
+        for (const ask of batch) ask.fail(error)
+      })
+    })
+    return batch
+  }
   return {
     /**
      * Stores a new event and queues its first delivery, due now, in one statement (one round trip
@@ -34,8 +56,8 @@ export function webhookEventsRepository(db: Kysely<Database>) {
     },
 
     /** The event with what sending it needs from its charge or withdrawal. */
-    async findForDelivery(id: string) {
-      return (await forDelivery([id]))[0]
+    findForDelivery(id: string): Promise<DeliveryRow | undefined> {
+      return new Promise((answer, fail) => (asked ?? newBatch()).push({ id, answer, fail }))
     },
 
     async update(id: string, values: Updateable<WebhookEventsTable>): Promise<void> {

@@ -16,6 +16,7 @@ import { startService } from '../../src/service.ts'
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/sender.ts'
 import { serializeWebhookBody } from '../../src/webhooks/signature.ts'
 import { T0, openTestDatabase, startTestService, testDatabase, type TestService } from '../support/harness.ts'
+import { webhookEventsRepository } from '../../src/store/webhook-events.ts'
 
 type Received = { headers: IncomingMessage['headers']; body: string; path: string }
 
@@ -103,6 +104,24 @@ test('payment confirmed: the body of decisions section 7, signed three independe
   const verified = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)
   assert.deepEqual(verified, JSON.parse(delivery.body))
   assert.match(String(delivery.headers['webhook-id']), /^msg_[0-9a-f]{32}$/)
+})
+
+test('the events of deliveries started in one turn are read by one statement, each answered its own', async () => {
+  const charges = [await paidCharge('/batch-a', undefined), await paidCharge('/batch-b', undefined), await paidCharge('/batch-c', 'batch-secret')]
+  const ids = await Promise.all(charges.map(async (charge) =>
+    (await service.database.db.selectFrom('webhook_events').select('id').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).id))
+  let statements = 0
+  const events = webhookEventsRepository(service.database.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (statements++, args.result) }))
+  const found = await Promise.all([...ids, 'msg_none'].map((id) => events.findForDelivery(id)))
+  assert.equal(statements, 1)
+  assert.deepEqual(found.map((event) => event?.id), [...ids, undefined])
+  assert.deepEqual(found.slice(0, 3).map((event) => [event!.webhook_url, event!.webhook_secret]), [
+    [receiver.url('/batch-a'), null], [receiver.url('/batch-b'), null], [receiver.url('/batch-c'), 'batch-secret'],
+  ])
+  // Asked in turns of their own, each is a statement of its own.
+  assert.equal((await events.findForDelivery(ids[0]!))?.id, ids[0])
+  assert.equal((await events.findForDelivery(ids[1]!))?.id, ids[1])
+  assert.equal(statements, 3)
 })
 
 test('a body with non-ASCII text is escaped so raw-body and Python re-serialization agree', () => {
