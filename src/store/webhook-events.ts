@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import { compiledOnce } from './database.ts'
 import { jobRow, notifying } from './jobs.ts'
+import type { WebhookEventState } from '../domain/charge.ts'
 import type { Database, WebhookEventsTable } from './schema.ts'
 
 export function webhookEventsRepository(db: Kysely<Database>) {
@@ -18,6 +19,18 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       ])
       .where(sql<boolean>`webhook_events.id = any(${sql.val([])}::text[])`),
   )
+  // Every delivery attempt ends here: built once, prepared once per connection. A state or a
+  // delivery time left null leaves the event's own.
+  const attemptRecorded = compiledOnce(db, () =>
+    db
+      .with('logged', (qc) => qc.insertInto('webhook_attempts').values({ event_id: '', at: new Date(0), status_code: 0, duration_ms: 0, error: '' }))
+      .updateTable('webhook_events')
+      .set((eb) => ({
+        attempts: 0,
+        state: eb.fn.coalesce(sql<WebhookEventState | null>`${null}::text`, 'state'),
+        delivered_at: eb.fn.coalesce(sql<Date | null>`${null}::timestamptz`, 'delivered_at'),
+      }))
+      .where('id', '=', ''))
   type DeliveryRow = Awaited<ReturnType<typeof forDelivery>>[number]
   // The deliveries a claim hands the runner start in one turn of the event loop, each asking for
   // its event: the asks of one turn are read by one statement (a drain read 10,000 events with
@@ -69,16 +82,9 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       return db.selectFrom('webhook_attempts').select(['status_code', sql<number>`count(*)::int4`.as('n')]).groupBy('status_code').execute()
     },
 
-    /** Logs an attempt and sets the event's state after it, in one statement. */
-    async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }, event: Updateable<WebhookEventsTable>): Promise<void> {
-      await db
-        .with('logged', (qc) =>
-          qc.insertInto('webhook_attempts').values({ event_id: attempt.eventId, at: attempt.at, status_code: attempt.statusCode, duration_ms: attempt.durationMs, error: attempt.error }),
-        )
-        .updateTable('webhook_events')
-        .set(event)
-        .where('id', '=', attempt.eventId)
-        .execute()
+    /** Logs an attempt and sets the event's count of attempts, and its state when the attempt settles it, in one statement. */
+    async recordAttempt(attempt: { eventId: string; at: Date; statusCode: number | null; durationMs: number; error: string | null }, after: { attempts: number; state?: WebhookEventState; deliveredAt?: Date }): Promise<void> {
+      await attemptRecorded([attempt.eventId, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, after.attempts, after.state ?? null, after.deliveredAt ?? null, attempt.eventId])
     },
 
     /** A merchant's events (its charges' and its own withdrawals'), newest first, optionally for one charge, with their attempts. */

@@ -66,7 +66,7 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
 
   const outcome = attemptOutcome(statusCode)
   if (outcome === 'delivered') {
-    await deps.store.webhookEvents.recordAttempt(attempt, { state: 'delivered', attempts, delivered_at: deps.clock.now() })
+    await deps.store.webhookEvents.recordAttempt(attempt, { state: 'delivered', attempts, deliveredAt: deps.clock.now() })
     return null
   }
   if (outcome === 'gone') {

@@ -169,6 +169,8 @@ test('failures retry on the schedule; every attempt is logged; 410 stops; redire
   receiver.answer((path) => (path === '/flaky' ? (++calls < 3 ? { status: 500 } : { status: 200 }) : path === '/gone' ? { status: 410 } : path === '/moved' ? { status: 302, headers: { location: receiver.url('/confirmed') } } : { status: 200 }))
   const flaky = await paidCharge('/flaky', 's')
   assert.equal(receiver.for('/flaky').length, 1)
+  const afterFirst = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${flaky.id}`, token })).body.deliveries[0]
+  assert.deepEqual([afterFirst.state, afterFirst.attempts, afterFirst.delivered_at], ['pending', 1, null], 'a failed attempt leaves the event pending')
   await service.advance(Math.ceil((RETRY_SCHEDULE_MS[0]! * 1.1) / 1000))
   assert.equal(receiver.for('/flaky').length, 2)
   await service.advance(Math.ceil((RETRY_SCHEDULE_MS[1]! * 1.1) / 1000))
@@ -176,14 +178,18 @@ test('failures retry on the schedule; every attempt is logged; 410 stops; redire
   const listed = await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${flaky.id}`, token })
   const [delivery] = listed.body.deliveries
   assert.equal(delivery.state, 'delivered')
+  assert.equal(delivery.attempts, 3)
+  assert.ok(delivery.delivered_at !== null && delivery.delivered_at >= delivery.attempt_log[2].at, 'delivered at its third attempt')
   assert.deepEqual(delivery.attempt_log.map((attempt: any) => attempt.status_code), [500, 500, 200])
   assert.ok(delivery.attempt_log.every((attempt: any) => typeof attempt.duration_ms === 'number' && attempt.at))
   // The same webhook-id on every attempt, so the receiver can deduplicate.
   assert.equal(new Set(receiver.for('/flaky').map((entry) => entry.headers['webhook-id'])).size, 1)
 
-  await paidCharge('/gone', 's')
+  const gone = await paidCharge('/gone', 's')
   await service.advance(3 * 24 * 3600)
   assert.equal(receiver.for('/gone').length, 1)
+  const goneDelivery = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${gone.id}`, token })).body.deliveries[0]
+  assert.deepEqual([goneDelivery.state, goneDelivery.attempts, goneDelivery.delivered_at], ['gone', 1, null])
 
   const moved = await paidCharge('/moved', 's')
   const movedLog = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${moved.id}`, token })).body.deliveries[0].attempt_log
