@@ -63,6 +63,31 @@ export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<
 }
 
 /**
+ * A call made many times at once, run for all of them by one statement: the calls made in one
+ * turn of the event loop are handed to `run` together, which answers each one's result in their
+ * order. `endOfTurn` says when a turn's calls are all in: queueMicrotask for calls one synchronous
+ * loop makes (they wait for nothing), setImmediate for calls the callbacks of one poll of the
+ * sockets make. One failure of the statement fails every call of its turn.
+ */
+export function batchedByTurn<Input, Output>(endOfTurn: (flush: () => void) => void, run: (inputs: Input[]) => Promise<Output[]>): (input: Input) => Promise<Output> {
+  type Call = { input: Input; answer: (output: Output) => void; fail: (error: unknown) => void }
+  let turn: Call[] | null = null
+  const newTurn = (): Call[] => {
+    const calls: Call[] = []
+    turn = calls
+    endOfTurn(() => {
+      turn = null
+      run(calls.map((call) => call.input)).then(
+        (outputs) => calls.forEach((call, i) => call.answer(outputs[i]!)),
+        (error: unknown) => calls.forEach((call) => call.fail(error)),
+      )
+    })
+    return calls
+  }
+  return (input) => new Promise((answer, fail) => (turn ?? newTurn()).push({ input, answer, fail }))
+}
+
+/**
  * Kysely hands pg the SQL text only; this client gives it its name (preparedName), and pg
  * prepares a named statement on a connection the first time it runs there. Each name stands for
  * one text for the life of the process, as pg requires.

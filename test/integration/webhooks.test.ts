@@ -124,6 +124,26 @@ test('the events of deliveries started in one turn are read by one statement, ea
   assert.equal(statements, 3)
 })
 
+test('the attempts of one turn are recorded by one statement: each is logged, and its event takes the latest', async () => {
+  const charges = [await paidCharge('/turn-a', undefined), await paidCharge('/turn-b', undefined)]
+  const [a, b] = await Promise.all(charges.map(async (charge) =>
+    (await service.database.db.selectFrom('webhook_events').select('id').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).id))
+  let statements = 0
+  const events = webhookEventsRepository(service.database.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (statements++, args.result) }))
+  const at = new Date('2026-11-27T12:00:00Z')
+  await Promise.all([
+    events.recordAttempt({ eventId: a!, at, statusCode: 200, durationMs: 4001, error: null }, { attempts: 8, state: 'delivered', deliveredAt: at }),
+    events.recordAttempt({ eventId: a!, at, statusCode: 500, durationMs: 4002, error: null }, { attempts: 7 }),
+    events.recordAttempt({ eventId: b!, at, statusCode: 410, durationMs: 4003, error: null }, { attempts: 9, state: 'gone' }),
+  ])
+  assert.equal(statements, 1)
+  const stored = await service.database.db.selectFrom('webhook_events').select(['id', 'state', 'attempts', 'delivered_at']).where('id', 'in', [a!, b!]).orderBy('attempts').execute()
+  assert.deepEqual(stored.map((event) => [event.id, event.state, event.attempts]), [[a, 'delivered', 8], [b, 'gone', 9]])
+  assert.equal(stored[0]!.delivered_at?.toISOString(), at.toISOString())
+  const logged = await service.database.db.selectFrom('webhook_attempts').select(['event_id', 'status_code']).where('duration_ms', 'in', [4001, 4002, 4003]).orderBy('duration_ms').execute()
+  assert.deepEqual(logged.map((attempt) => [attempt.event_id, attempt.status_code]), [[a, 200], [a, 500], [b, 410]])
+})
+
 test('a body with non-ASCII text is escaped so raw-body and Python re-serialization agree', () => {
   // Metadata is the merchant's own text: a numeric key (which JavaScript puts first) and accents.
   const raw = serializeWebhookBody({ payment_id: 'p', email: 'joão.açaí@exemplo.com.br', value_in_cents: 1, paid_in_cents: null, payer_euid: null, event: 'payment.confirmed', status: 'depix_sent', hold_reason: null, metadata: { pedido: 'açaí nº 1042', '7': 'sete' } })
