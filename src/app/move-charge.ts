@@ -48,7 +48,7 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     // What was learnt, and the timeline, are written by the statement that writes the move, not
     // apart: each round trip of a confirmation's transaction is felt in the merchant's webhook.
     const learnt = move.learn?.(locked.charge)
-    const kept = learnt && Object.keys(learnt.values).length > 0 ? { ...learnt.values, updated_at: now } : {}
+    const kept = learnt && Object.keys(learnt.values).length > 0 ? { ...learnt.values, updated_at: now } : null
     const charge: Charge = { ...locked.charge, ...kept }
     const timeline: ChargeTimelineEntry[] = learnt?.report ? [{ kind: 'report', source: learnt.report.source, from: null, to: null, body: learnt.report.body, at: now }] : []
     await store.identities.lock(payerIdentities({ euid: charge.payer_euid, taxNumber: charge.payer_tax_number }))
@@ -57,7 +57,7 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     const refund = event !== null && (charge.status === 'will_refund' || charge.status === 'refunded') ? await store.refunds.findByCharge(charge.id) : undefined
     const decision = event === null ? { kind: 'ignore' as const } : decideCharge(chargeView(charge, refund), event)
     if (decision.kind !== 'move') {
-      if (Object.keys(kept).length > 0) await store.charges.update(charge.id, kept, timeline)
+      if (kept) await store.charges.update(charge.id, kept, timeline)
       else await store.charges.recordTimeline(charge.id, timeline)
       return decision.kind === 'refuse' ? { kind: 'refused', charge, code: decision.code } : { kind: 'unchanged', charge }
     }
@@ -65,7 +65,7 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     if (decision.to !== charge.status) {
       timeline.push({ kind: 'status', source: event!.kind, from: charge.status, to: decision.to, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
     }
-    const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now }, { values: kept, timeline })
+    const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now }, { values: kept ?? {}, timeline })
     await move.after?.(store, charge, moved, now)
     return { kind: 'moved', charge: moved }
   })

@@ -67,9 +67,7 @@ export function webhookEventsRepository(db: Kysely<Database>) {
     },
 
     /** The event with what sending it needs from its charge or withdrawal. */
-    findForDelivery(id: string) {
-      return readForDelivery(id)
-    },
+    findForDelivery: readForDelivery,
 
     async update(id: string, values: Updateable<WebhookEventsTable>): Promise<void> {
       await db.updateTable('webhook_events').set(values).where('id', '=', id).execute()

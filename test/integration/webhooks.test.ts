@@ -106,14 +106,23 @@ test('payment confirmed: the body of decisions section 7, signed three independe
   assert.match(String(delivery.headers['webhook-id']), /^msg_[0-9a-f]{32}$/)
 })
 
-test('the events of deliveries started in one turn are read by one statement, each answered its own', async () => {
-  const charges = [await paidCharge('/batch-a', undefined), await paidCharge('/batch-b', undefined), await paidCharge('/batch-c', 'batch-secret')]
-  const ids = await Promise.all(charges.map(async (charge) =>
-    (await service.database.db.selectFrom('webhook_events').select('id').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).id))
+/** The webhook event each of these charges queued. */
+const eventIdsOf = (charges: Array<{ id: string }>) => Promise.all(charges.map(async (charge) =>
+  (await service.database.db.selectFrom('webhook_events').select('id').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).id))
+
+/** The webhook events' repository on the service's database, counting the statements it runs. */
+function countedEvents() {
   let statements = 0
   const events = webhookEventsRepository(service.database.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (statements++, args.result) }))
+  return { events, statements: () => statements }
+}
+
+test('the events of deliveries started in one turn are read by one statement, each answered its own', async () => {
+  const charges = [await paidCharge('/batch-a', undefined), await paidCharge('/batch-b', undefined), await paidCharge('/batch-c', 'batch-secret')]
+  const ids = await eventIdsOf(charges)
+  const { events, statements } = countedEvents()
   const found = await Promise.all([...ids, 'msg_none'].map((id) => events.findForDelivery(id)))
-  assert.equal(statements, 1)
+  assert.equal(statements(), 1)
   assert.deepEqual(found.map((event) => event?.id), [...ids, undefined])
   assert.deepEqual(found.slice(0, 3).map((event) => [event!.webhook_url, event!.webhook_secret]), [
     [receiver.url('/batch-a'), null], [receiver.url('/batch-b'), null], [receiver.url('/batch-c'), 'batch-secret'],
@@ -121,22 +130,20 @@ test('the events of deliveries started in one turn are read by one statement, ea
   // Asked in turns of their own, each is a statement of its own.
   assert.equal((await events.findForDelivery(ids[0]!))?.id, ids[0])
   assert.equal((await events.findForDelivery(ids[1]!))?.id, ids[1])
-  assert.equal(statements, 3)
+  assert.equal(statements(), 3)
 })
 
 test('the attempts of one turn are recorded by one statement: each is logged, and its event takes the latest', async () => {
   const charges = [await paidCharge('/turn-a', undefined), await paidCharge('/turn-b', undefined)]
-  const [a, b] = await Promise.all(charges.map(async (charge) =>
-    (await service.database.db.selectFrom('webhook_events').select('id').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).id))
-  let statements = 0
-  const events = webhookEventsRepository(service.database.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (statements++, args.result) }))
+  const [a, b] = await eventIdsOf(charges)
+  const { events, statements } = countedEvents()
   const at = new Date('2026-11-27T12:00:00Z')
   await Promise.all([
     events.recordAttempt({ eventId: a!, at, statusCode: 200, durationMs: 4001, error: null }, { attempts: 8, state: 'delivered', deliveredAt: at }),
     events.recordAttempt({ eventId: a!, at, statusCode: 500, durationMs: 4002, error: null }, { attempts: 7 }),
     events.recordAttempt({ eventId: b!, at, statusCode: 410, durationMs: 4003, error: null }, { attempts: 9, state: 'gone' }),
   ])
-  assert.equal(statements, 1)
+  assert.equal(statements(), 1)
   const stored = await service.database.db.selectFrom('webhook_events').select(['id', 'state', 'attempts', 'delivered_at']).where('id', 'in', [a!, b!]).orderBy('attempts').execute()
   assert.deepEqual(stored.map((event) => [event.id, event.state, event.attempts]), [[a, 'delivered', 8], [b, 'gone', 9]])
   assert.equal(stored[0]!.delivered_at?.toISOString(), at.toISOString())
