@@ -52,6 +52,38 @@ test('a charge is created with the spec 2.1 result: 32-hex id, valid BR Code, im
   assert.match(stored!.provider_deposit_id, /^[0-9a-f]{32}$/)
 })
 
+test('a new charge stores each field the merchant sent in its own column, with a key and without', async () => {
+  // The charge's statement is built once and takes its values by position: a column given another's
+  // value must fail here.
+  const withTaxNumber = await create({
+    value: '10.00', email: 'Columns@Example.com', tax_number: '11144477735', payer_name: 'Maria da Silva',
+    webhook_url: 'http://127.0.0.1:9999/hook', webhook_secret: 'whsec_columns', webhook_events: ['payment.expired'], metadata: { order_id: '1042' },
+  })
+  const payerEuid = await knownEuid('39053344705')
+  const withEuid = await create({ value: '12.34', email: 'columns@example.com', euid: payerEuid }, { 'idempotency-key': 'columns-1' })
+  assert.equal(withTaxNumber.status, 200, JSON.stringify(withTaxNumber.body))
+  assert.equal(withEuid.status, 200, JSON.stringify(withEuid.body))
+  const merchant = await service.store.accounts.findByEmail('shop@example.com')
+  const receiving = await service.store.accounts.findByEmail('columns@example.com')
+  const stored = await service.store.charges.findById(withTaxNumber.body.id)
+  assert.deepEqual({ ...stored, provider_deposit_id: undefined }, {
+    ...stored,
+    id: withTaxNumber.body.id, merchant_account_id: merchant!.id, merchant_id: merchantEuid, account_id: receiving!.id, value_cents: 1000, currency: 'DEPIX',
+    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: 'Maria da Silva',
+    webhook_url: 'http://127.0.0.1:9999/hook', webhook_secret: 'whsec_columns', webhook_events: ['payment.expired'], metadata: { order_id: '1042' },
+    provider_deposit_id: undefined, payer_euid: null, qr_copy_paste: withTaxNumber.body.qrCopyPaste, status: 'waiting_payment', provider_status: 'pending',
+    created_at: T0, expires_at: new Date(withTaxNumber.body.expiresAt), updated_at: T0,
+  })
+  const byEuid = await service.store.charges.findById(withEuid.body.id)
+  assert.equal(byEuid?.informed_euid, payerEuid)
+  assert.equal(byEuid?.informed_tax_number, null)
+  assert.equal(byEuid?.value_cents, 1234)
+  assert.equal(byEuid?.account_id, receiving!.id)
+  // The key's answer, stored by the same statement, is the charge's creation result.
+  const replayed = await create({ value: '12.34', email: 'columns@example.com', euid: payerEuid }, { 'idempotency-key': 'columns-1' })
+  assert.deepEqual(replayed.body, withEuid.body)
+})
+
 test('the QR image is a public, cacheable PNG that decodes back to qrCopyPaste', async () => {
   const created = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
   const image = await service.request({ method: 'GET', url: `/api/qr/${created.body.id}.png` })
