@@ -1,7 +1,7 @@
 // POST /api/create-payment: check the rules, claim the idempotency key, ask the provider for a
 // deposit outside any transaction, store the charge, answer the creation result.
-import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
+import { randomHexSource } from '../random-hex.ts'
 import type { ChargeCreated } from '../contract/api.ts'
 import { expiresAtFor } from '../domain/charge.ts'
 import { parseChargeRequest, type ChargeRequest, type ChargeRequestInput } from '../domain/charge-request.ts'
@@ -126,9 +126,8 @@ function creationResult(deps: CreateChargeDeps, charge: Pick<Charge, 'id' | 'qr_
   }
 }
 
-function newChargeId(): string {
-  return randomBytes(16).toString('hex')
-}
+/** A new charge's id: 16 random bytes in hex. */
+const newChargeId = randomHexSource(16)
 
 /**
  * Asks the provider and stores the charge. With a claimed idempotency key, the key's answer is
