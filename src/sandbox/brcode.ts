@@ -1,15 +1,20 @@
 // Pix BR Code ("copia e cola") builder, per the BCB manual on EMV MPM (reference/pix-brcode.md).
 // Small enough that owning it beats a dependency; tests check it against independent parsers.
 
-/** CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor. */
+/** CRC-16/CCITT-FALSE (poly 0x1021) of each byte value, for the byte-at-a-time loop below. */
+const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8
+  for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+  return crc
+})
+
+/**
+ * CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor. A byte at a time
+ * from a table rather than a bit at a time: every sandbox deposit computes one.
+ */
 export function crc16ccitt(payload: string): string {
   let crc = 0xffff
-  for (let i = 0; i < payload.length; i++) {
-    crc ^= payload.charCodeAt(i) << 8
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
-    }
-  }
+  for (let i = 0; i < payload.length; i++) crc = ((crc << 8) & 0xffff) ^ CRC_TABLE[((crc >> 8) ^ payload.charCodeAt(i)) & 0xff]!
   return crc.toString(16).toUpperCase().padStart(4, '0')
 }
 

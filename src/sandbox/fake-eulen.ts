@@ -4,8 +4,9 @@
 // it over HTTP through the very adapter that talks to the real provider.
 import { createHash, randomBytes } from 'node:crypto'
 import Fastify, { type FastifyReply } from 'fastify'
-import { sql, type Kysely } from 'kysely'
+import { CompiledQuery, type Kysely } from 'kysely'
 import type { Clock } from '../clock.ts'
+import { randomHexSource } from '../random-hex.ts'
 import QRCode from 'qrcode'
 import { createBucket, type Limit } from '../provider/rate-limits.ts'
 import { buildDynamicBrCode } from './brcode.ts'
@@ -73,6 +74,9 @@ function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex')
 }
 
+/** A deposit's id: every sandbox create-payment makes one. */
+const newDepositId = randomHexSource(16)
+
 function ok(reply: FastifyReply, response: unknown) {
   return reply.code(200).send({ response, async: false })
 }
@@ -116,6 +120,20 @@ function parseDateParam(value: unknown): Date | null {
   return Number.isNaN(date.getTime()) ? null : date
 }
 
+/**
+ * storeForKnownEndUser's statement (in startFakeEulen), a constant text rather than one built for
+ * each deposit, as every sandbox create-payment runs it. Parameters: the deposit's id, amount,
+ * merchant id, name, BR Code, delay in hours, expiration and time of creation, the tax number,
+ * and the most a new tax number may pay.
+ */
+const storeForKnownText = `
+  insert into fake_eulen_deposits (id, amount_cents, status, merchant_id, end_user_euid, end_user_tax_number, end_user_name, qr_copy_paste, delay_hours, expiration, created_at, updated_at)
+  select $1::text, $2::int8, 'pending', $3::text, case when paid_count > 0 then euid end, tax_number, $4::text, $5::text, $6::int4, $7::timestamptz, $8::timestamptz, $8::timestamptz
+  from fake_eulen_end_users
+  where tax_number = $9 and (paid_count > 0 or $2::int8 <= $10::int8)
+    and set_config('synchronous_commit', 'off', true) = 'off'
+  returning end_user_euid`
+
 export async function startFakeEulen(options: FakeEulenOptions) {
   const db = options.db as Kysely<FakeEulenTables>
   await migrateFakeEulen(options.db)
@@ -136,14 +154,9 @@ export async function startFakeEulen(options: FakeEulenOptions) {
    * The setting is made in the WHERE clause, the one place a lone statement can set it for its own
    * transaction; the casts are there because a SELECT list gives its parameters no column's type.
    */
-  const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await sql<{ end_user_euid: string | null }>`
-    insert into fake_eulen_deposits (id, amount_cents, status, merchant_id, end_user_euid, end_user_tax_number, end_user_name, qr_copy_paste, delay_hours, expiration, created_at, updated_at)
-    select ${deposit.id}::text, ${deposit.amountCents}::int8, 'pending', ${deposit.merchantId}::text, case when paid_count > 0 then euid end, tax_number,
-      ${deposit.name}::text, ${deposit.qrCopyPaste}::text, ${deposit.delayHours}::int4, ${deposit.expiration}::timestamptz, ${deposit.now}::timestamptz, ${deposit.now}::timestamptz
-    from fake_eulen_end_users
-    where tax_number = ${taxNumber} and (paid_count > 0 or ${deposit.amountCents}::int8 <= ${MAX_NEW_TAX_NUMBER_CENTS}::int8)
-      and set_config('synchronous_commit', 'off', true) = 'off'
-    returning end_user_euid`.execute(db)).rows[0]
+  const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await db.executeQuery<{ end_user_euid: string | null }>(CompiledQuery.raw(storeForKnownText, [
+    deposit.id, deposit.amountCents, deposit.merchantId, deposit.name, deposit.qrCopyPaste, deposit.delayHours, deposit.expiration, deposit.now, taxNumber, MAX_NEW_TAX_NUMBER_CENTS,
+  ]))).rows[0]
 
   /** The end user of a tax number, made on first sight; `known` when the caller already read it. */
   async function endUser(taxNumber: string, name: string | null, known?: FakeEndUsersTable | null) {
@@ -237,7 +250,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     const name = typeof body.endUserFullName === 'string' ? body.endUserFullName : null
     const now = clock.now()
     const timeout = typeof body.timeout === 'number' && body.timeout >= 1_200 && body.timeout <= 86_400 ? body.timeout : DEFAULT_TIMEOUT_SECONDS
-    const id = randomHex(16)
+    const id = newDepositId()
     const deposit: NewDeposit = {
       id,
       amountCents: amount,
