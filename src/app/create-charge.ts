@@ -126,7 +126,7 @@ function creationResult(deps: CreateChargeDeps, charge: Pick<Charge, 'id' | 'qr_
   }
 }
 
-/** A new charge's id: 16 random bytes in hex. */
+/** A new charge's id: 16 random bytes in hex, unguessable, as its QR image's public URL carries it. */
 const newChargeId = randomHexSource(16)
 
 /**

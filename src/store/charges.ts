@@ -21,8 +21,11 @@ const newChargeColumns = [
   'created_at', 'expires_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof ChargesTable>
 
-/** A new charge: every column it is stored with, each given (null where it has none). */
-export type NewCharge = { [Column in (typeof newChargeColumns)[number]]: Insertable<ChargesTable>[Column] } & { created_at: Date }
+/**
+ * A new charge: every column it is stored with, each given, null where it has none. Never
+ * undefined: the statement sends every column, so a column left out would not take its default.
+ */
+export type NewCharge = { [Column in (typeof newChargeColumns)[number]]: Exclude<Insertable<ChargesTable>[Column], undefined> } & { created_at: Date }
 
 const timelineRows = (chargeId: string, timeline: readonly ChargeTimelineEntry[]) => timeline.map((entry) => ({
   charge_id: chargeId, kind: entry.kind, source: entry.source, from_status: entry.from, to_status: entry.to,

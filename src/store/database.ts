@@ -52,7 +52,7 @@ function preparedName(text: string): string | undefined {
 
 /**
  * A query built with Kysely once and from then on run as its compiled SQL with new parameters, in
- * the order the builder numbered them: the hottest reads skip building and compiling the query.
+ * the order the builder numbered them: the hottest statements skip building and compiling.
  */
 export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<Row>): (parameters: readonly unknown[]) => Promise<Row[]> {
   let text: string | undefined

@@ -4,7 +4,9 @@ import jsQRModule from 'jsqr'
 import { PNG } from 'pngjs'
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
+import { sql } from 'kysely'
 import { requestHash } from '../../src/app/request-hash.ts'
+import { nextReconcileAt } from '../../src/domain/reconciliation.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -66,14 +68,23 @@ test('a new charge stores each field the merchant sent in its own column, with a
   const merchant = await service.store.accounts.findByEmail('shop@example.com')
   const receiving = await service.store.accounts.findByEmail('columns@example.com')
   const stored = await service.store.charges.findById(withTaxNumber.body.id)
-  assert.deepEqual({ ...stored, provider_deposit_id: undefined }, {
+  // The sandbox's BR Code carries the deposit's id in its location.
+  const depositId = /\/cob\/([0-9a-f]{32})/.exec(withTaxNumber.body.qrCopyPaste)?.[1]
+  assert.deepEqual(stored, {
     ...stored,
     id: withTaxNumber.body.id, merchant_account_id: merchant!.id, merchant_id: merchantEuid, account_id: receiving!.id, value_cents: 1000, currency: 'DEPIX',
     informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: 'Maria da Silva',
     webhook_url: 'http://127.0.0.1:9999/hook', webhook_secret: 'whsec_columns', webhook_events: ['payment.expired'], metadata: { order_id: '1042' },
-    provider_deposit_id: undefined, payer_euid: null, qr_copy_paste: withTaxNumber.body.qrCopyPaste, status: 'waiting_payment', provider_status: 'pending',
+    provider_deposit_id: depositId, payer_euid: null, qr_copy_paste: withTaxNumber.body.qrCopyPaste, status: 'waiting_payment', provider_status: 'pending',
     created_at: T0, expires_at: new Date(withTaxNumber.body.expiresAt), updated_at: T0,
   })
+  // Its two jobs, stored by the same statement: the expiry at expiresAt, and the first question to the provider.
+  const jobs = await service.database.db.selectFrom('jobs').select(['kind', 'payload', 'run_at', 'created_at']).where(sql`payload->>'chargeId'`, '=', withTaxNumber.body.id).orderBy('kind').execute()
+  assert.deepEqual(jobs.map((job) => job.kind), ['expire_charge', 'reconcile_charge'])
+  assert.deepEqual(jobs.map((job) => job.payload), [{ chargeId: withTaxNumber.body.id }, { chargeId: withTaxNumber.body.id }])
+  assert.deepEqual(jobs.map((job) => job.created_at), [T0, T0])
+  assert.deepEqual(jobs[0]!.run_at, new Date(withTaxNumber.body.expiresAt))
+  assert.deepEqual(jobs[1]!.run_at, nextReconcileAt({ status: 'waiting_payment', createdAt: T0, settledAt: null }, T0))
   const byEuid = await service.store.charges.findById(withEuid.body.id)
   assert.equal(byEuid?.informed_euid, payerEuid)
   assert.equal(byEuid?.informed_tax_number, null)
@@ -81,6 +92,7 @@ test('a new charge stores each field the merchant sent in its own column, with a
   assert.equal(byEuid?.account_id, receiving!.id)
   // The key's answer, stored by the same statement, is the charge's creation result.
   const replayed = await create({ value: '12.34', email: 'columns@example.com', euid: payerEuid }, { 'idempotency-key': 'columns-1' })
+  assert.equal(replayed.status, 200, JSON.stringify(replayed.body))
   assert.deepEqual(replayed.body, withEuid.body)
 })
 
