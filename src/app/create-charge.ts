@@ -19,7 +19,6 @@ import type { Account, Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import type { WebhookDestinations } from '../webhooks/destination.ts'
-import { nextAsk } from './reconcile-charge.ts'
 import { requestHash } from './request-hash.ts'
 
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
@@ -166,11 +165,9 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       expires_at: expiresAt,
       updated_at: createdAt,
     },
-    // Time-driven work is queued with the charge itself, so it survives restarts.
-    [
-      { kind: 'expire_charge', payload: { chargeId: id }, runAt: expiresAt },
-      { kind: 'reconcile_charge', payload: { chargeId: id }, runAt: nextAsk({ status: 'waiting_payment', created_at: createdAt, confirmed_at: null }, createdAt)! },
-    ],
+    // Time-driven work is queued with the charge itself, so it survives restarts: one job, due at
+    // the expiry, which then asks the provider on reconciliation's schedule (reconcile-charge.ts).
+    [{ kind: 'reconcile_charge', payload: { chargeId: id }, runAt: expiresAt }],
     key === undefined ? undefined : { accountId: command.merchant.accountId, key, body: created },
   )
   try {

@@ -44,6 +44,8 @@ export function jobHandlers(deps: {
   log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }): JobHandlers {
   return {
+    // Queued by versions before the charge's one job (create-charge.ts): served for the jobs they
+    // left, and for their instances still running during a rolling upgrade.
     async expire_charge(payload) {
       await expireCharge(deps, payload.chargeId)
       return { done: true }

@@ -113,8 +113,8 @@ export function chargesRepository(db: Kysely<Database>) {
 
     /**
      * Stores a new charge and the jobs its creation schedules in one statement: atomic without a
-     * transaction around it, and one round trip instead of begin, three inserts and commit.
-     * The jobs are due later (expiry, first reconciliation), so no runner needs waking. Every new
+     * transaction around it, and one round trip instead of begin, the inserts and commit.
+     * The jobs are due later (a new charge's at its expiry), so no runner needs waking. Every new
      * charge has the same columns and jobs: one text (two, with a key).
      * With `answering`, the idempotency key's answer is stored by the same statement: the charge
      * and its key's answer commit together, one round trip instead of two for every create the

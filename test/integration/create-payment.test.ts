@@ -6,7 +6,6 @@ import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
 import { sql } from 'kysely'
 import { requestHash } from '../../src/app/request-hash.ts'
-import { nextReconcileAt } from '../../src/domain/reconciliation.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -78,13 +77,9 @@ test('a new charge stores each field the merchant sent in its own column, with a
     provider_deposit_id: depositId, payer_euid: null, qr_copy_paste: withTaxNumber.body.qrCopyPaste, status: 'waiting_payment', provider_status: 'pending',
     created_at: T0, expires_at: new Date(withTaxNumber.body.expiresAt), updated_at: T0,
   })
-  // Its two jobs, stored by the same statement: the expiry at expiresAt, and the first question to the provider.
-  const jobs = await service.database.db.selectFrom('jobs').select(['kind', 'payload', 'run_at', 'created_at']).where(sql`payload->>'chargeId'`, '=', withTaxNumber.body.id).orderBy('kind').execute()
-  assert.deepEqual(jobs.map((job) => job.kind), ['expire_charge', 'reconcile_charge'])
-  assert.deepEqual(jobs.map((job) => job.payload), [{ chargeId: withTaxNumber.body.id }, { chargeId: withTaxNumber.body.id }])
-  assert.deepEqual(jobs.map((job) => job.created_at), [T0, T0])
-  assert.deepEqual(jobs[0]!.run_at, new Date(withTaxNumber.body.expiresAt))
-  assert.deepEqual(jobs[1]!.run_at, nextReconcileAt({ status: 'waiting_payment', createdAt: T0, settledAt: null }, T0))
+  // Its one job, stored by the same statement, due at expiresAt (it expires the charge, then asks the provider).
+  const jobs = await service.database.db.selectFrom('jobs').select(['kind', 'payload', 'run_at', 'created_at']).where(sql`payload->>'chargeId'`, '=', withTaxNumber.body.id).execute()
+  assert.deepEqual(jobs, [{ kind: 'reconcile_charge', payload: { chargeId: withTaxNumber.body.id }, run_at: new Date(withTaxNumber.body.expiresAt), created_at: T0 }])
   const byEuid = await service.store.charges.findById(withEuid.body.id)
   assert.equal(byEuid?.informed_euid, payerEuid)
   assert.equal(byEuid?.informed_tax_number, null)

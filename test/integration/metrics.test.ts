@@ -28,12 +28,12 @@ test('/metrics (operator token): requests by route, charges by currency, webhook
     assert.equal(value(text, 'pix_webhook_attempts{outcome="network_error"}'), 1)
     assert.ok(text.includes('pix_http_request_duration_seconds_count{route="/api/get-payment/:payment_id",method="GET",status="200"} 1'), 'route template, not the raw URL')
     assert.ok(!text.includes(created.body.id), 'no charge id in labels')
-    // One expiry and one reconciliation per charge are queued for later; nothing is due yet,
+    // Each charge's one job is queued for its expiry; nothing is due yet,
     // except the retry of the failed webhook, due in about 5 s.
     assert.equal(value(text, 'pix_job_queue_oldest_due_seconds'), 0)
     service.sandbox!.clock.advance(3600)
     const later = String((await service.ops('GET', '/metrics')).body)
-    assert.equal(value(later, 'pix_job_queue_depth{kind="expire_charge"}'), 2)
+    assert.equal(value(later, 'pix_job_queue_depth{kind="reconcile_charge"}'), 2)
     assert.ok(value(later, 'pix_job_queue_oldest_due_seconds')! >= 3000)
   } finally {
     await service.close()

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { sql } from 'kysely'
+import { nextReconcileAt } from '../../src/domain/reconciliation.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -104,9 +105,26 @@ test('decisions 14 (point 9): an unpaid charge stops being asked about soon afte
   const payer = generateCpf()
   const unpaid = await create('unpaid@example.com', payer)
   const credited = await create('credited@example.com', generateCpf())
-  assert.deepEqual((await reconcileJobs(unpaid.id)).map((job) => job.run_at.getTime() - unpaid.created_at.getTime()), [12 * 60_000])
+  // A charge's one job comes due at its expiry: the unpaid one expires then, and is asked about
+  // from the schedule's first ask on; the credited one next when its first check after credit is due.
+  const runsAfterCreation = async (charge: typeof unpaid) => (await reconcileJobs(charge.id)).map((job) => job.run_at.getTime() - charge.created_at.getTime())
+  assert.deepEqual(await runsAfterCreation(unpaid), [10 * 60_000])
   await service.pay(credited.id, credited.informed_tax_number!)
-  await service.advance(41 * 60)
+  await service.advance(10 * 60)
+  assert.equal((await service.store.charges.findById(unpaid.id))!.status, 'expired')
+  assert.deepEqual(await runsAfterCreation(unpaid), [12 * 60_000])
+  const creditedNow = (await service.store.charges.findById(credited.id))!
+  assert.equal(creditedNow.status, 'depix_sent')
+  assert.deepEqual((await reconcileJobs(credited.id)).map((job) => job.run_at), [nextReconcileAt({ status: 'depix_sent', createdAt: creditedNow.created_at, settledAt: creditedNow.confirmed_at }, creditedNow.created_at)])
+  await service.advance(31 * 60)
   assert.deepEqual(await reconcileJobs(unpaid.id), [])
   assert.equal((await reconcileJobs(credited.id)).length, 1, 'credited: re-checked for 90 days')
+})
+
+test('an expire_charge job an earlier version queued still expires its charge', async () => {
+  const charge = await create('earlier-version@example.com', generateCpf())
+  await service.database.db.deleteFrom('jobs').where('kind', '=', 'reconcile_charge').where(sql`payload->>'chargeId'`, '=', charge.id).execute()
+  await service.store.jobs.enqueue('expire_charge', { chargeId: charge.id }, charge.expires_at, charge.created_at)
+  await service.advance(10 * 60)
+  assert.equal((await service.store.charges.findById(charge.id))!.status, 'expired')
 })
