@@ -88,8 +88,13 @@ export function chargesRepository(db: Kysely<Database>) {
     if (run === undefined) {
       run = compiledOnce(db, () => {
         const unset = null as never
+        // Each account's id is read from accounts as it is stored: a missing one is a null, which
+        // the column refuses (23502), and the statement stores nothing (migration 020 says why
+        // these are not foreign keys). The reads take no lock; accounts are never deleted.
+        const existing = () => db.selectFrom('accounts').select('id').where('id', '=', unset)
+        const values = { ...Object.fromEntries(newChargeColumns.map((column) => [column, unset])), merchant_account_id: existing(), account_id: existing() }
         const stored = db
-          .with('charge', (query) => query.insertInto('charges').values(Object.fromEntries(newChargeColumns.map((column) => [column, unset])) as never).returning('id'))
+          .with('charge', (query) => query.insertInto('charges').values(values as never).returning('id'))
           .with('queued', (query) => query.insertInto('jobs').values(Array.from({ length: jobs }, () => ({ kind: unset, payload: unset, run_at: unset, created_at: unset }))).returning('id'))
         return answering
           ? stored
@@ -136,11 +141,11 @@ export function chargesRepository(db: Kysely<Database>) {
     /**
      * Inside a transaction: the charge, then its receiving account, locked until commit, so
      * concurrent events serialize. Every transaction that moves a charge starts here, so locks are
-     * always taken in one order: charge, account, then whatever follows. The account must be
-     * locked before the charge row is written twice: from the second write of a row it created,
-     * PostgreSQL checks the row's foreign keys and takes key-share locks on both accounts, and two
-     * transactions holding key-share on one account while each wants its row lock (to post to the
-     * ledger or record the owner's EUID) deadlock.
+     * always taken in one order: charge, account, then whatever follows. The account is locked
+     * before anything is written: the rows a move writes that reference it by foreign key (its
+     * ledger entries) take key-share locks on it, and two transactions holding key-share on one
+     * account while each wants its row lock (to post to the ledger or record the owner's EUID)
+     * deadlock.
      */
     lockByDepositId(providerDepositId: string): Promise<LockedCharge | undefined> {
       return lockWithAccount(lockedByDepositId([providerDepositId]))

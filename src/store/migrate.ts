@@ -21,6 +21,7 @@ import * as refundPayouts from './migrations/016_refund_payouts.ts'
 import * as consoleTables from './migrations/017_console.ts'
 import * as chargeMetadata from './migrations/018_charge_metadata.ts'
 import * as databaseUpkeep from './migrations/019_database_upkeep.ts'
+import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '017_console': consoleTables,
   '018_charge_metadata': chargeMetadata,
   '019_database_upkeep': databaseUpkeep,
+  '020_charge_accounts_checked': chargeAccountsChecked,
 }
 
 /**

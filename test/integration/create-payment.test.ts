@@ -91,6 +91,36 @@ test('a new charge stores each field the merchant sent in its own column, with a
   assert.deepEqual(replayed.body, withEuid.body)
 })
 
+test('a charge is stored only for accounts that exist, and accounts are never deleted', async () => {
+  const merchant = (await service.store.accounts.findByEmail('shop@example.com'))!
+  const customer = await service.store.accounts.create('kept@example.com', T0)
+  const db = service.database.db
+  const jobsBefore = (await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+  const chargesBefore = await chargeCount()
+  const charge = (id: string, accounts: { merchant: number; receiving: number }) => ({
+    id, merchant_account_id: accounts.merchant, merchant_id: merchantEuid, account_id: accounts.receiving, value_cents: 1000, currency: 'DEPIX' as const,
+    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: null, webhook_url: null, webhook_secret: null, webhook_events: [], metadata: null,
+    provider_deposit_id: `dep-${id}`, payer_euid: null, qr_copy_paste: '0002', status: 'waiting_payment' as const, provider_status: 'pending' as const,
+    created_at: T0, expires_at: T0, updated_at: T0,
+  })
+  const job = (id: string) => [{ kind: 'reconcile_charge' as const, payload: { chargeId: id }, runAt: T0 }]
+  const missing = 2 ** 40
+  // Either account missing: the statement stores neither the charge nor its job.
+  await assert.rejects(service.store.charges.open(charge('e'.repeat(32), { merchant: missing, receiving: customer.id }), job('e'.repeat(32))), { code: '23502', column: 'merchant_account_id' })
+  await assert.rejects(service.store.charges.open(charge('f'.repeat(32), { merchant: merchant.id, receiving: missing }), job('f'.repeat(32))), { code: '23502', column: 'account_id' })
+  assert.equal(await chargeCount(), chargesBefore)
+  assert.equal((await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n, jobsBefore)
+  await service.store.charges.open(charge('a'.repeat(32), { merchant: merchant.id, receiving: customer.id }), job('a'.repeat(32)))
+  // What foreign keys would have kept: a charge's accounts stay, whatever is asked of the database.
+  for (const statement of [
+    sql`delete from accounts where id = ${customer.id}`,
+    sql`delete from accounts where email = 'nobody@example.com'`,
+    sql`truncate accounts cascade`,
+    sql`update accounts set id = default where id = ${customer.id}`,
+  ]) await assert.rejects(statement.execute(db), { code: '23001' })
+  assert.equal((await service.store.charges.findById('a'.repeat(32)))!.account_id, customer.id)
+})
+
 test('the QR image is a public, cacheable PNG that decodes back to qrCopyPaste', async () => {
   const created = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
   const image = await service.request({ method: 'GET', url: `/api/qr/${created.body.id}.png` })
