@@ -15,7 +15,7 @@ import {
   ProviderUnavailableError,
   type PaymentProvider,
 } from '../provider/provider.ts'
-import type { Account, Charge } from '../store/schema.ts'
+import type { Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import type { WebhookDestinations } from '../webhooks/destination.ts'
@@ -46,13 +46,13 @@ export type CreateChargeCommand = {
   idempotencyKey?: string | undefined
 }
 
-/** The receiving account, if it exists yet, once the charge's e-mail and payer are known not to be blocked. */
-async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<Account | undefined> {
+/** The receiving account's id, if it exists yet, once the charge's e-mail and payer are known not to be blocked. */
+async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promise<number | undefined> {
   // A returning e-mail (most are) answers its account and the blocks in one read.
   const known = await deps.store.accounts.findWithBlocks(request.email, { taxNumber: request.taxNumber, euid: request.euid })
   const blocked = known?.blocked ?? await deps.store.identities.blockedKinds({ email: request.email, taxNumber: request.taxNumber, euid: request.euid })
   if (blocked.length > 0) throw new DomainError('end_user_blocked')
-  if (request.euid === null) return known?.account
+  if (request.euid === null) return known?.accountId
   const info = await deps.provider.userInfo(request.euid)
   if (info === null) throw new DomainError('euid_unknown', { param: 'euid' })
   if (info.isBlocked) throw new DomainError('end_user_blocked')
@@ -64,7 +64,7 @@ async function checkPayer(deps: CreateChargeDeps, request: ChargeRequest): Promi
       message: `value is above this payer's current limit of ${formatBrl(limit)}.`,
     })
   }
-  return known?.account
+  return known?.accountId
 }
 
 /**
@@ -135,7 +135,7 @@ const newChargeId = randomHexSource(16)
 async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeCommand, request: ChargeRequest, id: string, key?: string): Promise<{ created: ChargeCreated; keyAnswered: boolean }> {
   if (request.webhookUrl !== null) await deps.webhookDestinations.check(new URL(request.webhookUrl))
   // No account came with the blocks: the e-mail is new, so it is created without reading it again.
-  const receiving = (await checkPayer(deps, request)) ?? (await deps.store.accounts.create(request.email, deps.clock.now()))
+  const receivingId = (await checkPayer(deps, request)) ?? (await deps.store.accounts.create(request.email, deps.clock.now())).id
   const deposit = await createDeposit(deps, command.merchant.merchantId, request)
 
   const createdAt = deps.clock.now()
@@ -145,7 +145,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       id,
       merchant_account_id: command.merchant.accountId,
       merchant_id: command.merchant.merchantId,
-      account_id: receiving.id,
+      account_id: receivingId,
       value_cents: request.valueCents,
       currency: request.currency,
       informed_euid: request.euid,

@@ -46,6 +46,8 @@ test('tokens are stored hashed, never in plain text', async () => {
   const rows = await service.database.db.selectFrom('api_tokens').selectAll().execute()
   assert.ok(rows.every((row) => !Object.values(row).includes(merchant.token)))
   assert.ok(rows.some((row) => row.token_hash === hashToken(merchant.token)))
+  // SHA-256 in hex, as every token already stored was hashed (the FIPS 180-2 vector for "abc").
+  assert.equal(hashToken('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
 })
 
 test('an expired token is token_inactive (403)', async () => {
