@@ -22,15 +22,15 @@ export function nextAsk(charge: Pick<Charge, 'status' | 'created_at' | 'confirme
 export async function reconcileCharge(deps: { store: Store; provider: PaymentProvider; clock: Clock; quotes: QuoteBook }, chargeId: string): Promise<Date | null> {
   let charge = await deps.store.charges.findById(chargeId)
   if (!charge || reconcileStage(charge.status) === 'final') return null
+  const now = deps.clock.now()
   // The job first comes due at the QR's expiry, before the schedule's first ask: an unpaid charge
   // expires then (the state machine decides whether it is due), and is asked about later.
   if (charge.status === 'waiting_payment') {
     const expiry = await expireCharge(deps, chargeId)
     if (expiry.kind === 'not_found') return null
     charge = expiry.charge
-    if (charge.status === 'waiting_payment' && charge.expires_at.getTime() > deps.clock.now().getTime()) return charge.expires_at
+    if (charge.status === 'waiting_payment' && charge.expires_at.getTime() > now.getTime()) return charge.expires_at
   }
-  const now = deps.clock.now()
   const firstAsk = nextAsk(charge, charge.created_at)
   if (firstAsk !== null && firstAsk.getTime() > now.getTime()) return nextAsk(charge, now)
   // The provider call happens outside any transaction; applying its answer is one transaction.
