@@ -80,8 +80,8 @@ export function jobHandlers(deps: {
       const next = await sendRefundPayout(deps, payload.refundPayoutId)
       return next === null ? { done: true } : { again: next }
     },
-    async deliver_webhook(payload) {
-      const next = await deliverWebhook(deps, payload.eventId)
+    async deliver_webhook(payload, _job, control) {
+      const next = await deliverWebhook(deps, payload.eventId, () => control.requestDone())
       return next === null ? { done: true } : { again: next }
     },
   }

@@ -18,7 +18,19 @@ import type { Store } from '../store/store.ts'
 /** A handler's answer: finished, or "run me again at". */
 export type JobOutcome = { done: true } | { again: Date }
 
-export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>) => Promise<JobOutcome> }
+/** What a running job may tell the runner before it ends. */
+export type JobControl = {
+  /**
+   * A delivery's request is over (answered, refused or timed out): its destination's slot frees
+   * now, before the attempt is recorded, so the destination's next delivery need not wait for our
+   * own bookkeeping. The receiver still never has more than its bound of requests in flight.
+   */
+  requestDone(): void
+}
+
+export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>, control: JobControl) => Promise<JobOutcome> }
+
+const noControl: JobControl = { requestDone() {} }
 
 export type Lane = 'deliveries' | 'charges' | 'mail' | 'payouts'
 const allLanes: readonly Lane[] = ['charges', 'payouts', 'deliveries', 'mail']
@@ -95,8 +107,8 @@ export function createJobRunner(deps: {
   const finished: number[] = []
 
   /** Generic in the kind: on the union of jobs, TypeScript cannot pair a handler with its payload. */
-  function handle<K extends JobKind>(job: Job<K>): Promise<JobOutcome> {
-    return deps.handlers[job.kind](job.payload, job)
+  function handle<K extends JobKind>(job: Job<K>, control: JobControl): Promise<JobOutcome> {
+    return deps.handlers[job.kind](job.payload, job, control)
   }
 
   /** Renews the leases of the jobs running here, a third of a lease apart, while any runs. */
@@ -115,10 +127,10 @@ export function createJobRunner(deps: {
     }
   }
 
-  async function runOne(job: Job, complete: (id: number) => Promise<void> | void): Promise<void> {
+  async function runOne(job: Job, complete: (id: number) => Promise<void> | void, control: JobControl = noControl): Promise<void> {
     renewWhileHeld(job.id, true)
     try {
-      const outcome = await handle(job)
+      const outcome = await handle(job, control)
       if ('done' in outcome) await complete(job.id)
       else await deps.store.jobs.reschedule(job.id, outcome.again)
     } catch (error) {
@@ -152,16 +164,28 @@ export function createJobRunner(deps: {
   /** Starts a claimed job in its lane; the slot is given back, and the runner refilled, when it ends. */
   function launch(lane: Lane, job: Job, destination: string | null): void {
     inFlight[lane]++
+    let holdsDestination = destination !== null
     if (destination !== null) perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1)
-    const work = runOne(job, (id) => void finished.push(id))
+    const freeDestination = () => {
+      if (!holdsDestination) return
+      holdsDestination = false
+      const left = (perDestination.get(destination!) ?? 1) - 1
+      if (left === 0) perDestination.delete(destination!)
+      else perDestination.set(destination!, left)
+    }
+    const control: JobControl = {
+      requestDone() {
+        if (!holdsDestination) return
+        freeDestination()
+        // The lane has room while its slots' jobs finish their bookkeeping: the destination's next may go.
+        wake([lane])
+      },
+    }
+    const work = runOne(job, (id) => void finished.push(id), control)
       .catch((error: unknown) => deps.log.error({ err: error, job: { id: job.id } }, 'job bookkeeping failed'))
       .finally(() => {
         inFlight[lane]--
-        if (destination !== null) {
-          const left = (perDestination.get(destination) ?? 1) - 1
-          if (left === 0) perDestination.delete(destination)
-          else perDestination.set(destination, left)
-        }
+        freeDestination()
         running.delete(work)
         // A slot of this lane came free: only this lane has more room.
         wake([lane])

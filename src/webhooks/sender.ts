@@ -37,8 +37,11 @@ export function attemptOutcome(statusCode: number | null): AttemptOutcome {
   return statusCode === 410 ? 'gone' : 'http_error'
 }
 
-/** Returns the time of the next attempt, or null when the event is settled (delivered, gone, failed). */
-export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise<Date | null> {
+/**
+ * Returns the time of the next attempt, or null when the event is settled (delivered, gone,
+ * failed). `requestDone` is called once the receiver's part is over, before the attempt is recorded.
+ */
+export async function deliverWebhook(deps: SenderDeps, eventId: string, requestDone: () => void = () => {}): Promise<Date | null> {
   const event = await deps.store.webhookEvents.findForDelivery(eventId)
   if (!event || event.webhook_url === null || event.state !== 'pending') return null
   const startedAt = deps.clock.now()
@@ -61,6 +64,7 @@ export async function deliverWebhook(deps: SenderDeps, eventId: string): Promise
   } catch (caught) {
     error = (caught as Error).message || String(caught)
   }
+  requestDone()
   const attempt = { eventId, at: startedAt, statusCode, durationMs: Math.round(performance.now() - started), error }
   const attempts = event.attempts + 1
 

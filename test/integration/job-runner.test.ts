@@ -206,3 +206,54 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
     receiver.close()
   }
 })
+
+test('a destination\'s slot frees when its receiver has answered, not once the attempt is recorded: its next delivery does not wait for our bookkeeping', { timeout: 30_000 }, async () => {
+  const runner = await startTestService()
+  const held: ServerResponse[] = []
+  let heldChanged!: () => void
+  let heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
+  const receiver = createServer((_request, response) => {
+    held.push(response)
+    heldChanged()
+    heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
+  })
+  const port = await listen(receiver, '127.0.0.1')
+  const holding = async (count: number) => {
+    while (held.length < count) await heldWait
+  }
+  // Every attempt's record waits until the test lets it through.
+  const events = runner.store.webhookEvents
+  const record = events.recordAttempt
+  let recordsMayGo!: () => void
+  const recordsGate = new Promise<void>((resolve) => (recordsMayGo = resolve))
+  events.recordAttempt = async (...args) => {
+    await recordsGate
+    return record.apply(events, args)
+  }
+  try {
+    const merchant = await runner.merchant('slot@example.com', '52998224725')
+    runner.jobs.start(3_600_000)
+    const charge = await confirmedCharge(runner, merchant.token, `http://127.0.0.1:${port}/hook`)
+    await runner.store.transaction(async (store) => {
+      for (const id of ['msg_slot_second', 'msg_slot_third']) {
+        await store.webhookEvents.queue({ id, charge_id: charge.id, event: 'payment.confirmed', body: '{}', state: 'pending', created_at: runner.sandbox!.clock.now() }, `127.0.0.1:${port}`)
+      }
+    })
+    // The destination's bound, two, reached: the third waits.
+    await holding(2)
+    // The first is answered. Its record is held, yet the third goes now.
+    held[0]!.end('ok')
+    await holding(3)
+    const recorded = await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute()
+    assert.deepEqual(recorded, [], 'the third went before any attempt was recorded')
+    recordsMayGo()
+    for (const response of held) response.end('ok')
+    const states = async () => (await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).execute()).map((row) => row.state)
+    while ((await states()).some((state) => state !== 'delivered')) await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.equal(held.length, 3, 'each event sent once')
+  } finally {
+    recordsMayGo()
+    await runner.close()
+    receiver.close()
+  }
+})
