@@ -3,7 +3,7 @@
 // and afterwards /ops/ledger-check finds the books whole, on both databases.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { checkLedger } from '../../src/app/check-ledger.ts'
 import { migrateToLatest, migrations } from '../../src/store/migrate.ts'
 import { createStore } from '../../src/store/store.ts'
@@ -52,6 +52,24 @@ test('migration 013 restates the old MED postings: the books are whole afterward
       assert.deepEqual([row.taken_back_cents, row.taken_back_units, row.taken_back_all, row.clawback, row.paid_cents, row.paid_source], [1000, charge.credited, true, 'med', 1000, 'charge_value'])
       if (charge.currency === 'BTC') assert.equal(row.quote_micros, 350_000_000_000)
     }
+  } finally {
+    await database.close()
+  }
+})
+
+test('a database with every migration run is left alone; one that ran a migration this release does not know is refused, not started on', async () => {
+  const database = await openEmptyDatabase()
+  try {
+    assert.deepEqual(await migrateToLatest(database.db), Object.keys(migrations))
+    assert.deepEqual(await migrateToLatest(database.db), [], 'nothing to run the second time')
+    // An older release started on this database: its list lacks the newest migration, run here.
+    const newest = Object.keys(migrations).at(-1)!
+    await assert.rejects(migrateToLatest(database.db, { migrations: before(newest) }), new RegExp(newest))
+    // A newer release brings one more: it alone is run.
+    const newer = { ...migrations, '999_probe': { up: async (db: Kysely<any>) => void (await sql`create table probe (id int4)`.execute(db)) } }
+    assert.deepEqual(await migrateToLatest(database.db, { migrations: newer }), ['999_probe'])
+    assert.deepEqual((await sql`select count(*)::int4 as n from probe`.execute(database.db)).rows, [{ n: 0 }])
+    assert.deepEqual(await migrateToLatest(database.db, { migrations: newer }), [])
   } finally {
     await database.close()
   }
