@@ -62,7 +62,16 @@ async function walkTheJourney(page: Page, base: string, options: {
   await page.getByLabel('Valor (R$)').fill('10,00')
   await page.getByRole('button', { name: 'Comprar DePix' }).click()
   await page.getByRole('img', { name: 'QR Code do Pix' }).waitFor()
-  assert.ok(await page.getByRole('img', { name: 'QR Code do Pix' }).evaluate((image) => { const loaded = image as unknown as { complete: boolean; naturalWidth: number }; return loaded.complete && loaded.naturalWidth > 0 }), 'the QR image loads')
+  // The element shows before its PNG has arrived: wait for the image's own load or error.
+  const qrLoaded = await page.getByRole('img', { name: 'QR Code do Pix' }).evaluate((element) => {
+    const image = element as unknown as { complete: boolean; naturalWidth: number; addEventListener: (type: string, listener: () => void) => void }
+    if (image.complete) return image.naturalWidth > 0
+    return new Promise<boolean>((resolve) => {
+      image.addEventListener('load', () => resolve(image.naturalWidth > 0))
+      image.addEventListener('error', () => resolve(false))
+    })
+  })
+  assert.ok(qrLoaded, 'the QR image loads')
   assert.match(await page.getByLabel('Pix copia e cola').inputValue(), /^000201/)
   assert.equal(await page.locator('#status').getAttribute('data-status'), 'waiting_payment')
   assert.equal(await page.locator('#status').innerText(), 'Aguardando pagamento')
