@@ -155,8 +155,8 @@ test('a finished job is deleted, by stop() if the runner stopped claiming meanwh
   }
 })
 
-test('a delivery claimed past its destination\'s bound keeps its place, and goes as soon as a slot of that destination frees', { timeout: 30_000 }, async () => {
-  const runner = await startTestService()
+/** A receiver that holds every request it gets until the test answers it; `holding(n)` waits for the n-th. */
+async function holdingReceiver() {
   const held: ServerResponse[] = []
   let heldChanged!: () => void
   let heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
@@ -169,6 +169,12 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
   const holding = async (count: number) => {
     while (held.length < count) await heldWait
   }
+  return { held, receiver, port, holding }
+}
+
+test('a delivery claimed past its destination\'s bound keeps its place, and goes as soon as a slot of that destination frees', { timeout: 30_000 }, async () => {
+  const runner = await startTestService()
+  const { held, receiver, port, holding } = await holdingReceiver()
   try {
     const merchant = await runner.merchant('bound@example.com', '52998224725')
     // One look now, the next in an hour: only notifications and freed slots bring deliveries.
@@ -209,18 +215,7 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
 
 test('a destination\'s slot frees when its receiver has answered, not once the attempt is recorded: its next delivery does not wait for our bookkeeping', { timeout: 30_000 }, async () => {
   const runner = await startTestService()
-  const held: ServerResponse[] = []
-  let heldChanged!: () => void
-  let heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
-  const receiver = createServer((_request, response) => {
-    held.push(response)
-    heldChanged()
-    heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
-  })
-  const port = await listen(receiver, '127.0.0.1')
-  const holding = async (count: number) => {
-    while (held.length < count) await heldWait
-  }
+  const { held, receiver, port, holding } = await holdingReceiver()
   // Every attempt's record waits until the test lets it through.
   const events = runner.store.webhookEvents
   const record = events.recordAttempt
