@@ -23,7 +23,8 @@ export type JobControl = {
   /**
    * A delivery's request is over (answered, refused or timed out): its destination's slot frees
    * now, before the attempt is recorded, so the destination's next delivery need not wait for our
-   * own bookkeeping. The receiver still never has more than its bound of requests in flight.
+   * own bookkeeping. The receiver still never has more than the bound of requests in flight from
+   * this instance.
    */
   requestDone(): void
 }
@@ -59,7 +60,7 @@ export type RunnerLimits = {
   charges: number
   mail: number
   payouts: number
-  /** Deliveries in flight to one destination host in this process. */
+  /** Requests in flight to one destination host from this process: a delivery's slot frees once its receiver has answered. */
   perDestination: number
 }
 
@@ -161,7 +162,10 @@ export function createJobRunner(deps: {
     return jobs
   }
 
-  /** Starts a claimed job in its lane; the slot is given back, and the runner refilled, when it ends. */
+  /**
+   * Starts a claimed job in its lane; the lane's slot is given back, and the runner refilled, when
+   * it ends. A delivery's destination slot may be given back before, when its request is done.
+   */
   function launch(lane: Lane, job: Job, destination: string | null): void {
     inFlight[lane]++
     let holdsDestination = destination !== null
@@ -176,9 +180,11 @@ export function createJobRunner(deps: {
     const control: JobControl = {
       requestDone() {
         if (!holdsDestination) return
+        const wasAtBound = (perDestination.get(destination!) ?? 0) >= limits.perDestination
         freeDestination()
-        // The lane has room while its slots' jobs finish their bookkeeping: the destination's next may go.
-        wake([lane])
+        // Only a destination that was at its bound can have a delivery waiting on this slot, and the
+        // lane needs room for it; otherwise the job's end, which always refills, is soon enough.
+        if (wasAtBound && inFlight[lane] < limits[lane]) wake([lane])
       },
     }
     const work = runOne(job, (id) => void finished.push(id), control)

@@ -160,8 +160,10 @@ async function holdingReceiver() {
   const held: ServerResponse[] = []
   let heldChanged!: () => void
   let heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
+  let mostUnanswered = 0
   const receiver = createServer((_request, response) => {
     held.push(response)
+    mostUnanswered = Math.max(mostUnanswered, held.filter((each) => !each.writableEnded).length)
     heldChanged()
     heldWait = new Promise<void>((resolve) => (heldChanged = resolve))
   })
@@ -169,7 +171,7 @@ async function holdingReceiver() {
   const holding = async (count: number) => {
     while (held.length < count) await heldWait
   }
-  return { held, receiver, port, holding }
+  return { held, receiver, port, holding, mostUnanswered: () => mostUnanswered }
 }
 
 test('a delivery claimed past its destination\'s bound keeps its place, and goes as soon as a slot of that destination frees', { timeout: 30_000 }, async () => {
@@ -213,9 +215,9 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
   }
 })
 
-test('a destination\'s slot frees when its receiver has answered, not once the attempt is recorded: its next delivery does not wait for our bookkeeping', { timeout: 30_000 }, async () => {
+test('a destination\'s slot frees when its receiver has answered, not once the attempt is recorded: its next delivery does not wait for our bookkeeping, and the receiver never has more than two at once', { timeout: 30_000 }, async () => {
   const runner = await startTestService()
-  const { held, receiver, port, holding } = await holdingReceiver()
+  const { held, receiver, port, holding, mostUnanswered } = await holdingReceiver()
   // Every attempt's record waits until the test lets it through.
   const events = runner.store.webhookEvents
   const record = events.recordAttempt
@@ -225,27 +227,45 @@ test('a destination\'s slot frees when its receiver has answered, not once the a
     await recordsGate
     return record.apply(events, args)
   }
+  const leased = async (eventIds: string[]) => (await runner.database.db.selectFrom('jobs').select(sql<string>`payload->>'eventId'`.as('event_id'))
+    .where(sql`payload->>'eventId'`, 'in', eventIds).where('locked_until', 'is not', null).execute()).map((row) => row.event_id)
+  /** Waits until exactly these of the events are leased (sent, or being recorded), the others back in line. */
+  const settled = async (eventIds: string[], count: number) => {
+    while ((await leased(eventIds)).length !== count) await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  const later = ['msg_slot_third', 'msg_slot_fourth']
   try {
     const merchant = await runner.merchant('slot@example.com', '52998224725')
     runner.jobs.start(3_600_000)
     const charge = await confirmedCharge(runner, merchant.token, `http://127.0.0.1:${port}/hook`)
+    await holding(1)
     await runner.store.transaction(async (store) => {
-      for (const id of ['msg_slot_second', 'msg_slot_third']) {
+      for (const id of ['msg_slot_second', ...later]) {
         await store.webhookEvents.queue({ id, charge_id: charge.id, event: 'payment.confirmed', body: '{}', state: 'pending', created_at: runner.sandbox!.clock.now() }, `127.0.0.1:${port}`)
       }
     })
-    // The destination's bound, two, reached: the third waits.
+    // The destination's bound, two, reached: the third and the fourth wait, unleased.
     await holding(2)
-    // The first is answered. Its record is held, yet the third goes now.
+    await settled(later, 0)
+    assert.equal(held.length, 2)
+    // The first is answered. Its record is held, yet one more goes now, and only one.
     held[0]!.end('ok')
     await holding(3)
-    const recorded = await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute()
-    assert.deepEqual(recorded, [], 'the third went before any attempt was recorded')
+    await settled(later, 1)
+    assert.equal(held.length, 3)
+    assert.deepEqual(await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute(), [], 'it went before any attempt was recorded')
+    // The first's record and its job's end free nothing more: two are still with the receiver.
     recordsMayGo()
+    while ((await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute()).length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await settled(later, 1)
+    assert.equal(held.length, 3)
+    held[1]!.end('ok')
+    await holding(4)
     for (const response of held) response.end('ok')
     const states = async () => (await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).execute()).map((row) => row.state)
     while ((await states()).some((state) => state !== 'delivered')) await new Promise((resolve) => setTimeout(resolve, 5))
-    assert.equal(held.length, 3, 'each event sent once')
+    assert.equal(held.length, 4, 'each event sent once')
+    assert.equal(mostUnanswered(), 2, 'never more than two requests at once')
   } finally {
     recordsMayGo()
     await runner.close()
