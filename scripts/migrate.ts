@@ -1,7 +1,8 @@
 // npm run migrate: the database's migrations as a step of their own, so an upgrade can migrate
 // before the new version's instances start, and a failed migration stops the upgrade rather than
-// an instance (docs/operations.md). The service still migrates at every start; on PostgreSQL both
-// take the migrator's advisory lock, so this command and any number of instances may run at once.
+// an instance (docs/operations.md). The service still migrates at every start; on PostgreSQL
+// whichever finds a migration to run takes the migrator's advisory lock, so this command and any
+// number of instances may run at once.
 // It reads only where the database is: the service's environment file works as it is.
 import { parseEnvironment } from '../src/config-schema.ts'
 import { ConfigError, environment } from '../src/config.ts'
