@@ -392,7 +392,7 @@ beside the entries, not summed from them.
   answer), which took ${createAdds >= 0 ? `${createAdds.toFixed(0)} µs` : `nothing measurable: create-payment's maximum run came out ${(-createAdds).toFixed(0)} µs cheaper, the two runs being ten seconds apart on a machine whose speed moves`}.`
     : `Asking the fake alone takes more than twice the least create: against the stand-in, the goal cannot be met while the
   sandbox's fake answers the creates, even by a create-payment that added nothing to the least create asking the fake (it adds
-  ${createAdds.toFixed(0)} µs: authentication, validation, the MED blocks, the charge's wider row with its indexes and its job, the answer).`}
+  ${createAdds >= 0 ? `${createAdds.toFixed(0)} µs` : 'nothing measurable'}: authentication, validation, the MED blocks, the charge's wider row with its indexes and its job, the answer).`}
   Where a create's CPU goes is
   measured apart by \`npm run bench:create-profile\` (below, "create-payment, profiled").
   With an Idempotency-Key, as the SDK sends every create, a create makes one statement more (the
