@@ -170,21 +170,20 @@ export function createJobRunner(deps: {
     inFlight[lane]++
     let holdsDestination = destination !== null
     if (destination !== null) perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1)
-    const freeDestination = () => {
-      if (!holdsDestination) return
+    /** Gives the destination's slot back, once; answers whether the destination was at its bound. */
+    const freeDestination = (): boolean => {
+      if (!holdsDestination) return false
       holdsDestination = false
-      const left = (perDestination.get(destination!) ?? 1) - 1
-      if (left === 0) perDestination.delete(destination!)
-      else perDestination.set(destination!, left)
+      const held = perDestination.get(destination!) ?? 1
+      if (held === 1) perDestination.delete(destination!)
+      else perDestination.set(destination!, held - 1)
+      return held >= limits.perDestination
     }
     const control: JobControl = {
       requestDone() {
-        if (!holdsDestination) return
-        const wasAtBound = (perDestination.get(destination!) ?? 0) >= limits.perDestination
-        freeDestination()
         // Only a destination that was at its bound can have a delivery waiting on this slot, and the
         // lane needs room for it; otherwise the job's end, which always refills, is soon enough.
-        if (wasAtBound && inFlight[lane] < limits[lane]) wake([lane])
+        if (freeDestination() && inFlight[lane] < limits[lane]) wake([lane])
       },
     }
     const work = runOne(job, (id) => void finished.push(id), control)

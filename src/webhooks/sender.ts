@@ -41,7 +41,7 @@ export function attemptOutcome(statusCode: number | null): AttemptOutcome {
  * Returns the time of the next attempt, or null when the event is settled (delivered, gone,
  * failed). `requestDone` is called once the receiver's part is over, before the attempt is recorded.
  */
-export async function deliverWebhook(deps: SenderDeps, eventId: string, requestDone: () => void = () => {}): Promise<Date | null> {
+export async function deliverWebhook(deps: SenderDeps, eventId: string, requestDone: () => void): Promise<Date | null> {
   const event = await deps.store.webhookEvents.findForDelivery(eventId)
   if (!event || event.webhook_url === null || event.state !== 'pending') return null
   const startedAt = deps.clock.now()
