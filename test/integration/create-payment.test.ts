@@ -95,7 +95,8 @@ test('a charge is stored only for accounts that exist, and accounts are never de
   const merchant = (await service.store.accounts.findByEmail('shop@example.com'))!
   const customer = await service.store.accounts.create('kept@example.com', T0)
   const db = service.database.db
-  const jobsBefore = (await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+  const jobCount = async () => (await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+  const jobsBefore = await jobCount()
   const chargesBefore = await chargeCount()
   const charge = (id: string, accounts: { merchant: number; receiving: number }) => ({
     id, merchant_account_id: accounts.merchant, merchant_id: merchantEuid, account_id: accounts.receiving, value_cents: 1000, currency: 'DEPIX' as const,
@@ -109,7 +110,7 @@ test('a charge is stored only for accounts that exist, and accounts are never de
   await assert.rejects(service.store.charges.open(charge('e'.repeat(32), { merchant: missing, receiving: customer.id }), job('e'.repeat(32))), { code: '23502', column: 'merchant_account_id' })
   await assert.rejects(service.store.charges.open(charge('f'.repeat(32), { merchant: merchant.id, receiving: missing }), job('f'.repeat(32))), { code: '23502', column: 'account_id' })
   assert.equal(await chargeCount(), chargesBefore)
-  assert.equal((await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n, jobsBefore)
+  assert.equal(await jobCount(), jobsBefore)
   await service.store.charges.open(charge('a'.repeat(32), { merchant: merchant.id, receiving: customer.id }), job('a'.repeat(32)))
   // What foreign keys would have kept: a charge's accounts stay, whatever is asked of the database.
   for (const statement of [
