@@ -149,7 +149,7 @@ test('a claimed job whose payload is not its kind\'s is logged and parked, and t
   assert.deepEqual(parked.map((job) => job.last_error), [
     'payload does not match expire_charge: /chargeId must be string',
     'there is no job kind retired_kind',
-    'payload does not match send_mail: the payload must have required properties mailId',
+    "payload does not match send_mail: the payload must have required property 'mailId'",
   ])
   const logged = (errors: Array<{ details: object; message: string }>) => errors.map((entry) => [entry.message, (entry.details as { job: { id: number } }).job.id])
   assert.deepEqual(logged(running.errors), [['job cannot be run; parked', badCharge]])
