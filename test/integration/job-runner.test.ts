@@ -20,6 +20,17 @@ function listen(server: Server, host: string): Promise<number> {
   return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)))
 }
 
+/** Waits, looking every 5 ms, until `done` holds: for what the running runner does on its own. */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
+/** Waits until the charge has webhook events, every one of them delivered. */
+const allDelivered = (runner: TestService, chargeId: string) => until(async () => {
+  const events = await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', chargeId).execute()
+  return events.length > 0 && events.every((event) => event.state === 'delivered')
+})
+
 before(async () => {
   // Receivers that never answer hold an attempt for the whole time-out (5 s here).
   service = await startTestService({ WEBHOOK_TIMEOUT_MS: '5000' })
@@ -73,7 +84,7 @@ test('ten hanging receivers (three events each) hold at most two attempts apiece
 
   service.jobs.start(50)
   // Every hanging receiver is being held before the healthy merchant's payment even happens.
-  while (hanging.some((entry) => entry.open.size === 0)) await new Promise((resolve) => setTimeout(resolve, 5))
+  await until(() => hanging.every((entry) => entry.open.size > 0))
   await paidCharge(`http://127.0.0.1:${healthyPort}/hook`)
   await healthyDelivered
   assert.ok(hanging.every((entry) => entry.open.size > 0), 'the healthy receiver was served while every hanging one was still held')
@@ -102,7 +113,7 @@ test('committed work wakes the runner at once, through the database\'s notificat
     woken.jobs.start(3_600_000)
     const charge = await confirmedCharge(woken, merchant.token, `http://127.0.0.1:${port}/hook`)
     await arrived
-    while ((await woken.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).executeTakeFirstOrThrow()).state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5))
+    await allDelivered(woken, charge.id)
   } finally {
     await woken.close()
     receiver.close()
@@ -139,7 +150,7 @@ test('a finished job is deleted, by stop() if the runner stopped claiming meanwh
     const now = runner.sandbox!.clock.now()
     await runner.store.jobs.enqueue('deliver_webhook', { eventId: event.id, destination: `127.0.0.1:${port}` }, now, now)
     runner.jobs.start(3_600_000)
-    while ((await deliveriesOf(event.id)) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await until(async () => (await deliveriesOf(event.id)) === 0)
     await runner.jobs.stop()
     assert.equal(requests, 1, 'a delivered webhook is not sent again')
 
@@ -195,19 +206,15 @@ test('a delivery claimed past its destination\'s bound keeps its place, and goes
     await holding(2)
     const jobOf = (eventId: string) =>
       runner.database.db.selectFrom('jobs').select(['run_at', 'locked_until']).where(sql`payload->>'eventId'`, '=', eventId).executeTakeFirst()
-    let putBack = await jobOf('msg_bound_third')
-    while (putBack?.locked_until !== null) {
-      await new Promise((resolve) => setTimeout(resolve, 5))
-      putBack = await jobOf('msg_bound_third')
-    }
+    let putBack: Awaited<ReturnType<typeof jobOf>>
+    await until(async () => (putBack = await jobOf('msg_bound_third'))?.locked_until === null)
     assert.equal(putBack!.run_at.getTime(), now.getTime(), 'put back as it was, not for later')
 
     // A slot frees: the one put back goes next, the clock unmoved.
     held[0]!.end('ok')
     await holding(3)
     for (const response of held) response.end('ok')
-    const states = async () => (await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).execute()).map((row) => row.state)
-    while ((await states()).some((state) => state !== 'delivered')) await new Promise((resolve) => setTimeout(resolve, 5))
+    await allDelivered(runner, charge.id)
     assert.equal(held.length, 3)
   } finally {
     await runner.close()
@@ -230,9 +237,7 @@ test('a destination\'s slot frees when its receiver has answered, not once the a
   const leased = async (eventIds: string[]) => (await runner.database.db.selectFrom('jobs').select(sql<string>`payload->>'eventId'`.as('event_id'))
     .where(sql`payload->>'eventId'`, 'in', eventIds).where('locked_until', 'is not', null).execute()).map((row) => row.event_id)
   /** Waits until exactly these of the events are leased (sent, or being recorded), the others back in line. */
-  const settled = async (eventIds: string[], count: number) => {
-    while ((await leased(eventIds)).length !== count) await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+  const settled = (eventIds: string[], count: number) => until(async () => (await leased(eventIds)).length === count)
   const later = ['msg_slot_third', 'msg_slot_fourth']
   try {
     const merchant = await runner.merchant('slot@example.com', '52998224725')
@@ -256,14 +261,13 @@ test('a destination\'s slot frees when its receiver has answered, not once the a
     assert.deepEqual(await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute(), [], 'it went before any attempt was recorded')
     // The first's record and its job's end free nothing more: two are still with the receiver.
     recordsMayGo()
-    while ((await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute()).length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await until(async () => (await runner.database.db.selectFrom('webhook_attempts').select('event_id').execute()).length > 0)
     await settled(later, 1)
     assert.equal(held.length, 3)
     held[1]!.end('ok')
     await holding(4)
     for (const response of held) response.end('ok')
-    const states = async () => (await runner.database.db.selectFrom('webhook_events').select('state').where('charge_id', '=', charge.id).execute()).map((row) => row.state)
-    while ((await states()).some((state) => state !== 'delivered')) await new Promise((resolve) => setTimeout(resolve, 5))
+    await allDelivered(runner, charge.id)
     assert.equal(held.length, 4, 'each event sent once')
     assert.equal(mostUnanswered(), 2, 'never more than two requests at once')
   } finally {
