@@ -8,7 +8,7 @@ import type { RefundPayout } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 
 export type RefundPayoutMove = {
-  event: (payout: RefundPayout) => RefundPayoutEvent | null
+  event: (payout: RefundPayout, store: Store) => Promise<RefundPayoutEvent | null> | RefundPayoutEvent | null
   record?: PayoutStep
   after?: (store: Store, before: RefundPayout, after: RefundPayout, now: Date) => Promise<void>
 }
@@ -17,7 +17,7 @@ export type RefundPayoutMoveResult =
   | { kind: 'not_found' }
   | { kind: 'unchanged'; payout: RefundPayout }
   | { kind: 'moved'; payout: RefundPayout }
-  | { kind: 'refused'; payout: RefundPayout; code: 'refund_payout_not_in_review' | 'refund_payout_signed' }
+  | { kind: 'refused'; payout: RefundPayout; code: Extract<ReturnType<typeof decideRefundPayout>, { outcome: 'refused' }>['code'] }
 
 export async function moveRefundPayout(deps: { store: Store; clock: Clock }, id: string, move: RefundPayoutMove): Promise<RefundPayoutMoveResult> {
   return deps.store.transaction(async (store) => moveLockedRefundPayout({ store, clock: deps.clock }, id, move))
@@ -28,14 +28,16 @@ export async function moveLockedRefundPayout(deps: { store: Store; clock: Clock 
   const { store } = deps
   const payout = await store.refundPayouts.lockById(id)
   if (!payout) return { kind: 'not_found' }
-  const event = move.event(payout)
+  const event = await move.event(payout, store)
   if (event === null) return { kind: 'unchanged', payout }
-  const decision = decideRefundPayout({ status: payout.status, signed: payout.tx_hex !== null }, event)
+  const decision = decideRefundPayout({ status: payout.status, signed: payout.tx_hex !== null, reviewReason: payout.review_reason }, event)
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', payout }
   if (decision.outcome === 'refused') return { kind: 'refused', payout, code: decision.code }
   const now = deps.clock.now()
   const moved = await store.refundPayouts.update(id, {
     ...move.record,
+    // The provider's payout asked another amount: forgotten, so the next send asks anew (a new nonce).
+    ...(decision.forgetProviderPayout ? { provider_nonce: null, provider_withdrawal_id: null, provider_deposit_address: null, provider_deposit_cents: null, provider_expires_at: null, provider_status: null, provider_receipt_url: null, payout_cents: null } : {}),
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,

@@ -10,7 +10,7 @@ import { DomainError } from '../domain/errors.ts'
 import { refundPixOutRefusal } from '../domain/refund-payout.ts'
 import type { RefundPayout } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { moveRefundPayout } from './move-refund-payout.ts'
+import { moveLockedRefundPayout } from './move-refund-payout.ts'
 
 export async function payRefundByPix(deps: { store: Store; clock: Clock }, order: { refundId: string; note: string; actor: string }): Promise<RefundPayout> {
   return deps.store.transaction(async (store) => {
@@ -47,12 +47,31 @@ export async function payRefundByPix(deps: { store: Store; clock: Clock }, order
   })
 }
 
-/** Support's word on a refund payout in review: `retry` sends it again, `abandon` ends it (nothing left; the refund stays owed). */
-export async function reviewRefundPayout(deps: { store: Store; clock: Clock }, review: { refundPayoutId: string; decision: 'retry' | 'abandon'; note: string; actor: string }): Promise<RefundPayout> {
-  const result = await moveRefundPayout(deps, review.refundPayoutId, {
-    event: () => ({ kind: review.decision }),
-    after: (store, before, after, now) =>
-      store.audit.record({ actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`, details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason }, at: now }),
+/**
+ * Support's word on a refund payout: `retry` sends it again and `new_payout` asks the provider
+ * anew (both only while the refund, re-read under its lock, still owes this payout's amount);
+ * `abandon` ends it while nothing left; `returned` records that the DePix came back after the
+ * provider failed the Pix, so the refund is owed again.
+ */
+export async function reviewRefundPayout(deps: { store: Store; clock: Clock }, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<RefundPayout> {
+  const result = await deps.store.transaction(async (store) => {
+    const found = await store.refundPayouts.findById(review.refundPayoutId)
+    if (!found) return { kind: 'not_found' as const }
+    const refund = await store.refunds.findById(found.refund_id)
+    // The charge, then the refund, then the payout: the order every refund move takes them in.
+    if (refund) await store.charges.lockById(refund.charge_id)
+    const owed = await store.refunds.lockById(found.refund_id)
+    return moveLockedRefundPayout({ store, clock: deps.clock }, review.refundPayoutId, {
+      event: (payout) => {
+        const stillOwed = owed !== undefined && owed.status === 'owed' && owed.owed_cents >= payout.amount_cents
+        return review.decision === 'retry' || review.decision === 'new_payout' ? { kind: review.decision, stillOwed } : { kind: review.decision }
+      },
+      after: (store, before, after, now) =>
+        store.audit.record({
+          actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`,
+          details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason, ...(review.decision === 'new_payout' ? { forgotten_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
+        }),
+    })
   })
   if (result.kind === 'not_found') throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
   if (result.kind === 'refused') throw new DomainError(result.code)

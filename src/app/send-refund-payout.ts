@@ -22,6 +22,9 @@ export async function sendRefundPayout(deps: PayoutDeps & { store: Store }, id: 
   const payout = await deps.store.refundPayouts.findById(id)
   if (!payout) return null
   if (payout.status === 'sending') {
+    // Until a transaction is signed, every run re-reads the obligation under the refund's lock: a
+    // refund settled meanwhile (a MED, an outside payment) is never paid a second time.
+    if (payout.tx_hex === null && !(await stillOwed(deps, payout))) return null
     // Before anything is asked of the provider: a payout the treasury cannot cover waits for support.
     if (payout.provider_nonce === null && !(await treasuryCovers(deps, 'DEPIX', refundPayoutMaxDeposit(payout.amount_cents)))) {
       await hooks(deps, payout).hold('treasury_insufficient')
@@ -31,6 +34,19 @@ export async function sendRefundPayout(deps: PayoutDeps & { store: Store }, id: 
   }
   if (payout.status === 'sent') return followPayout(deps, payoutOf(deps, payout))
   return null
+}
+
+/** Whether the refund still owes this payout's amount; if not, the payout fails (nothing has left) and false. */
+async function stillOwed(deps: Deps, payout: RefundPayout): Promise<boolean> {
+  return deps.store.transaction(async (store) => {
+    const refund = await store.refunds.findById(payout.refund_id)
+    if (refund) await store.charges.lockById(refund.charge_id)
+    const owed = await store.refunds.lockById(payout.refund_id)
+    if (owed !== undefined && owed.status === 'owed' && owed.owed_cents >= payout.amount_cents) return true
+    deps.log?.warn({ refundPayoutId: payout.id, refundId: payout.refund_id }, 'the refund was settled otherwise before its payout was sent; nothing sent')
+    await moveLockedRefundPayout({ store, clock: deps.clock }, payout.id, { event: () => ({ kind: 'fail', code: 'refund_settled' }) })
+    return false
+  })
 }
 
 function payoutOf(deps: Deps, payout: RefundPayout): Payout<RefundPayout> {

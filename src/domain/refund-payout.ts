@@ -8,30 +8,38 @@ export const refundPayoutStatuses = ['sending', 'in_review', 'sent', 'completed'
 export type RefundPayoutStatus = (typeof refundPayoutStatuses)[number]
 
 /** Why a refund payout ended without paying (the refund is still owed). */
-export const refundPayoutFailures = ['provider_refused', 'payout_expired', 'abandoned_by_support'] as const
+export const refundPayoutFailures = ['provider_refused', 'payout_expired', 'abandoned_by_support', 'refund_settled', 'payout_returned'] as const
 export type RefundPayoutFailure = (typeof refundPayoutFailures)[number]
 
 export type RefundPayoutEvent =
   | { kind: 'hold'; reason: ReviewReason }
-  | { kind: 'fail'; code: Exclude<RefundPayoutFailure, 'abandoned_by_support'> }
+  | { kind: 'fail'; code: Exclude<RefundPayoutFailure, 'abandoned_by_support' | 'payout_returned'> }
   | { kind: 'sent' }
   | { kind: 'completed' }
-  /** Support sends it again after looking (the treasury was topped up, the lost reply was found). */
-  | { kind: 'retry' }
+  /**
+   * Support sends it again after looking (the treasury was topped up, the lost reply was found);
+   * `stillOwed`: the refund, re-read under its lock, still owes at least this payout's amount.
+   */
+  | { kind: 'retry'; stillOwed: boolean }
+  /** Support asks the provider for a new payout (a new nonce) after one whose reply asked another amount. */
+  | { kind: 'new_payout'; stillOwed: boolean }
+  /** Support saw the DePix come back after the provider failed the Pix: the refund is owed again. */
+  | { kind: 'returned' }
   /** Support gives up on it before anything left: the refund stays owed, to be paid another way. */
   | { kind: 'abandon' }
 
 export type RefundPayoutDecision =
-  | { outcome: 'moved'; status: RefundPayoutStatus; reviewReason: ReviewReason | null; failureCode: RefundPayoutFailure | null; queueSend: boolean }
+  | { outcome: 'moved'; status: RefundPayoutStatus; reviewReason: ReviewReason | null; failureCode: RefundPayoutFailure | null; queueSend: boolean; forgetProviderPayout: boolean }
   | { outcome: 'unchanged' }
-  | { outcome: 'refused'; code: 'refund_payout_not_in_review' | 'refund_payout_signed' }
+  | { outcome: 'refused'; code: 'refund_payout_not_in_review' | 'refund_payout_signed' | 'refund_not_owed' | 'payout_mismatch_unpayable' }
 
 const moved = (status: RefundPayoutStatus, more: Partial<Omit<Extract<RefundPayoutDecision, { outcome: 'moved' }>, 'outcome' | 'status'>> = {}): RefundPayoutDecision => ({
-  outcome: 'moved', status, reviewReason: null, failureCode: null, queueSend: false, ...more,
+  outcome: 'moved', status, reviewReason: null, failureCode: null, queueSend: false, forgetProviderPayout: false, ...more,
 })
 
-export function decideRefundPayout(payout: { status: RefundPayoutStatus; signed: boolean }, event: RefundPayoutEvent): RefundPayoutDecision {
+export function decideRefundPayout(payout: { status: RefundPayoutStatus; signed: boolean; reviewReason?: ReviewReason | null }, event: RefundPayoutEvent): RefundPayoutDecision {
   const { status, signed } = payout
+  const mismatched = payout.reviewReason === 'payout_mismatch'
   switch (event.kind) {
     case 'hold':
       return status === 'sending' ? moved('in_review', { reviewReason: event.reason }) : { outcome: 'unchanged' }
@@ -42,7 +50,18 @@ export function decideRefundPayout(payout: { status: RefundPayoutStatus; signed:
     case 'completed':
       return status === 'sent' ? moved('completed') : { outcome: 'unchanged' }
     case 'retry':
-      return status === 'in_review' ? moved('sending', { queueSend: true }) : { outcome: 'refused', code: 'refund_payout_not_in_review' }
+      if (status !== 'in_review') return { outcome: 'refused', code: 'refund_payout_not_in_review' }
+      // A reply asking for more is never paid, whoever retries: abandon it, or order a new payout.
+      if (mismatched) return { outcome: 'refused', code: 'payout_mismatch_unpayable' }
+      if (!event.stillOwed) return { outcome: 'refused', code: 'refund_not_owed' }
+      return moved('sending', { queueSend: true })
+    case 'new_payout':
+      if (status !== 'in_review' || !mismatched) return { outcome: 'refused', code: 'refund_payout_not_in_review' }
+      if (signed) return { outcome: 'refused', code: 'refund_payout_signed' }
+      if (!event.stillOwed) return { outcome: 'refused', code: 'refund_not_owed' }
+      return moved('sending', { queueSend: true, forgetProviderPayout: true })
+    case 'returned':
+      return status === 'sent' ? moved('failed', { failureCode: 'payout_returned' }) : { outcome: 'refused', code: 'refund_payout_not_in_review' }
     case 'abandon':
       if (status !== 'in_review') return { outcome: 'refused', code: 'refund_payout_not_in_review' }
       return signed ? { outcome: 'refused', code: 'refund_payout_signed' } : moved('failed', { failureCode: 'abandoned_by_support' })

@@ -39,7 +39,8 @@ test('a refund goes by Pix-out only within the provider\'s R$ 2,00 to R$ 6.000,0
 })
 
 const events: RefundPayoutEvent[] = [
-  { kind: 'hold', reason: 'treasury_insufficient' }, { kind: 'fail', code: 'provider_refused' }, { kind: 'sent' }, { kind: 'completed' }, { kind: 'retry' }, { kind: 'abandon' },
+  { kind: 'hold', reason: 'treasury_insufficient' }, { kind: 'fail', code: 'provider_refused' }, { kind: 'sent' }, { kind: 'completed' }, { kind: 'retry', stillOwed: true },
+  { kind: 'retry', stillOwed: false }, { kind: 'new_payout', stillOwed: true }, { kind: 'abandon' }, { kind: 'returned' },
 ]
 
 test('a refund payout moves only forward, is sent once, and once signed never fails or is abandoned', () => {
@@ -53,12 +54,25 @@ test('a refund payout moves only forward, is sent once, and once signed never fa
       if (signs && (status === 'sending')) signed = true
       const decision = decideRefundPayout({ status, signed }, event)
       if (decision.outcome !== 'moved') continue
-      if (signed) assert.notEqual(decision.status, 'failed', 'a signed payout may still pay')
+      // Only money seen coming back ends a signed payout.
+      if (signed && event.kind !== 'returned') assert.notEqual(decision.status, 'failed', 'a signed payout may still pay')
       if (decision.status === 'sent') sentTimes += 1
       if (status === 'completed' || status === 'failed') assert.fail(`${status} is final`)
-      assert.equal(decision.queueSend, event.kind === 'retry')
+      assert.equal(decision.queueSend, event.kind === 'retry' || event.kind === 'new_payout')
       status = decision.status
     }
     assert.ok(sentTimes <= 1)
   }))
+})
+
+test('support never pays a reply that asked another amount, and never a refund no longer owed', () => {
+  const mismatched = { status: 'in_review' as const, signed: false, reviewReason: 'payout_mismatch' as const }
+  assert.deepEqual(decideRefundPayout(mismatched, { kind: 'retry', stillOwed: true }), { outcome: 'refused', code: 'payout_mismatch_unpayable' })
+  const renewed = decideRefundPayout(mismatched, { kind: 'new_payout', stillOwed: true })
+  assert.ok(renewed.outcome === 'moved' && renewed.status === 'sending' && renewed.forgetProviderPayout && renewed.queueSend)
+  assert.deepEqual(decideRefundPayout(mismatched, { kind: 'new_payout', stillOwed: false }), { outcome: 'refused', code: 'refund_not_owed' })
+  assert.deepEqual(decideRefundPayout({ status: 'in_review', signed: false, reviewReason: 'treasury_insufficient' }, { kind: 'retry', stillOwed: false }), { outcome: 'refused', code: 'refund_not_owed' })
+  const returned = decideRefundPayout({ status: 'sent', signed: true }, { kind: 'returned' })
+  assert.ok(returned.outcome === 'moved' && returned.status === 'failed' && returned.failureCode === 'payout_returned')
+  assert.equal(decideRefundPayout({ status: 'completed', signed: true }, { kind: 'returned' }).outcome, 'refused')
 })
