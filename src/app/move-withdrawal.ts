@@ -52,12 +52,14 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
   if (event === null) return { kind: 'unchanged', withdrawal }
-  const decision = decideWithdrawal({ ...withdrawal, signed: withdrawal.tx_hex !== null }, event)
+  const decision = decideWithdrawal({ ...withdrawal, signed: withdrawal.tx_hex !== null, reviewReason: withdrawal.review_reason }, event)
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', withdrawal }
   if (decision.outcome === 'refused') return { kind: 'refused', withdrawal, code: decision.code }
   for (const effect of decision.effects) await carryOut(deps, withdrawal, effect, now)
+  const forget = decision.effects.some((effect) => effect.kind === 'forget_provider_payout')
   const moved = await store.withdrawals.update(withdrawal.id, {
     ...move.record,
+    ...(forget ? forgottenProviderPayout : {}),
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,
@@ -68,6 +70,11 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved }
 }
+
+/** The provider payout's steps, cleared so the next send asks for a new one; the old one's id stays in the audit trail. */
+const forgottenProviderPayout = {
+  provider_nonce: null, provider_withdrawal_id: null, provider_deposit_address: null, provider_deposit_cents: null, provider_expires_at: null, provider_status: null, provider_receipt_url: null,
+} satisfies Updateable<WithdrawalsTable>
 
 function timestampOf(status: WithdrawalStatus, now: Date): Updateable<WithdrawalsTable> {
   if (status === 'confirmed') return { confirmed_at: now }
@@ -99,6 +106,7 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
     case 'queue_send':
       await store.jobs.enqueue('send_withdrawal', { withdrawalId: withdrawal.id }, now, now)
       return
+    case 'forget_provider_payout':
     case 'notify_owner':
       // After the row is written (below), so the e-mail and the webhook carry the new status.
       return

@@ -20,6 +20,7 @@ import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './mov
 import type { QuoteBook } from './quote-book.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import { requestHash } from './request-hash.ts'
+import { withdrawalBlockers } from './withdrawal-blockers.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
 
 export type RequestWithdrawalDeps = WithdrawalDeps & { quotes: QuoteBook; limits: WithdrawalLimits }
@@ -39,17 +40,14 @@ export type WithdrawalRequest = {
   address: string
 }
 
-/** A MED may come up to about 90 days after a payment (reference/eulen-api.md): a partial one keeps the account from withdrawing that long. */
-const MED_WINDOW_MS = 90 * 24 * 3_600_000
 const DAY_MS = 24 * 3_600_000
 
 /** The code's subject: the withdrawal with its amount and destination, so a code confirms exactly this. */
 const codeSubject = (withdrawal: Pick<Withdrawal, 'id' | 'currency' | 'amount' | 'destination_id'>) => `${withdrawal.id}:${withdrawal.currency}:${withdrawal.amount}:${withdrawal.destination_id}`
 
-/** Why the account may not withdraw, or null: a confirmed identity (EUID), and no open MED or claw-back in review. */
+/** Whether the account may withdraw now: nothing in withdrawal-blockers.ts holds it back. */
 async function allowed(store: Store, account: Account, now: Date): Promise<boolean> {
-  if (account.kyc !== 'verified' || account.euid === null) return false
-  return (await store.charges.withdrawalBlockers(account.id, new Date(now.getTime() - MED_WINDOW_MS))) === 0
+  return (await withdrawalBlockers(store, account, now)).length === 0
 }
 
 /** The withdrawal's price, destination and BRL worth, or the reason it cannot be asked for. */
@@ -166,13 +164,21 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, request: { accountI
  * goes back), or records that a sent payout came back. A withdrawal whose signed transaction is
  * stored is rejected only once the node says its coins are spent elsewhere in the chain.
  */
-export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasury }, request: { withdrawalId: string; decision: 'approve' | 'reject' | 'returned'; actor: string; note: string }): Promise<Withdrawal> {
+export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasury }, request: { withdrawalId: string; decision: 'approve' | 'reject' | 'returned' | 'new_payout'; actor: string; note: string }): Promise<Withdrawal> {
   const stored = await deps.store.withdrawals.findById(request.withdrawalId)
   const transactionDead = request.decision === 'reject' && stored?.tx_hex != null && stored.txid != null
     && (await deps.treasury.broadcast({ hex: stored.tx_hex, txid: stored.txid })) === 'inputs_spent'
   const result = await moveWithdrawal(deps, request.withdrawalId, {
-    event: async (_store, current) => (request.decision === 'reject' ? { kind: 'reject', transactionDead: transactionDead && current.tx_hex === stored?.tx_hex } : { kind: request.decision }),
-    after: (store, before, after, now) => store.audit.record({ actor: request.actor, action: `withdrawal.${request.decision}`, subject: after.id, details: { from: before.status, note: request.note }, at: now }),
+    event: async (store, current, now) => {
+      if (request.decision === 'reject') return { kind: 'reject', transactionDead: transactionDead && current.tx_hex === stored?.tx_hex }
+      // Support's approval knows what the owner's confirm knows (withdrawal-blockers.ts).
+      if (request.decision === 'approve') return { kind: 'approve', allowed: await allowed(store, (await store.accounts.findById(current.account_id))!, now) }
+      return { kind: request.decision }
+    },
+    after: (store, before, after, now) => store.audit.record({
+      actor: request.actor, action: `withdrawal.${request.decision}`, subject: after.id,
+      details: { from: before.status, note: request.note, ...(request.decision === 'new_payout' ? { forgotten_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
+    }),
   })
   if (result.kind === 'moved') return result.withdrawal
   if (result.kind === 'refused') throw new DomainError(result.code)

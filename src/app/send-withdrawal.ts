@@ -7,6 +7,7 @@ import type { FailureCode, ReviewReason } from '../domain/withdrawal.ts'
 import type { ProviderPayout } from '../domain/provider-report.ts'
 import type { Withdrawal } from '../store/schema.ts'
 import { moveWithdrawal, type WithdrawalDeps } from './move-withdrawal.ts'
+import { withdrawalBlockers } from './withdrawal-blockers.ts'
 import { applyProviderPayout, followPayout, sendPayout, treasuryCovers, type Payout, type PayoutDeps } from './treasury-payout.ts'
 
 export type SendWithdrawalDeps = WithdrawalDeps & PayoutDeps
@@ -20,7 +21,15 @@ export async function sendWithdrawal(deps: SendWithdrawalDeps, id: string): Prom
       await hold(deps, withdrawal, 'treasury_insufficient')
       return null
     }
-    const started = await moveWithdrawal(deps, id, { event: async (_store, current) => (current.status === 'confirmed' ? { kind: 'start_sending' } : null) })
+    // The facts are read again in the transaction that starts the send, whoever queued it.
+    const started = await moveWithdrawal(deps, id, {
+      event: async (store, current, now) => {
+        if (current.status !== 'confirmed') return null
+        const account = (await store.accounts.findById(current.account_id))!
+        const destination = await store.withdrawals.findDestination(current.destination_id, current.account_id)
+        return { kind: 'start_sending', allowed: (await withdrawalBlockers(store, account, now)).length === 0, destinationActive: destination !== undefined && destination.state !== 'canceled' }
+      },
+    })
     if (started.kind !== 'moved') return null
     withdrawal = started.withdrawal
   }

@@ -43,6 +43,7 @@ export type PayoutRow = {
   provider_deposit_address: string | null
   provider_deposit_cents: number | null
   provider_expires_at: Date | null
+  payout_cents: number | null
 }
 
 /** One payout as the steps see it: its row, where it goes, and how the owner of the row moves it. */
@@ -52,7 +53,7 @@ export type Payout<R extends PayoutRow> = {
   /** A Liquid address and the amount (in the currency's service units), or a Pix key the provider pays. */
   to:
     | { kind: 'liquid'; address: string; amount: number }
-    | { kind: 'pix'; request: () => Promise<Omit<PayoutRequest, 'nonce'>>; fits: (payout: ProviderPayout) => boolean }
+    | { kind: 'pix'; request: () => Promise<Omit<PayoutRequest, 'nonce'>>; fits: (payout: Pick<ProviderPayout, 'depositAmountInCents' | 'payoutAmountInCents'>) => boolean }
   storeStep: (values: PayoutStep) => Promise<R>
   forgetNonce: (nonce: string) => Promise<void>
   /** Nothing has left: support looks first. */
@@ -88,6 +89,11 @@ export async function sendPayout<R extends PayoutRow>(deps: PayoutDeps, payout: 
       const asked = await requestPayout(deps, payout, payout.to)
       if (!('row' in asked)) return asked.next
       row = asked.row
+    } else if (row.tx_hex === null && !payout.to.fits({ depositAmountInCents: row.provider_deposit_cents, payoutAmountInCents: row.payout_cents })) {
+      // Checked on every run before funding, not only when the reply came: a run after support's
+      // approval or retry meets the same reply, and a reply asking for more is never paid.
+      await payout.hold('payout_mismatch')
+      return null
     }
     if (row.tx_hex === null && row.provider_expires_at !== null && deps.clock.now().getTime() >= row.provider_expires_at.getTime()) {
       await payout.fail('payout_expired')

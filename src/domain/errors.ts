@@ -57,6 +57,7 @@ export const errorCatalogue = {
   withdrawal_not_found: { status: 404 },
   withdrawal_not_cancelable: { status: 409 },
   withdrawal_not_in_review: { status: 409 },
+  payout_mismatch_unpayable: { status: 409 },
   action_code_invalid: { status: 400 },
   // lookups and conflicts
   payment_not_found: { status: 404 },
@@ -102,6 +103,7 @@ const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
   'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
   'refund_payer_unknown', 'refund_payout_in_progress', 'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed',
+  'payout_mismatch_unpayable',
 ]
 
 /** Who meets a code: a merchant on the API, an account owner in the Wallet, or an operator or the provider. */

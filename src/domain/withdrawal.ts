@@ -10,11 +10,11 @@ export const destinationTypes = ['pix', 'liquid'] as const
 export type DestinationType = (typeof destinationTypes)[number]
 
 /** Why a withdrawal waits for support. */
-export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed'] as const
+export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed'] as const
 export type ReviewReason = (typeof reviewReasons)[number]
 
 /** Why a withdrawal ended without paying; the amount went back to available. */
-export const failureCodes = ['canceled_by_owner', 'rejected_by_support', 'code_expired', 'provider_refused', 'payout_expired', 'payout_returned'] as const
+export const failureCodes = ['canceled_by_owner', 'rejected_by_support', 'code_expired', 'provider_refused', 'payout_expired', 'payout_returned', 'destination_canceled'] as const
 export type FailureCode = (typeof failureCodes)[number]
 
 /** What a refused request answers; each is a code of the error catalogue. */
@@ -26,6 +26,7 @@ export type WithdrawalRefusal =
   | 'withdrawal_not_allowed'
   | 'withdrawal_not_cancelable'
   | 'withdrawal_not_in_review'
+  | 'payout_mismatch_unpayable'
 
 export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
 /** Eulen's own payout fee on a Pix-out: 1 % of what it receives, at least R$ 1,00; the key receives the rest. */
@@ -134,11 +135,17 @@ export type WithdrawalEvent =
   | { kind: 'confirm'; available: number; allowed: boolean; review: ReviewReason | null }
   | { kind: 'cancel' }
   | { kind: 'code_expired' }
-  | { kind: 'approve' }
+  /** Support's approval, with the facts the owner's confirm has: whether the account may withdraw now. */
+  | { kind: 'approve'; allowed: boolean }
+  /** Support orders a new provider payout (a new nonce) for one whose reply asked another amount. */
+  | { kind: 'new_payout' }
   /** `transactionDead`: a signed transaction is stored, and its coins went to another transaction in the chain: it can never pay. */
   | { kind: 'reject'; transactionDead?: boolean }
-  /** The worker takes it: from now on only the worker moves it. */
-  | { kind: 'start_sending' }
+  /**
+   * The worker takes it: from now on only the worker moves it. The facts are read again first: a
+   * destination canceled since gives the amount back; an account no longer allowed waits for support.
+   */
+  | { kind: 'start_sending'; allowed: boolean; destinationActive: boolean }
   /** Something support must look at before money may leave (nothing has left). */
   | { kind: 'hold'; reason: ReviewReason }
   /** Nothing left, and nothing will: the amount goes back. */
@@ -155,6 +162,8 @@ export type WithdrawalEffect =
   | { kind: 'settle' }
   | { kind: 'unsettle' }
   | { kind: 'queue_send' }
+  /** The provider's payout asked another amount: its steps are forgotten, so the next send asks anew (a new nonce). */
+  | { kind: 'forget_provider_payout' }
   | { kind: 'notify_owner' }
 
 export type WithdrawalDecision =
@@ -175,7 +184,7 @@ const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { re
  * with it. An event that does not apply to the status leaves it unchanged (a replayed job, a
  * second click), except a person's request, which is refused with its reason.
  */
-export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number; signed?: boolean }, event: WithdrawalEvent): WithdrawalDecision {
+export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number; signed?: boolean; reviewReason?: ReviewReason | null }, event: WithdrawalEvent): WithdrawalDecision {
   const { status } = withdrawal
   // A signed transaction is stored: it may still be broadcast and pay, so the amount cannot go back
   // to the balance, unless the transaction is known dead.
@@ -194,13 +203,24 @@ export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount:
     case 'code_expired':
       return status === 'requested' ? moved('canceled', [], { failureCode: 'code_expired' }) : { outcome: 'unchanged' }
     case 'approve':
-      return status === 'in_review' ? moved('confirmed', [{ kind: 'queue_send' }]) : { outcome: 'refused', code: 'withdrawal_not_in_review' }
+      if (status !== 'in_review') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
+      // A reply asking for another amount is never paid, whoever approves: reject, or a new payout.
+      if (withdrawal.reviewReason === 'payout_mismatch') return { outcome: 'refused', code: 'payout_mismatch_unpayable' }
+      if (!event.allowed) return { outcome: 'refused', code: 'withdrawal_not_allowed' }
+      return moved('confirmed', [{ kind: 'queue_send' }])
+    case 'new_payout':
+      if (status !== 'in_review' || withdrawal.reviewReason !== 'payout_mismatch') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
+      if (signed) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      return moved('confirmed', [{ kind: 'forget_provider_payout' }, { kind: 'queue_send' }])
     case 'reject':
       if (status !== 'in_review') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
       if (signed && event.transactionDead !== true) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
       return moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' })
     case 'start_sending':
-      return status === 'confirmed' ? moved('sending', []) : { outcome: 'unchanged' }
+      if (status !== 'confirmed') return { outcome: 'unchanged' }
+      if (!event.destinationActive) return moved('failed', [{ kind: 'release' }], { failureCode: 'destination_canceled' })
+      if (!event.allowed) return moved('in_review', [], { reviewReason: 'account_not_allowed' })
+      return moved('sending', [])
     case 'hold':
       return status === 'confirmed' || status === 'sending' ? moved('in_review', [], { reviewReason: event.reason }) : { outcome: 'unchanged' }
     case 'fail':
@@ -210,6 +230,7 @@ export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount:
     case 'completed':
       return status === 'sent' ? moved('completed', []) : { outcome: 'unchanged' }
     case 'returned':
-      return status === 'sent' ? moved('failed', [{ kind: 'unsettle' }], { failureCode: 'payout_returned' }) : { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      // Money that left may come back after the provider said it arrived (a refunded Pix-out).
+      return status === 'sent' || status === 'completed' ? moved('failed', [{ kind: 'unsettle' }], { failureCode: 'payout_returned' }) : { outcome: 'refused', code: 'withdrawal_not_cancelable' }
   }
 }

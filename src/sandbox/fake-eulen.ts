@@ -414,7 +414,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     const row = await db
       .insertInto('fake_eulen_payouts')
       .values({
-        id: randomHex(16), nonce, pix_key: pixKey, tax_number: taxNumber, euid, deposit_address: payoutAddress(), deposit_cents: depositCents, payout_cents: payoutCents,
+        id: randomHex(16), nonce, pix_key: pixKey, tax_number: taxNumber, euid, deposit_address: payoutAddress(), deposit_cents: depositCents + payoutSurchargeCents, payout_cents: payoutCents,
         status: 'unsent', expiration: new Date(now.getTime() + DEFAULT_TIMEOUT_SECONDS * 1000), received_txid: null, receipt_url: null, created_at: now, updated_at: now,
       })
       .returningAll()
@@ -436,6 +436,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     if (!row) return refuse(reply, 404, 'Saque não encontrado.')
     return ok(reply, toPayoutObject(row))
   })
+
+  // A sandbox control: replies ask this much more DePix than the payout needs, as a provider that
+  // answered another amount would, so the rule that such a reply is never paid can be tried.
+  let payoutSurchargeCents = 0
 
   // Tests hold POST /withdraw replies after the payout is stored, to kill the service mid-call.
   let payoutGate: { until: Promise<void>; stored: () => void } | null = null
@@ -574,6 +578,10 @@ export async function startFakeEulen(options: FakeEulenOptions) {
       return webhooks ? sendWebhook('withdraw', { ...toPayoutObject((await payoutRow(id))!), webhookType: 'withdraw' }) : 0
     },
     payout: (id: string) => payoutRow(id),
+    /** New payouts ask `cents` more DePix than they need (0: exactly what they need). */
+    askExtraOnPayouts(cents: number): void {
+      payoutSurchargeCents = cents
+    },
     /** Every payout, oldest first. */
     payouts: () => db.selectFrom('fake_eulen_payouts').selectAll().orderBy('created_at').orderBy('id').execute(),
     /** How many payouts were made (a second POST with one nonce makes none). */

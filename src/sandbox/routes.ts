@@ -340,6 +340,47 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
   )
 
+  app.put(
+    '/sandbox/provider/payouts',
+    {
+      schema: {
+        operationId: 'sandboxProviderPayouts',
+        summary: "How the fake provider answers Pix-outs",
+        description: 'ask_extra_cents: each new Pix-out reply asks that many more centavos of DePix than the payout needs, as a provider answering another amount would; such a reply is held for support (payout_mismatch) and never paid. 0 answers exactly.',
+        body: Type.Object({ ask_extra_cents: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ ask_extra_cents: Type.Integer() }, { examples: [{ ask_extra_cents: 5000 }] }), ...errors },
+      },
+    },
+    async (request) => {
+      sandbox.fake.askExtraOnPayouts(request.body.ask_extra_cents)
+      return { ask_extra_cents: request.body.ask_extra_cents }
+    },
+  )
+
+  app.post(
+    '/sandbox/refund-payouts/:id/payout',
+    {
+      schema: {
+        operationId: 'sandboxFinishRefundPayout',
+        summary: 'Pay (or fail) the Pix of a refund payout',
+        description: "As the provider's withdraw webhook: `sent` completes the refund payout and refunds the charge; `error` or `refunded` leave it for support (an alert; support records it returned). The DePix must have been sent first.",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ outcome: Type.Optional(Type.Enum(['sent', 'error', 'refunded'])) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.String(), status: Type.String() }, { examples: [{ id: 'rpo_0f1e2d3c4b5a69788796a5b4', status: 'completed' }] }), ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      const payout = await store.refundPayouts.findById(request.params.id)
+      if (!payout || payout.provider_withdrawal_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
+      const status = await sandbox.fake.finishPayout(payout.provider_withdrawal_id, request.body.outcome ?? 'sent')
+      if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
+      await finishWorkTheSandboxCaused(deps.jobs)
+      const after = (await store.refundPayouts.findById(payout.id))!
+      return { id: after.id, status: after.status }
+    },
+  )
+
   app.post(
     '/sandbox/withdrawals/:id/payout',
     {

@@ -141,9 +141,9 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.selectFrom('withdrawals').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
     },
 
-    /** Pix-outs whose DePix left but whose Pix the provider reports failed (metrics, alerts). */
+    /** Pix-outs whose DePix left but whose Pix the provider reports failed, or refunded after completing (metrics, alerts). */
     payoutsFailedAfterSending(): Promise<Withdrawal[]> {
-      return db.selectFrom('withdrawals').selectAll().where('status', '=', 'sent').where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
+      return db.selectFrom('withdrawals').selectAll().where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
     },
 
     async countByStatus(): Promise<Array<{ status: WithdrawalStatus; n: number }>> {

@@ -60,9 +60,9 @@ type Step =
 const laterEvent: fc.Arbitrary<WithdrawalEvent> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'cancel' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'code_expired' as const }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'approve' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('approve' as const), allowed: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reject' as const }) },
-  { weight: 4, arbitrary: fc.constant({ kind: 'start_sending' as const }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start_sending' as const), allowed: fc.boolean(), destinationActive: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), reason: fc.constantFrom(...reviewReasons) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('fail' as const), code: fc.constantFrom(...failureCodes) }) },
   { weight: 4, arbitrary: fc.constant({ kind: 'sent' as const }) },
@@ -210,7 +210,7 @@ function run(steps: Step[], stats: { reserves: number; settles: number; returns:
       case 'pay': {
         const withdrawal = newest(withdrawals, step.pick)
         if (!withdrawal) break
-        decide(withdrawal, { kind: 'start_sending' })
+        decide(withdrawal, { kind: 'start_sending', allowed: true, destinationActive: true })
         decide(withdrawal, { kind: 'sent' })
         break
       }

@@ -214,22 +214,26 @@ const edges: ReadonlyArray<readonly [WithdrawalStatus, EventKind, WithdrawalStat
   ['requested', 'code_expired', 'canceled'],
   ['confirmed', 'cancel', 'canceled'],
   ['confirmed', 'start_sending', 'sending'],
+  ['confirmed', 'start_sending', 'failed'],
+  ['confirmed', 'start_sending', 'in_review'],
   ['confirmed', 'hold', 'in_review'],
   ['confirmed', 'fail', 'failed'],
   ['in_review', 'cancel', 'canceled'],
   ['in_review', 'approve', 'confirmed'],
+  ['in_review', 'new_payout', 'confirmed'],
   ['in_review', 'reject', 'canceled'],
   ['sending', 'hold', 'in_review'],
   ['sending', 'fail', 'failed'],
   ['sending', 'sent', 'sent'],
   ['sent', 'completed', 'completed'],
   ['sent', 'returned', 'failed'],
+  ['completed', 'returned', 'failed'],
 ]
 const edgeKey = (from: WithdrawalStatus, on: EventKind, to: WithdrawalStatus) => `${from} -${on}-> ${to}`
 const allowedEdges = new Set(edges.map(([from, on, to]) => edgeKey(from, on, to)))
 
 /** A person's request that does not apply is refused with its reason; a worker's or provider's event is just unchanged. */
-const refusedWith: Partial<Record<EventKind, string>> = { cancel: 'withdrawal_not_cancelable', approve: 'withdrawal_not_in_review', reject: 'withdrawal_not_in_review', returned: 'withdrawal_not_cancelable' }
+const refusedWith: Partial<Record<EventKind, string>> = { cancel: 'withdrawal_not_cancelable', approve: 'withdrawal_not_in_review', new_payout: 'withdrawal_not_in_review', reject: 'withdrawal_not_in_review', returned: 'withdrawal_not_cancelable' }
 
 /** The money effects each edge carries (besides notify_owner, which every move carries). */
 const moneyEffects: Record<string, string[]> = {
@@ -237,12 +241,15 @@ const moneyEffects: Record<string, string[]> = {
   [edgeKey('requested', 'confirm', 'in_review')]: ['reserve'],
   [edgeKey('confirmed', 'cancel', 'canceled')]: ['release'],
   [edgeKey('confirmed', 'fail', 'failed')]: ['release'],
+  [edgeKey('confirmed', 'start_sending', 'failed')]: ['release'],
   [edgeKey('in_review', 'cancel', 'canceled')]: ['release'],
   [edgeKey('in_review', 'approve', 'confirmed')]: ['queue_send'],
+  [edgeKey('in_review', 'new_payout', 'confirmed')]: ['forget_provider_payout', 'queue_send'],
   [edgeKey('in_review', 'reject', 'canceled')]: ['release'],
   [edgeKey('sending', 'fail', 'failed')]: ['release'],
   [edgeKey('sending', 'sent', 'sent')]: ['settle'],
   [edgeKey('sent', 'returned', 'failed')]: ['unsettle'],
+  [edgeKey('completed', 'returned', 'failed')]: ['unsettle'],
 }
 
 const confirmArbitrary = (amount: number) =>
@@ -258,9 +265,10 @@ const eventArbitrary = (amount: number): fc.Arbitrary<WithdrawalEvent> =>
     confirmArbitrary(amount),
     fc.constant({ kind: 'cancel' as const }),
     fc.constant({ kind: 'code_expired' as const }),
-    fc.constant({ kind: 'approve' as const }),
+    fc.record({ kind: fc.constant('approve' as const), allowed: fc.boolean() }),
+    fc.constant({ kind: 'new_payout' as const }),
     fc.constant({ kind: 'reject' as const }),
-    fc.constant({ kind: 'start_sending' as const }),
+    fc.record({ kind: fc.constant('start_sending' as const), allowed: fc.boolean(), destinationActive: fc.boolean() }),
     fc.record({ kind: fc.constant('hold' as const), reason: fc.constantFrom(...reviewReasons) }),
     fc.record({ kind: fc.constant('fail' as const), code: fc.constantFrom(...failureCodes) }),
     fc.constant({ kind: 'sent' as const }),
@@ -275,9 +283,10 @@ test('every status × every event: the move in the table, or unchanged, or the p
     confirm: { kind: 'confirm', available: 10_000, allowed: true, review: null },
     cancel: { kind: 'cancel' },
     code_expired: { kind: 'code_expired' },
-    approve: { kind: 'approve' },
+    approve: { kind: 'approve', allowed: true },
+    new_payout: { kind: 'new_payout' },
     reject: { kind: 'reject' },
-    start_sending: { kind: 'start_sending' },
+    start_sending: { kind: 'start_sending', allowed: true, destinationActive: true },
     hold: { kind: 'hold', reason: 'treasury_insufficient' },
     fail: { kind: 'fail', code: 'provider_refused' },
     sent: { kind: 'sent' },
@@ -286,7 +295,8 @@ test('every status × every event: the move in the table, or unchanged, or the p
   }
   for (const status of withdrawalStatuses) {
     for (const [kind, event] of Object.entries(sample) as Array<[EventKind, WithdrawalEvent]>) {
-      const decision = decideWithdrawal({ status, amount: 10_000 }, event)
+      // A new provider payout is ordered only for one whose reply asked another amount.
+      const decision = decideWithdrawal({ status, amount: 10_000, ...(kind === 'new_payout' ? { reviewReason: 'payout_mismatch' as const } : {}) }, event)
       const edge = edges.find(([from, on]) => from === status && on === kind)
       const where = `${status} on ${kind}`
       if (edge) {
@@ -309,6 +319,7 @@ test('property: random event sequences from any status keep every rule of the st
       fc.integer({ min: 1, max: 1_000_000 }).chain((amount) => fc.tuple(fc.constant(amount), fc.array(eventArbitrary(amount), { maxLength: 30 }))),
       (start, [amount, events]) => {
         let status = start
+        let reviewReason: ReviewReason | null = null
         // (c) what sits in the withdrawing book: a reserved start already holds its amount there.
         let outstanding = isReserved(start) ? 1 : 0
         let reserves = 0
@@ -316,7 +327,8 @@ test('property: random event sequences from any status keep every rule of the st
         let unsettles = 0
         for (const event of events) {
           const before = status
-          const decision = decideWithdrawal({ status, amount }, event)
+          const reviewBefore: ReviewReason | null = reviewReason
+          const decision = decideWithdrawal({ status, amount, reviewReason }, event)
           // (g) a confirmation is refused when not allowed, then when the balance does not cover it.
           if (event.kind === 'confirm' && before === 'requested') {
             if (!event.allowed) assert.deepEqual(decision, { outcome: 'refused', code: 'withdrawal_not_allowed' })
@@ -329,15 +341,20 @@ test('property: random event sequences from any status keep every rule of the st
             }
           }
           if (decision.outcome !== 'moved') {
-            if (decision.outcome === 'refused' && event.kind !== 'confirm') assert.equal(decision.code, refusedWith[event.kind], `${before} on ${event.kind}`)
+            // Support's approval meets the owner's facts, and never a reply that asked another amount.
+            const approveRefusal: string | null = event.kind === 'approve' && before === 'in_review'
+              ? (reviewBefore === 'payout_mismatch' ? 'payout_mismatch_unpayable' : 'withdrawal_not_allowed')
+              : null
+            if (decision.outcome === 'refused' && event.kind !== 'confirm') assert.equal(decision.code, approveRefusal ?? refusedWith[event.kind], `${before} on ${event.kind}`)
             continue
           }
           const edge = edgeKey(before, event.kind, decision.status)
           reached.add(edge)
           // (a) only the allowed transitions.
           assert.ok(allowedEdges.has(edge), `not an allowed transition: ${edge}`)
-          // (e) a final status never moves again; sent moves only to completed, or back to failed by `returned`.
-          assert.ok(!isFinal(before), `a final status moved: ${edge}`)
+          // (e) a final status never moves again, but for money that came back after it was completed;
+          // sent moves only to completed, or back to failed by `returned`.
+          assert.ok(!isFinal(before) || (before === 'completed' && event.kind === 'returned'), `a final status moved: ${edge}`)
           if (before === 'sent') assert.ok(decision.status === 'completed' || (decision.status === 'failed' && event.kind === 'returned'), edge)
           // (f) every move tells the owner, once, after the rest.
           const kinds = effectsOf(decision)
@@ -367,10 +384,11 @@ test('property: random event sequences from any status keep every rule of the st
             }
             if (kind === 'unsettle') {
               unsettles++
-              assert.ok(settles === 1 || start === 'sent', 'unsettled what was never settled')
+              assert.ok(settles === 1 || start === 'sent' || start === 'completed', 'unsettled what was never settled')
             }
           }
           status = decision.status
+          reviewReason = decision.reviewReason
           assert.ok(reserves <= 1 && settles <= 1 && unsettles <= 1)
           // (c) reserved exactly when the status says so.
           assert.equal(outstanding, isReserved(status) ? 1 : 0, `after ${edge}`)
@@ -409,4 +427,23 @@ test('a withdrawal whose signed transaction is stored keeps its amount reserved:
   const dead = decideWithdrawal({ status: 'in_review', amount: 5_000, signed: true }, { kind: 'reject', transactionDead: true })
   assert.equal(dead.outcome === 'moved' && dead.status, 'canceled')
   assert.ok(dead.outcome === 'moved' && dead.effects.some((effect) => effect.kind === 'release'))
+})
+
+test('support meets the facts the owner meets: approve is refused while the account may not withdraw, and a mismatched payout is never approved, only renewed', () => {
+  const inReview = { status: 'in_review' as const, amount: 5_000 }
+  assert.deepEqual(decideWithdrawal(inReview, { kind: 'approve', allowed: false }), { outcome: 'refused', code: 'withdrawal_not_allowed' })
+  assert.deepEqual(decideWithdrawal({ ...inReview, reviewReason: 'payout_mismatch' }, { kind: 'approve', allowed: true }), { outcome: 'refused', code: 'payout_mismatch_unpayable' })
+  const renewed = decideWithdrawal({ ...inReview, reviewReason: 'payout_mismatch' }, { kind: 'new_payout' })
+  assert.ok(renewed.outcome === 'moved' && renewed.status === 'confirmed')
+  assert.deepEqual(renewed.effects.map((effect) => effect.kind), ['forget_provider_payout', 'queue_send', 'notify_owner'])
+  assert.deepEqual(decideWithdrawal({ ...inReview, reviewReason: 'payout_mismatch', signed: true }, { kind: 'new_payout' }), { outcome: 'refused', code: 'withdrawal_not_cancelable' })
+  assert.deepEqual(decideWithdrawal({ ...inReview, reviewReason: 'over_threshold' }, { kind: 'new_payout' }), { outcome: 'refused', code: 'withdrawal_not_in_review' })
+})
+
+test('the send re-reads the facts: a destination canceled since gives the amount back, an account no longer allowed waits for support', () => {
+  const confirmed = { status: 'confirmed' as const, amount: 5_000 }
+  const gone = decideWithdrawal(confirmed, { kind: 'start_sending', allowed: true, destinationActive: false })
+  assert.ok(gone.outcome === 'moved' && gone.status === 'failed' && gone.failureCode === 'destination_canceled' && gone.effects.some((effect) => effect.kind === 'release'))
+  const blocked = decideWithdrawal(confirmed, { kind: 'start_sending', allowed: false, destinationActive: true })
+  assert.ok(blocked.outcome === 'moved' && blocked.status === 'in_review' && blocked.reviewReason === 'account_not_allowed' && !blocked.effects.some((effect) => effect.kind === 'release'))
 })

@@ -10,6 +10,7 @@ import { checkLedger } from '../../app/check-ledger.ts'
 import { checkTreasury } from '../../app/check-treasury.ts'
 import { withdrawalRecord } from '../../app/list-withdrawals.ts'
 import { reviewWithdrawal } from '../../app/request-withdrawal.ts'
+import { withdrawalBlockers } from '../../app/withdrawal-blockers.ts'
 import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
 import { payRefundByPix, reviewRefundPayout } from '../../app/pay-refund.ts'
@@ -170,11 +171,14 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   app.post(
     '/ops/refund-payouts/:refund_payout_id/review',
     {
-      schema: operation('reviewRefundPayout', 'Send a refund payout in review again, or abandon it while nothing has left', { ...payoutExample, status: 'sending' }, [
-        'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed', 'invalid_json', 'unsupported_media_type',
+      schema: operation('reviewRefundPayout', 'Send a refund payout in review again, order a new provider payout, abandon it while nothing has left, or record it returned', { ...payoutExample, status: 'sending' }, [
+        'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed', 'refund_not_owed', 'payout_mismatch_unpayable', 'invalid_json', 'unsupported_media_type',
       ], {
         params: Type.Object({ refund_payout_id: Type.String({ maxLength: 64 }) }),
-        body: Type.Object({ decision: Type.Enum(['retry', 'abandon']), note: Note }, { additionalProperties: false }),
+        body: Type.Object({
+          decision: Type.Enum(['retry', 'abandon', 'new_payout', 'returned'], { description: 'retry: send it again (refused when the provider asked another amount, or the refund is no longer owed); new_payout: ask the provider for a new payout; abandon: end it while nothing has left; returned: the DePix came back after the provider failed the Pix, so the refund is owed again.' }),
+          note: Note,
+        }, { additionalProperties: false }),
       }),
     },
     async (request) => payoutView(await reviewRefundPayout(deps, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
@@ -229,22 +233,31 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // Withdrawals waiting for support (decisions 15): why, and what was asked; approve, reject, or
   // record that a sent payout came back to the treasury.
   app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => ({
-    withdrawals: await Promise.all((await deps.store.withdrawals.inReview(200)).map(async (withdrawal) => ({
-      ...(await withdrawalRecord(deps.store, withdrawal)),
-      email: (await deps.store.accounts.findById(withdrawal.account_id))?.email ?? null,
-      brl_cents: withdrawal.brl_cents,
-      via: withdrawal.via,
-    }))),
+    withdrawals: await Promise.all((await deps.store.withdrawals.inReview(200)).map(async (withdrawal) => {
+      const account = await deps.store.accounts.findById(withdrawal.account_id)
+      return {
+        ...(await withdrawalRecord(deps.store, withdrawal)),
+        email: account?.email ?? null,
+        brl_cents: withdrawal.brl_cents,
+        via: withdrawal.via,
+        // What approving would meet, beside the item: the account's balances and what blocks it.
+        balances: account ? await deps.store.ledger.balances(account.id, 'available') : null,
+        blockers: account ? await withdrawalBlockers(deps.store, account, deps.clock.now()) : [],
+      }
+    })),
   }))
 
   app.post(
     '/ops/withdrawals/:withdrawal_id/review',
     {
       schema: operation('reviewWithdrawal', 'Approve or reject a withdrawal in review; or record that a sent payout came back', { id: 'wd_0f1e2d3c4b5a69788796a5b4', status: 'confirmed' }, [
-        'withdrawal_not_found', 'withdrawal_not_in_review', 'withdrawal_not_cancelable', 'invalid_json', 'unsupported_media_type',
+        'withdrawal_not_found', 'withdrawal_not_in_review', 'withdrawal_not_cancelable', 'withdrawal_not_allowed', 'payout_mismatch_unpayable', 'invalid_json', 'unsupported_media_type',
       ], {
         params: Type.Object({ withdrawal_id: Type.String({ maxLength: 64 }) }),
-        body: Type.Object({ decision: Type.Enum(['approve', 'reject', 'returned']), note: Note }, { additionalProperties: false }),
+        body: Type.Object({
+          decision: Type.Enum(['approve', 'reject', 'returned', 'new_payout'], { description: 'approve: send it (refused while the account may not withdraw, or when the provider asked another amount); reject: the amount goes back; returned: a sent payout came back; new_payout: ask the provider for a new payout after one that asked another amount.' }),
+          note: Note,
+        }, { additionalProperties: false }),
       }),
     },
     async (request) => {

@@ -1,0 +1,26 @@
+// What keeps an account from taking money out (docs/treasury.md, "Who may withdraw"), read the
+// same way wherever money is about to leave: the owner's confirm, an API withdrawal, support's
+// approval, and the worker's start of a send. One list, so none of them knows less than another.
+import { currencies } from '../domain/money.ts'
+import type { Account } from '../store/schema.ts'
+import type { Store } from '../store/store.ts'
+
+export type WithdrawalBlocker =
+  /** No confirmed identity (EUID) yet. */
+  | 'no_identity'
+  /** A MED not wholly taken back within its window, or a claw-back support has not reviewed. */
+  | 'open_med'
+  /** A currency of the account is below zero (a MED or a provider refund took more than was left). */
+  | 'balance_below_zero'
+
+/** A MED may come up to about 90 days after a payment: a partial one keeps the account from withdrawing that long. */
+const MED_WINDOW_MS = 90 * 24 * 3_600_000
+
+export async function withdrawalBlockers(store: Store, account: Account, now: Date): Promise<WithdrawalBlocker[]> {
+  const blockers: WithdrawalBlocker[] = []
+  if (account.kyc !== 'verified' || account.euid === null) blockers.push('no_identity')
+  if ((await store.charges.withdrawalBlockers(account.id, new Date(now.getTime() - MED_WINDOW_MS))) > 0) blockers.push('open_med')
+  const available = await store.ledger.balances(account.id, 'available')
+  if (currencies.some((currency) => available[currency] < 0)) blockers.push('balance_below_zero')
+  return blockers
+}
