@@ -83,6 +83,7 @@ export const en: Catalogue = {
     csrfTitle: 'Form expired',
     csrfText: 'This form expired or did not come from this page. Go back, reload the page and try again.',
     tooManyCodesFromAddress: 'Too many codes asked for from this address. Try again in an hour.',
+    tooManyCodeTries: 'Too many codes typed from here, or for this account or this request. Try again in {minutes} min.',
     nav: 'Navigation',
     withdrawals: 'Withdrawals',
     destinations: 'Destinations',

@@ -89,6 +89,7 @@ export const ptBR = {
     csrfTitle: 'Formulário expirado',
     csrfText: 'Este formulário expirou ou não veio desta página. Volte, recarregue a página e tente de novo.',
     tooManyCodesFromAddress: 'Muitos códigos pedidos deste endereço. Tente de novo em uma hora.',
+    tooManyCodeTries: 'Códigos demais digitados daqui, para esta conta ou para este pedido. Tente de novo em {minutes} min.',
     nav: 'Navegação',
     withdrawals: 'Saques',
     destinations: 'Destinos',
