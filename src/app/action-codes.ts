@@ -1,6 +1,9 @@
 // Codes that confirm an owner's action (a new destination, one withdrawal): the sign-in codes'
 // rules (6 digits, 10 minutes, single use, 5 wrong tries, sent from the outbox), bound to what
 // they confirm, with a budget of their own so actions and sign-ins never starve each other.
+// A wrong try is counted in a statement of its own, after the refused action's transaction has
+// rolled back: counted inside it, it rolled back too and the code never burned
+// (docs/design.md, "Codes that guard money").
 import { DomainError } from '../domain/errors.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import { codeHash, CODE_VALIDITY_MS, matchingCodes, MAX_WRONG_TRIES, newCode, typedCode } from '../secrets/one-time-code.ts'
@@ -13,6 +16,23 @@ export const ACTION_CODES_PER_HOUR = 10
 const HOUR_MS = 3_600_000
 
 export type ActionPurpose = Exclude<CodePurpose, 'sign_in'>
+
+type CodeRequest = { email: string; purpose: ActionPurpose; subject: string; code: string; now: Date }
+
+/**
+ * A typed code that matches none of the subject's usable codes, thrown inside the action's
+ * transaction; `confirmingWithCode` counts it once that transaction has rolled back. Outside that
+ * wrapper it is still the catalogue's `action_code_invalid` (nothing counted).
+ */
+class WrongActionCode extends DomainError {
+  readonly codeIds: readonly number[]
+  readonly request: CodeRequest
+  constructor(codeIds: readonly number[], request: CodeRequest) {
+    super('action_code_invalid', { param: 'code' })
+    this.codeIds = codeIds
+    this.request = request
+  }
+}
 
 /** Inside the caller's transaction: a code for `subject`, mailed with the text `mail` makes of it. */
 export async function issueActionCode(
@@ -29,14 +49,33 @@ export async function issueActionCode(
   await queueMail(deps, { to: request.email, ...request.mail(code), code, codeId, now: request.now, sendBefore: expiresAt })
 }
 
-/** Uses the code if it is one of the e-mail's usable codes for this very subject; a wrong one counts a try on each. */
-export async function useActionCode(store: Store, request: { email: string; purpose: ActionPurpose; subject: string; code: string; now: Date }): Promise<void> {
+/**
+ * Inside the transaction of `confirmingWithCode`: uses the code if it is one of the e-mail's
+ * usable codes for this very subject; a wrong one is thrown, to be counted on each of them.
+ */
+export async function useActionCode(store: Store, request: CodeRequest): Promise<void> {
   const bound = { purpose: request.purpose, subject: request.subject }
   const rows = await store.wallet.usableCodes(request.email, request.now, MAX_WRONG_TRIES, bound)
   const row = matchingCodes(rows, codeHash(request.email, typedCode(request.code), bound))[0]
-  if (!row) {
-    await store.wallet.countWrongTry(rows.map((candidate) => candidate.id))
-    throw new DomainError('action_code_invalid', { param: 'code' })
-  }
+  if (!row) throw new WrongActionCode(rows.map((candidate) => candidate.id), request)
   if (!(await store.wallet.useCode(row.id, request.now))) throw new DomainError('action_code_invalid', { param: 'code' })
+}
+
+/**
+ * Runs an action that checks a code in one transaction. A wrong code rolls the action back, then
+ * its try is counted and committed on its own, so it holds although the request was refused. The
+ * fifth wrong try burns a code: while the subject has no usable code left but a burned one, every
+ * try answers `action_code_burned` (whatever was typed, so it tells nothing of the code), and the
+ * owner asks for a new code.
+ */
+export async function confirmingWithCode<T>(store: Store, work: (store: Store) => Promise<T>): Promise<T> {
+  try {
+    return await store.transaction(work)
+  } catch (error) {
+    if (!(error instanceof WrongActionCode)) throw error
+    const { email, purpose, subject, now } = error.request
+    await store.wallet.countWrongTry(error.codeIds)
+    const live = await store.wallet.liveCodes(email, now, MAX_WRONG_TRIES, { purpose, subject })
+    throw new DomainError(live.usable === 0 && live.burned > 0 ? 'action_code_burned' : 'action_code_invalid', { param: 'code' })
+  }
 }

@@ -2,11 +2,11 @@
 // cool-down has passed. Or the owner follows the e-mail's link and cancels it, signed in or not.
 import { DomainError } from '../domain/errors.ts'
 import type { WithdrawalDestination } from '../store/schema.ts'
-import { useActionCode } from './action-codes.ts'
+import { confirmingWithCode, useActionCode } from './action-codes.ts'
 import { hashCancelToken, type DestinationDeps } from './add-destination.ts'
 
 export async function confirmDestination(deps: DestinationDeps, request: { accountId: number; destinationId: string; code: string }): Promise<WithdrawalDestination> {
-  return deps.store.transaction(async (store) => {
+  return confirmingWithCode(deps.store, async (store) => {
     const account = await store.accounts.lockById(request.accountId)
     const destination = await store.withdrawals.findDestination(request.destinationId, request.accountId)
     if (!account || !destination || destination.state === 'canceled') throw new DomainError('destination_not_found')

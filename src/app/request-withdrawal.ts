@@ -15,7 +15,7 @@ import type { WebhookDestinations } from '../webhooks/destination.ts'
 import { withdrawalRecord } from './list-withdrawals.ts'
 import type { Account, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { issueActionCode, useActionCode } from './action-codes.ts'
+import { confirmingWithCode, issueActionCode, useActionCode } from './action-codes.ts'
 import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './move-withdrawal.ts'
 import type { QuoteBook } from './quote-book.ts'
 import type { Treasury } from '../treasury/treasury.ts'
@@ -136,7 +136,7 @@ export function newWithdrawalId(): string {
 
 /** The owner's code for this withdrawal, with its amount and destination: the amount is reserved and the withdrawal queued (or sent for review). */
 export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { accountId: number; withdrawalId: string; code: string }): Promise<Withdrawal> {
-  const result = await deps.store.transaction(async (store) => {
+  const result = await confirmingWithCode(deps.store, async (store) => {
     const locked = await store.withdrawals.lockById(request.withdrawalId)
     if (!locked || locked.account_id !== request.accountId) return { kind: 'not_found' as const }
     if (locked.status !== 'requested') return { kind: 'unchanged' as const, withdrawal: locked }

@@ -59,6 +59,23 @@ export function walletRepository(db: Kysely<Database>) {
         .execute()
     },
 
+    /** The subject's unused, unexpired codes: how many can still be tried, how many wrong tries burned. */
+    async liveCodes(email: string, now: Date, maxTries: number, bound: { purpose: CodePurpose; subject: string }): Promise<{ usable: number; burned: number }> {
+      const row = await db
+        .selectFrom('wallet_codes')
+        .select([
+          sql<number>`count(*) filter (where attempts < ${maxTries})::int4`.as('usable'),
+          sql<number>`count(*) filter (where attempts >= ${maxTries})::int4`.as('burned'),
+        ])
+        .where('email', '=', email)
+        .where('purpose', '=', bound.purpose)
+        .where('subject', '=', bound.subject)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirstOrThrow()
+      return { usable: row.usable, burned: row.burned }
+    },
+
     async countWrongTry(ids: readonly number[]): Promise<void> {
       if (ids.length === 0) return
       await db.updateTable('wallet_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', 'in', ids).execute()

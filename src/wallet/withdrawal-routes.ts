@@ -12,6 +12,7 @@ import { DomainError } from '../domain/errors.ts'
 import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
 import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
+import { createCodeTryLimit } from './code-tries.ts'
 import type { WalletDeps } from './deps.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
 
@@ -31,6 +32,9 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   const withdrawalDeps = { store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, quotes: deps.quotes, limits: deps.config.withdrawals.limits }
   const destinationDeps = { ...withdrawalDeps, network: deps.config.treasury.network, cooldownMs: deps.config.withdrawals.cooldownMs }
   const cooldownHours = Math.round(deps.config.withdrawals.cooldownMs / 3_600_000)
+  // Every form that checks a destination's or a withdrawal's code takes a try first (a resent
+  // form for one already confirmed checks none, and answers as before).
+  const codeTries = createCodeTryLimit({ store: deps.store, log: app.log })
 
   const rowOf = (destination: WithdrawalDestination): DestinationRow => ({
     id: destination.id, type: destination.type, masked: maskDestination(destination), label: destination.label, state: destinationState(destination, deps.clock.now()), usableAt: destination.usable_at,
@@ -75,7 +79,9 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   })
 
   app.post<{ Params: { id: string } }>('/wallet/destinations/:id/confirm', protectSignedIn, async (request, reply) => {
-    await confirmDestination(destinationDeps, { accountId: accountOf(request)!, destinationId: request.params.id.slice(0, 64), code: field(request.body, 'code', 20) })
+    const destination = await owned(request, request.params.id.slice(0, 64))
+    if (destination.state === 'unconfirmed') await codeTries.take(request, pageOf(request, reply).lang, { accountId: destination.account_id, purpose: 'destination', id: destination.id })
+    await confirmDestination(destinationDeps, { accountId: destination.account_id, destinationId: destination.id, code: field(request.body, 'code', 20) })
     return reply.redirect('/wallet/destinations?notice=confirmed', 303)
   })
 
@@ -136,6 +142,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
 
   app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/confirm', protectSignedIn, async (request, reply) => {
     const withdrawal = await ownWithdrawal(request, request.params.id)
+    if (withdrawal.status === 'requested') await codeTries.take(request, pageOf(request, reply).lang, { accountId: withdrawal.account_id, purpose: 'withdrawal', id: withdrawal.id })
     await confirmWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, code: field(request.body, 'code', 20) })
     return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
   })
