@@ -453,7 +453,7 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
     const paid = await rig.neighbours.paidScripts()
     const wrong = plan.filter(({ destination }) => paid[destination.scriptHex!] !== 1)
     if (wrong.length > 0) throw new Error(`${wrong.length} destinations were not paid exactly once`)
-    const books = await checkLedger({ store: service.store })
+    const books = await checkLedger({ store: service.store, treasury: service.treasury })
     if (!books.ok) throw new Error(`the books do not balance: ${JSON.stringify({ ...books, books: undefined })}`)
 
     const seconds = (completedAt - started) / 1000
@@ -541,7 +541,7 @@ async function pixLimit(kind: DatabaseKind): Promise<PixFigures> {
     const minutes = simulatedSeconds / 60
     const whole = (counts: number[]) => Array.from({ length: minutes }, (_, minute) => counts[minute] ?? 0)
     if ((await provider.payoutCount()) !== pixCount) throw new Error(`the provider made ${await provider.payoutCount()} payouts for ${pixCount} Pix-outs`)
-    const books = await checkLedger({ store: service.store })
+    const books = await checkLedger({ store: service.store, treasury: service.treasury })
     if (!books.ok) throw new Error('the books do not balance after the Pix-outs')
     return { kind, queued: pixCount, perMinute: whole(perMinute), fakeSawPerMinute: whole(fakeSawPerMinute), statusCalls, jobRuns, simulatedMinutes: minutes, realSeconds: round1((performance.now() - realStarted) / 1000) }
   } finally {

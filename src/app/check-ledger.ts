@@ -1,13 +1,18 @@
-// /ops/ledger-check: the books against what happened (decisions 14). The running balances agree
-// with the entries; every posting balances per currency; the books that only the provider's DePix
-// moves hold only DEPIX; and, charge by charge, each book holds exactly what the charge records
-// (what arrived, the fee, what was credited and converted, what the provider took back and what
-// that cost, what is owed to or was paid to the payer). Reads every posting: an operator's check,
-// not a request path.
+// /ops/ledger-check: the books against what happened (docs/treasury.md, "The books meet the
+// treasury"). The running balances agree with the entries; every posting balances per currency;
+// the books that only the provider's DePix moves hold only DEPIX; charge by charge, each book holds
+// exactly what the charge records (what arrived, the fee, what was credited and converted, what
+// the provider took back and what that cost, what is owed to or was paid to the payer); and payout
+// by payout, what the books say left the treasury is what the node's own record of the
+// transaction says it sent, fee included. Reads every posting and asks the node once per payout:
+// an operator's check, not a request path.
 import { bookKey, expectedChargeBooks, expectedWithdrawalBooks, type Book } from '../domain/ledger.ts'
 import { isReserved } from '../domain/withdrawal.ts'
 import type { Currency } from '../domain/money.ts'
+import { refundPayoutMaxDeposit } from '../domain/refund-payout.ts'
+import { minorUnitsIn } from '../domain/withdrawal.ts'
 import type { Store } from '../store/store.ts'
+import type { Treasury } from '../treasury/treasury.ts'
 
 export type LedgerCheck = {
   ok: boolean
@@ -20,11 +25,18 @@ export type LedgerCheck = {
   charges: Array<{ charge_id: string | null; book: Book; currency: Currency; expected: number; actual: number }>
   /** Books that hold other than what their withdrawal's status says (reserved, sent, or given back). */
   withdrawals: Array<{ withdrawal_id: string; book: Book; currency: Currency; expected: number; actual: number }>
+  /**
+   * Payouts whose books disagree with what left the treasury: `sent` (what the node sent away, in
+   * the currency's minor units) or `network_fee` (satoshis) against what was posted, `offered`
+   * (what the provider was to be sent against what the payout offered), `transaction` (the node
+   * does not know it). Null `actual`: the node could not say.
+   */
+  payouts: Array<{ withdrawal_id: string | null; refund_payout_id: string | null; txid: string; field: 'sent' | 'network_fee' | 'offered' | 'transaction'; expected: number; actual: number | null }>
   /** Every book's balance per currency. */
   books: Array<{ book: Book; currency: Currency; total: number }>
 }
 
-export async function checkLedger(deps: { store: Store }): Promise<LedgerCheck> {
+export async function checkLedger(deps: { store: Store; treasury: Treasury }): Promise<LedgerCheck> {
   const { ledger } = deps.store
   const [disagreements, unbalanced, foreign, allSums, books] = await Promise.all([
     ledger.disagreements(),
@@ -34,7 +46,9 @@ export async function checkLedger(deps: { store: Store }): Promise<LedgerCheck> 
     ledger.bookTotals(),
   ])
   const sums = allSums.filter((row) => row.withdrawal_id === null)
-  const withdrawals = await withdrawalMismatches(deps.store, allSums.flatMap((row) => (row.withdrawal_id === null ? [] : [{ ...row, withdrawal_id: row.withdrawal_id }])))
+  const withdrawalSums = allSums.flatMap((row) => (row.withdrawal_id === null ? [] : [{ ...row, withdrawal_id: row.withdrawal_id }]))
+  const withdrawals = await withdrawalMismatches(deps.store, withdrawalSums)
+  const payouts = await payoutMismatches(deps, withdrawalSums)
   const chargeIds = [...new Set(sums.flatMap((row) => (row.charge_id === null ? [] : [row.charge_id])))]
   const [charges, refunds] = await Promise.all([deps.store.charges.findByIds(chargeIds), deps.store.refunds.owedFor(chargeIds)])
   const expected = new Map<string, Map<string, number>>()
@@ -47,7 +61,7 @@ export async function checkLedger(deps: { store: Store }): Promise<LedgerCheck> 
       takenBackCents: charge.credited_units === null ? 0 : charge.taken_back_cents,
       takenBackUnits: charge.taken_back_units,
       held: charge.status === 'after7d',
-      refund: refund ? { amountCents: refund.amount_cents, owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents, payoutFeeCents: refund.payout_fee_cents } : null,
+      refund: refund ? { amountCents: refund.amount_cents, owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents, payoutFeeCents: refund.payout_fee_cents, networkFeeSats: refund.network_fee_sats } : null,
     }))
   }
   const mismatches: LedgerCheck['charges'] = []
@@ -67,14 +81,50 @@ export async function checkLedger(deps: { store: Store }): Promise<LedgerCheck> 
     }
   }
   return {
-    ok: disagreements.length === 0 && unbalanced.length === 0 && foreign.length === 0 && mismatches.length === 0 && withdrawals.length === 0,
+    ok: disagreements.length === 0 && unbalanced.length === 0 && foreign.length === 0 && mismatches.length === 0 && withdrawals.length === 0 && payouts.length === 0,
     disagreements,
     unbalanced,
     foreign_currency: foreign,
     charges: mismatches,
     withdrawals,
+    payouts,
     books,
   }
+}
+
+/**
+ * Every payout whose transaction left, against the node's record of it: a withdrawal's books say
+ * its net amount left (as the asset itself on Liquid, as DePix to the provider for a Pix-out, which
+ * must also be what was offered), a refund payout's that the provider's deposit left and was no
+ * more than the payout allows; and each fee posted is the fee the transaction paid.
+ */
+async function payoutMismatches(deps: { store: Store; treasury: Treasury }, withdrawalSums: Array<{ withdrawal_id: string; book: Book; currency: Currency; total: number }>): Promise<LedgerCheck['payouts']> {
+  const mismatches: LedgerCheck['payouts'] = []
+  const posted = (id: string, book: Book, currency: Currency) => withdrawalSums.filter((row) => row.withdrawal_id === id && row.book === book && row.currency === currency).reduce((sum, row) => sum + row.total, 0)
+  const compare = async (payout: { withdrawal_id: string | null; refund_payout_id: string | null; txid: string }, currency: Currency, sent: number, fee: number | null) => {
+    const node = await deps.treasury.sentTransaction(payout.txid).catch(() => undefined)
+    if (node === null) return mismatches.push({ ...payout, field: 'transaction', expected: 1, actual: 0 })
+    const nodeSent = node === undefined ? null : minorUnitsIn(currency, node.sent.filter((output) => output.currency === currency).reduce((sum, output) => sum + output.units, 0n))
+    if (nodeSent !== sent) mismatches.push({ ...payout, field: 'sent', expected: sent, actual: nodeSent })
+    const nodeFee = node === undefined ? null : minorUnitsIn('BTC', node.feeUnits)
+    if (fee !== null && nodeFee !== fee) mismatches.push({ ...payout, field: 'network_fee', expected: fee, actual: nodeFee })
+    return 0
+  }
+  for (const withdrawal of await deps.store.withdrawals.sentTransactions()) {
+    const payout = { withdrawal_id: withdrawal.id, refund_payout_id: null, txid: withdrawal.txid! }
+    if (withdrawal.destination_type === 'pix' && withdrawal.provider_deposit_cents !== withdrawal.net_amount) {
+      mismatches.push({ ...payout, field: 'offered', expected: withdrawal.net_amount, actual: withdrawal.provider_deposit_cents })
+    }
+    // What the books say left (settled): the net amount; a Pix-out's is DePix sent to the provider.
+    await compare(payout, withdrawal.currency, withdrawal.net_amount, withdrawal.network_fee_sats === null ? null : posted(withdrawal.id, 'network_fees', 'BTC'))
+  }
+  for (const refundPayout of await deps.store.refundPayouts.sentTransactions()) {
+    const payout = { withdrawal_id: null, refund_payout_id: refundPayout.id, txid: refundPayout.txid! }
+    const deposit = refundPayout.provider_deposit_cents ?? 0
+    if (deposit > refundPayoutMaxDeposit(refundPayout.amount_cents)) mismatches.push({ ...payout, field: 'offered', expected: refundPayoutMaxDeposit(refundPayout.amount_cents), actual: deposit })
+    await compare(payout, 'DEPIX', deposit, refundPayout.network_fee_sats)
+  }
+  return mismatches
 }
 
 /** Withdrawal by withdrawal: reserved while it waits or is sent, settled once sent, nothing when given back. */
@@ -86,6 +136,8 @@ async function withdrawalMismatches(store: Store, sums: Array<{ withdrawal_id: s
     const want = expectedWithdrawalBooks({
       id: withdrawal.id, accountId: withdrawal.account_id, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount,
       status: settled ? 'settled' : isReserved(withdrawal.status) ? 'reserved' : 'none',
+      // Posted when its transaction left, and kept if the amount came back.
+      networkFeeSats: settled || withdrawal.failure_code === 'payout_returned' ? withdrawal.network_fee_sats ?? 0 : 0,
     })
     const actual = new Map(sums.filter((row) => row.withdrawal_id === withdrawal.id).map((row) => [bookKey(row.book, row.currency), row.total]))
     for (const key of new Set([...actual.keys(), ...want.keys()])) {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Updateable } from 'kysely'
 import type { Clock } from '../clock.ts'
-import { withdrawalReleasePosting, withdrawalReservePosting, withdrawalReturnPosting, withdrawalSettlePosting, type WithdrawalAmounts } from '../domain/ledger.ts'
+import { networkFeePosting, withdrawalReleasePosting, withdrawalReservePosting, withdrawalReturnPosting, withdrawalSettlePosting, type WithdrawalAmounts } from '../domain/ledger.ts'
 import { formatAmount } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
@@ -99,6 +99,8 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
       return
     case 'settle':
       await post(withdrawalSettlePosting(amountsOf(withdrawal)))
+      // The transaction that left paid the network its fee, stored when it was signed.
+      if (withdrawal.network_fee_sats !== null && withdrawal.network_fee_sats > 0) await post(networkFeePosting({ id: withdrawal.id, feeSats: withdrawal.network_fee_sats }))
       return
     case 'unsettle':
       await post(withdrawalReturnPosting(amountsOf(withdrawal)))

@@ -5,7 +5,7 @@
 // left, the refund is settled through the charge's state machine (the charge becomes `refunded`)
 // and the provider's fee is posted as the service's cost, in one transaction.
 import { refundPayoutFits, refundPayoutMaxDeposit } from '../domain/refund-payout.ts'
-import { refundPayoutFeePosting } from '../domain/ledger.ts'
+import { networkFeePosting, refundPayoutFeePosting } from '../domain/ledger.ts'
 import type { ProviderPayout } from '../domain/provider-report.ts'
 import type { PayoutStep } from '../store/payout-steps.ts'
 import type { RefundPayout } from '../store/schema.ts'
@@ -74,7 +74,18 @@ function hooks(deps: Deps, payout: RefundPayout): Omit<Payout<RefundPayout>, 'cu
       await moveRefundPayout(deps, payout.id, { event: () => ({ kind: 'fail', code }) })
     },
     sent: async () => {
-      await moveRefundPayout(deps, payout.id, { event: (current) => (current.status === 'sending' ? { kind: 'sent' } : null) })
+      await moveRefundPayout(deps, payout.id, {
+        event: (current) => (current.status === 'sending' ? { kind: 'sent' } : null),
+        // The transaction left: the network fee it paid is the service's, counted on the refund.
+        after: async (store, _before, after, now) => {
+          const fee = after.network_fee_sats ?? 0
+          if (fee <= 0) return
+          const refund = await store.refunds.lockById(after.refund_id)
+          if (refund && (await store.ledger.post(networkFeePosting({ id: after.id, feeSats: fee }), refund.charge_id, now))) {
+            await store.refunds.update(refund.id, { network_fee_sats: refund.network_fee_sats + fee })
+          }
+        },
+      })
     },
     completed: (record) => completeRefundPayout(deps, payout, record),
   }

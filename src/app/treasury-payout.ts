@@ -44,6 +44,7 @@ export type PayoutRow = {
   provider_deposit_cents: number | null
   provider_expires_at: Date | null
   payout_cents: number | null
+  network_fee_sats: number | null
 }
 
 /** One payout as the steps see it: its row, where it goes, and how the owner of the row moves it. */
@@ -119,7 +120,7 @@ export async function sendPayout<R extends PayoutRow>(deps: PayoutDeps, payout: 
       }
       const signed = await deps.treasury.signChecked(row.psbt!, payment)
       // Whoever stores a signed transaction first, it is the one broadcast, now and after any crash.
-      row = await payout.storeStep({ tx_hex: signed.hex, txid: signed.txid })
+      row = await payout.storeStep({ tx_hex: signed.hex, txid: signed.txid, network_fee_sats: Number(signed.feeUnits) })
     } catch (error) {
       if (error instanceof TreasuryInsufficientError) {
         await payout.hold('treasury_insufficient')

@@ -7,7 +7,7 @@ import { fixedFeeOf, type Currency } from './money.ts'
 import type { TakeBack } from './clawback.ts'
 
 export const customerBooks = ['available', 'held', 'withdrawing'] as const
-export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid', 'withdrawals_sent', 'payout_fees'] as const
+export const serviceBooks = ['provider_clearing', 'fees', 'conversion', 'med_losses', 'refunds_owed', 'refunds_paid', 'withdrawals_sent', 'payout_fees', 'network_fees', 'service_lbtc'] as const
 export type Book = (typeof customerBooks)[number] | (typeof serviceBooks)[number]
 
 /** The service books that only ever hold DEPIX: the provider moves DePix, never BTC or USDt. */
@@ -15,7 +15,7 @@ export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'me
 
 export type Entry = { book: Book; accountId: number | null; currency: Currency; amount: number }
 
-export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'refund_payout_fee' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return'
+export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'refund_payout_fee' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return' | 'network_fee'
 
 export type Posting = { key: string; kind: PostingKind; entries: Entry[] }
 
@@ -130,6 +130,18 @@ export function refundPayoutFeePosting(payout: { id: string; feeCents: number })
   ])
 }
 
+/**
+ * A payout's transaction left the treasury: the L-BTC network fee it paid, as the node built it,
+ * is the service's cost, paid from the service's own L-BTC (service_lbtc), never an account's.
+ * Keyed by the payout, so it is posted once.
+ */
+export function networkFeePosting(payout: { id: string; feeSats: number }): Posting {
+  return posting(`network_fee:${payout.id}`, 'network_fee', [
+    { book: 'service_lbtc', accountId: null, currency: 'BTC', amount: -payout.feeSats },
+    { book: 'network_fees', accountId: null, currency: 'BTC', amount: payout.feeSats },
+  ])
+}
+
 /** What a withdrawal's postings need: its account, currency, amount, our fee and what left the treasury. */
 export type WithdrawalAmounts = { id: string; accountId: number; currency: Currency; amount: number; fee: number; net: number }
 
@@ -172,7 +184,7 @@ export function withdrawalReturnPosting(w: WithdrawalAmounts): Posting {
  * The balances a withdrawal's postings must leave, from its status: reserved while it waits or
  * is being sent, settled once sent, nothing when it was given back (or never confirmed).
  */
-export function expectedWithdrawalBooks(w: WithdrawalAmounts & { status: 'reserved' | 'settled' | 'none' }): Map<BookKey, number> {
+export function expectedWithdrawalBooks(w: WithdrawalAmounts & { status: 'reserved' | 'settled' | 'none'; networkFeeSats?: number }): Map<BookKey, number> {
   const books = new Map<BookKey, number>()
   const add = (book: Book, currency: Currency, amount: number) => {
     if (amount !== 0) books.set(bookKey(book, currency), (books.get(bookKey(book, currency)) ?? 0) + amount)
@@ -185,6 +197,9 @@ export function expectedWithdrawalBooks(w: WithdrawalAmounts & { status: 'reserv
     add('fees', w.currency, w.fee)
     add('withdrawals_sent', w.currency, w.net)
   }
+  // A transaction that left stays left, even when its amount came back: its fee was paid.
+  add('service_lbtc', 'BTC', -(w.networkFeeSats ?? 0))
+  add('network_fees', 'BTC', w.networkFeeSats ?? 0)
   return books
 }
 
@@ -199,7 +214,7 @@ export type ChargeBooks = {
   /** Whether the credit still sits in `held` (after7d not yet released). */
   held: boolean
   /** A refund obligation: what was owed, what is still owed, what we paid (and the provider's fee on a Pix-out), what claw-backs cost after. */
-  refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number; payoutFeeCents?: number } | null
+  refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number; payoutFeeCents?: number; networkFeeSats?: number } | null
 }
 
 type BookKey = `${Book}:${Currency}`
@@ -229,7 +244,9 @@ export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
     }
   }
   if (charge.refund !== null) {
-    const { amountCents, owedCents, paidByUsCents, lossCents, payoutFeeCents = 0 } = charge.refund
+    const { amountCents, owedCents, paidByUsCents, lossCents, payoutFeeCents = 0, networkFeeSats = 0 } = charge.refund
+    add('service_lbtc', 'BTC', -networkFeeSats)
+    add('network_fees', 'BTC', networkFeeSats)
     add('fees', 'DEPIX', -payoutFeeCents)
     add('payout_fees', 'DEPIX', payoutFeeCents)
     add('provider_clearing', 'DEPIX', -amountCents + (amountCents - owedCents - paidByUsCents) + lossCents)

@@ -580,6 +580,7 @@ export const en: Catalogue = {
     solvency: 'Solvency per currency',
     treasury: 'Treasury',
     shortfall: 'Shortfall',
+    receivable: 'Owed by accounts (debts)',
     treasuryUnreachable: 'The treasury did not answer just now.',
     quotes: 'Quotes in use',
     price: 'Price (R$)',

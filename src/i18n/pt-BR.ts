@@ -587,6 +587,7 @@ export const ptBR = {
     solvency: 'Solvência por moeda',
     treasury: 'Tesouraria',
     shortfall: 'Falta',
+    receivable: 'Devido pelas contas (dívidas)',
     treasuryUnreachable: 'A tesouraria não respondeu agora.',
     quotes: 'Cotações em uso',
     price: 'Preço (R$)',

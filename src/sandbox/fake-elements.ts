@@ -268,7 +268,10 @@ export async function startFakeElements(options: FakeElementsOptions) {
     gettransaction([txid]) {
       const tx = typeof txid === 'string' ? txById(txid) : undefined
       if (!tx) throw new RpcFailure(-5, 'Invalid or non-wallet transaction id')
-      return { txid: tx.txid, confirmations: tx.height === null ? 0 : state.height - tx.height + 1, hex: tx.hex, amount: { bitcoin: amount(0n) } }
+      // As Elements records a wallet's own send: each output paid away, and the fee, as negative amounts.
+      const details = tx.outputs.flatMap((output, vout) => (output.fee || isMine(output.scriptHex) ? [] : [{ address: output.address, category: 'send', amount: amount(-output.units), asset: options.assets[output.asset], vout }]))
+      const fee = tx.outputs.filter((output) => output.fee).reduce((sum, output) => sum + output.units, 0n)
+      return { txid: tx.txid, confirmations: tx.height === null ? 0 : state.height - tx.height + 1, hex: tx.hex, amount: { bitcoin: amount(0n) }, fee: { bitcoin: amount(-fee) }, details }
     },
     generatetoaddress([blocks]) {
       const n = typeof blocks === 'number' && Number.isInteger(blocks) && blocks > 0 ? blocks : 1

@@ -122,10 +122,17 @@ export function ledgerRepository(db: Kysely<Database>) {
     },
 
     /** What accounts are owed per currency: every customer book of every account (available may be negative after a claw-back). */
-    async owedToAccounts(): Promise<Array<{ book: Book; currency: Currency; total: number }>> {
-      const rows = await sql<{ book: Book; currency: Currency; total: string }>`
-        select book, currency, sum(amount)::text as total from account_balances group by book, currency`.execute(db)
-      return rows.rows.map((row) => ({ ...row, total: Number(row.total) }))
+    /**
+     * Per currency, what the accounts are owed and what they owe: each account's books (available,
+     * held, withdrawing) summed, its positive totals owed, its negative ones a debt (a MED took more
+     * than was left). Summed apart, so one account's debt never hides another's claim.
+     */
+    async owedToAccounts(): Promise<Array<{ currency: Currency; owed: number; debts: number }>> {
+      const rows = await sql<{ currency: Currency; owed: string; debts: string }>`
+        select currency, sum(greatest(total, 0))::text as owed, sum(least(total, 0))::text as debts
+        from (select account_id, currency, sum(amount) as total from account_balances group by account_id, currency) as per_account
+        group by currency`.execute(db)
+      return rows.rows.map((row) => ({ currency: row.currency, owed: Number(row.owed), debts: -Number(row.debts) }))
     },
   }
 }

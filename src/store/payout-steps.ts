@@ -7,7 +7,7 @@ import type { Database, WithdrawalsTable } from './schema.ts'
 
 export type PayoutTable = 'withdrawals' | 'refund_payouts'
 
-const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
+const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'network_fee_sats', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
 const writeOnce = new Set<string>(writeOnceColumns)
 
 /** The step columns both payout tables have, with the values a step may write. */

@@ -40,6 +40,11 @@ export function refundPayoutsRepository(db: Kysely<Database>) {
       return db.selectFrom('refund_payouts').selectAll().where('status', '=', 'sent').where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
     },
 
+    /** Refund payouts whose transaction was broadcast: sent, completed, or sent and since come back. */
+    sentTransactions(): Promise<RefundPayout[]> {
+      return db.selectFrom('refund_payouts').selectAll().where('txid', 'is not', null).where((eb) => eb.or([eb('status', 'in', ['sent', 'completed']), eb('failure_code', '=', 'payout_returned')])).orderBy('created_at').execute()
+    },
+
     /** Payouts waiting for support, oldest first. */
     inReview(limit = 200): Promise<RefundPayout[]> {
       return db.selectFrom('refund_payouts').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()

@@ -213,6 +213,8 @@ export type RefundsTable = {
   reference: ColumnType<string | null, string | null | undefined, string | null>
   /** The provider's fee on a refund we paid by Pix-out (the service's cost, the payer gets all that is owed). */
   payout_fee_cents: ColumnType<number, number | undefined, number>
+  /** What the transactions of this refund's payouts paid the network, in satoshis (the service's cost). */
+  network_fee_sats: ColumnType<number, number | undefined, number>
 }
 
 export type ProviderSweepsTable = {
@@ -353,7 +355,6 @@ export type WithdrawalsTable = {
   confirmed_at: Later<Date>
   sent_at: Later<Date>
   completed_at: Later<Date>
-  network_fee_sats: Later<number>
 } & PayoutStepColumns
 
 /**
@@ -372,6 +373,8 @@ export type PayoutStepColumns = {
   provider_expires_at: Later<Date>
   provider_status: Later<string>
   provider_receipt_url: Later<string>
+  /** The L-BTC network fee the signed transaction pays, stored with it. */
+  network_fee_sats: Later<number>
 }
 
 export type RefundPayoutsTable = {

@@ -146,6 +146,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.selectFrom('withdrawals').selectAll().where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
     },
 
+    /** Withdrawals whose transaction was broadcast: sent, completed, or sent and since come back. */
+    sentTransactions(): Promise<Withdrawal[]> {
+      return db.selectFrom('withdrawals').selectAll().where('txid', 'is not', null).where((eb) => eb.or([eb('status', 'in', ['sent', 'completed']), eb('failure_code', '=', 'payout_returned')])).orderBy('created_at').execute()
+    },
+
     async countByStatus(): Promise<Array<{ status: WithdrawalStatus; n: number }>> {
       return db.selectFrom('withdrawals').select(['status', sql<number>`count(*)::int4`.as('n')]).groupBy('status').execute()
     },

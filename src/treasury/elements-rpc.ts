@@ -177,12 +177,12 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     async signChecked(psbt, payment) {
       const processed = record(await rpc('walletprocesspsbt', [psbt, true, 'ALL', true, false]).catch(unavailable))
       if (typeof processed.psbt !== 'string') throw new TreasuryUnavailableError('walletprocesspsbt answered no psbt')
-      await checkPays(processed.psbt, payment)
+      const feeUnits = await checkPays(processed.psbt, payment)
       const final = record(await rpc('finalizepsbt', [processed.psbt, true]).catch(unavailable))
       if (final.complete !== true || typeof final.hex !== 'string') throw new TreasuryCheckError('the treasury could not sign every input of the transaction')
       const decoded = record(await rpc('decoderawtransaction', [final.hex]).catch(unavailable))
       if (typeof decoded.txid !== 'string') throw new TreasuryUnavailableError('decoderawtransaction answered no txid')
-      return { hex: final.hex, txid: decoded.txid }
+      return { hex: final.hex, txid: decoded.txid, feeUnits }
     },
 
     async broadcast(signed: SignedPayment) {
@@ -203,6 +203,23 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     },
 
     confirmations,
+
+    async sentTransaction(txid) {
+      let result: Record<string, unknown>
+      try {
+        result = record(await rpc('gettransaction', [txid]))
+      } catch (error) {
+        if (error instanceof RpcError && error.code === -5) return null
+        return unavailable(error)
+      }
+      // Elements lists each output the wallet sent away as a `send` detail with a negative amount
+      // and the asset's id; the fee is a negative amount, or a map from asset label to one.
+      const sent = (Array.isArray(result.details) ? result.details.map(record) : [])
+        .filter((detail) => detail.category === 'send')
+        .map((detail) => ({ currency: typeof detail.asset === 'string' ? currencyOfAsset.get(detail.asset) ?? null : null, units: -(amountOf(detail.amount) ?? 0n) }))
+      const fee = typeof result.fee === 'object' && result.fee !== null ? record(result.fee).bitcoin : result.fee
+      return { sent, feeUnits: -(amountOf(fee) ?? 0n) }
+    },
   }
 
   async function confirmations(txid: string): Promise<number | null> {
@@ -218,15 +235,21 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   /**
    * From decodepsbt: exactly one output pays the payment (asset, amount, script, blinding key),
    * the rest are the fee and change to the wallet itself, and none needs blinding or has a bad proof.
+   * Answers the fee the transaction pays.
    */
-  async function checkPays(psbt: string, payment: TreasuryPayment): Promise<void> {
+  async function checkPays(psbt: string, payment: TreasuryPayment): Promise<AssetUnits> {
     const decoded = record(await rpc('decodepsbt', [psbt]).catch(unavailable))
     const outputs = Array.isArray(decoded.outputs) ? decoded.outputs.map(record) : []
     let paying = 0
+    let feeUnits = 0n
     for (const output of outputs) {
       if (output.status !== undefined) throw new TreasuryCheckError(`an output of the transaction is not ready: ${String(output.status)}`)
       const script = record(output.script)
-      if (script.type === 'fee' || script.hex === '') continue
+      if (script.type === 'fee' || script.hex === '') {
+        // The fee is paid in L-BTC: what the books post as the network's (network_fees).
+        feeUnits += amountOf(output.amount) ?? 0n
+        continue
+      }
       const pays = script.hex === payment.scriptHex
       if (pays) {
         const amount = amountOf(output.amount)
@@ -240,5 +263,6 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
       if (info.ismine !== true) throw new TreasuryCheckError(`the transaction pays ${address ?? 'a script'} that is neither the destination nor the treasury's change`)
     }
     if (paying !== 1) throw new TreasuryCheckError(`the transaction pays the destination ${paying} times`)
+    return feeUnits
   }
 }

@@ -12,6 +12,12 @@ export type TreasuryPayment = { currency: Currency; units: AssetUnits; address: 
 
 export type SignedPayment = { hex: string; txid: string }
 
+/** A signed payment and the L-BTC network fee it pays, from what the node says of it. */
+export type CheckedPayment = SignedPayment & { feeUnits: AssetUnits }
+
+/** What a transaction the wallet sent took out of it, from the node's own record: each asset sent away, and the fee. */
+export type SentTransaction = { sent: Array<{ currency: Currency | null; units: AssetUnits }>; feeUnits: AssetUnits }
+
 export interface Treasury {
   /** What the wallet can spend now, per currency. */
   balances(): Promise<Record<Currency, AssetUnits>>
@@ -22,7 +28,7 @@ export interface Treasury {
    * pays exactly `payment` (asset, amount, script, blinding key) and otherwise only change and
    * the fee; then finalizes it. Throws TreasuryCheckError when it pays anything else.
    */
-  signChecked(psbt: string, payment: TreasuryPayment): Promise<SignedPayment>
+  signChecked(psbt: string, payment: TreasuryPayment): Promise<CheckedPayment>
   /**
    * Broadcasts the signed transaction; sending it again, or after it confirmed, is not an error.
    * 'conflict': another transaction in the mempool spends its coins (it may still pay later);
@@ -31,6 +37,8 @@ export interface Treasury {
   broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict' | 'inputs_spent'>
   /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
   confirmations(txid: string): Promise<number | null>
+  /** What the wallet's own record says a transaction sent away and paid in fee; null when the wallet does not know it. */
+  sentTransaction(txid: string): Promise<SentTransaction | null>
 }
 
 /** The wallet cannot fund the payment: it waits for support (treasury_insufficient), never half-sent. */

@@ -220,7 +220,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
 
     const after = await open()
     try {
-      const books = await checkLedger({ store: createStore(after.db) })
+      const books = await checkLedger({ store: createStore(after.db), treasury: treasury.client })
       assert.equal(books.ok, true, JSON.stringify(books))
       const rows = await after.db.selectFrom('withdrawals').select(['id', 'status']).execute()
       assert.deepEqual(rows.map((row) => row.status), withdrawals.map(() => 'completed'))

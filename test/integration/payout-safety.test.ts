@@ -176,3 +176,33 @@ test('after it left, a refund: a refund payout whose Pix failed after our DePix 
   const again = await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'pay again' })
   assert.equal(again.body.status, 'sending', JSON.stringify(again.body))
 })
+test('the books meet the treasury: network fees are posted from the transaction sent, ledger-check compares each payout with the node, and solvency shows debts apart', async () => {
+  const owner = await ownerWithBalance(service, 'books@example.com', '100.00')
+  const destination = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  const before = await treasury()
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 5_000, destination_id: destination } })
+  await service.jobs.runDue()
+  assert.equal((await withdrawal(owner, made.body.id)).status, 'sent')
+  const check = await ledgerCheck()
+  assert.equal(check.ok, true, JSON.stringify(check))
+  const feeBook = check.books.find((row: { book: string; currency: string }) => row.book === 'network_fees' && row.currency === 'BTC')
+  const spentSats = before.BTC - (await treasury()).BTC
+  assert.ok(spentSats > 0)
+  assert.ok(feeBook && feeBook.total >= spentSats, JSON.stringify(check.books))
+  // Solvency: after a MED took more than was left, the debt shows apart, never netted against what others are owed.
+  const paid = await credit(owner, '50.00')
+  const owedBefore = (await service.ops('GET', '/ops/treasury')).body.treasury.find((row: { currency: string }) => row.currency === 'DEPIX')
+  await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 9_000, destination_id: destination } })
+  await service.jobs.runDue()
+  assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${paid}/med`, body: {} })).status, 200)
+  const available = (await service.request({ method: 'GET', url: '/api/get-balance', token: owner.token })).body.balances.DEPIX.available_cents
+  assert.ok(available < 0, String(available))
+  const solvency = (await service.ops('GET', '/ops/treasury')).body.treasury.find((row: { currency: string }) => row.currency === 'DEPIX')
+  assert.equal(solvency.receivable - owedBefore.receivable, -available, JSON.stringify(solvency))
+  // What the provider was sent, made to disagree with what the books say left: ledger-check fails on it.
+  await service.database.db.updateTable('withdrawals').set({ net_amount: 4_800 }).where('id', '=', made.body.id).execute()
+  const broken = await ledgerCheck()
+  assert.equal(broken.ok, false)
+  assert.ok(broken.payouts.some((row: { withdrawal_id: string; field: string }) => row.withdrawal_id === made.body.id && row.field === 'sent'), JSON.stringify(broken.payouts))
+})

@@ -3,8 +3,11 @@
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../src/config.ts'
 import { startFakeElements, type FakeElements } from '../../src/sandbox/fake-elements.ts'
+import { createElementsTreasury } from '../../src/treasury/elements-rpc.ts'
+import type { Treasury } from '../../src/treasury/treasury.ts'
 
-export async function startTestTreasury(): Promise<{ elements: FakeElements; env: Record<string, string> }> {
+/** `client`: the production adapter pointed at it, for a test that reads the books against the node without a service. */
+export async function startTestTreasury(): Promise<{ elements: FakeElements; env: Record<string, string>; client: Treasury }> {
   const { assets } = loadConfig({}).treasury
   // A password like a generated one: production warns of a weak one, and the tests check those warnings.
   const password = randomBytes(24).toString('base64url')
@@ -16,6 +19,7 @@ export async function startTestTreasury(): Promise<{ elements: FakeElements; env
   elements.setBalance('USDt', 10_000_000_000_000n, 20)
   return {
     elements,
+    client: createElementsTreasury({ url: elements.url, wallet: 'treasury', auth: { user: 'rpc', password }, assets, timeoutMs: 10_000 }),
     env: { LIQUID_NETWORK: 'elementsregtest', ELEMENTS_RPC_URL: elements.url, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: password, ELEMENTS_WALLET: 'treasury' },
   }
 }

@@ -268,7 +268,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     },
   )
 
-  app.get('/ops/treasury', { schema: operation('checkTreasury', 'What the accounts are owed beside what the treasury holds, per currency', { treasury: [{ currency: 'DEPIX', owed: 123456, treasury: 500000, shortfall: 0 }] }, ['service_unavailable']) }, async (request) => ({
+  app.get('/ops/treasury', { schema: operation('checkTreasury', 'What the accounts are owed beside what the treasury holds, per currency', { treasury: [{ currency: 'DEPIX', owed: 123456, treasury: 500000, shortfall: 0, receivable: 900 }] }, ['service_unavailable']) }, async (request) => ({
     treasury: await checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }),
   }))
 
