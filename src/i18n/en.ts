@@ -177,6 +177,7 @@ export const en: Catalogue = {
   },
   errors: {
     destination_invalid: 'A destination must be a Pix key of the account owner\'s own CPF/CNPJ, or a valid Liquid address of the service\'s network.',
+    destination_unpayable: 'This confidential Liquid address carries a blinding key that is not a valid public key: nothing can be sent to it.',
     destination_exists: 'This destination is already on the account.',
     destination_not_found: 'No withdrawal destination with this id for this account.',
     destination_not_confirmed: 'This destination was not confirmed with its e-mail code; confirm it in the Wallet.',
@@ -262,6 +263,7 @@ export const en: Catalogue = {
   },
   errorFixes: {
     destination_invalid: 'Add a Pix key that is the owner\'s own CPF/CNPJ, or a Liquid address of the service\'s network (`LIQUID_NETWORK`).',
+    destination_unpayable: 'Copy the address again from the receiving wallet (a confidential address is long and easy to mistype), or use its unconfidential form.',
     destination_exists: 'Use the destination already listed under Destinations.',
     destination_not_found: 'Use an `id` from `GET /api/withdrawal-destinations`, with a token of the same account; destinations are added in the Wallet.',
     destination_not_confirmed: 'The account owner types the code e-mailed for it under Destinations in the Wallet; then wait for its cool-down.',

@@ -183,6 +183,7 @@ export const ptBR = {
   },
   errors: {
     destination_invalid: 'O destino deve ser uma chave Pix do CPF/CNPJ do próprio titular, ou um endereço Liquid válido da rede do serviço.',
+    destination_unpayable: 'Este endereço Liquid confidencial traz uma chave de ofuscação (blinding key) que não é uma chave pública válida: nada pode ser enviado a ele.',
     destination_exists: 'Este destino já está na conta.',
     destination_not_found: 'Nenhum destino de saque com este id nesta conta.',
     destination_not_confirmed: 'Este destino não foi confirmado com o código do e-mail; confirme-o na Carteira.',
@@ -269,6 +270,7 @@ export const ptBR = {
   /** What to do about each error, shown beside it on /docs: plain text, with `code` spans. */
   errorFixes: {
     destination_invalid: 'Adicione uma chave Pix que seja o CPF/CNPJ do próprio titular, ou um endereço Liquid da rede do serviço (`LIQUID_NETWORK`).',
+    destination_unpayable: 'Copie o endereço de novo da carteira que vai receber (um endereço confidencial é longo e fácil de errar), ou use a forma não confidencial dele.',
     destination_exists: 'Use o destino que já aparece em Destinos.',
     destination_not_found: 'Use um `id` de `GET /api/withdrawal-destinations`, com um token da mesma conta; destinos são adicionados na Carteira.',
     destination_not_confirmed: 'O titular digita o código enviado por e-mail para ele em Destinos, na Carteira; depois aguarde o período de espera.',
