@@ -12,6 +12,11 @@ export type TreasuryPayment = { currency: Currency; units: AssetUnits; address: 
 
 export type SignedPayment = { hex: string; txid: string }
 
+/** A coin of the wallet: the transaction output it is. */
+export type Outpoint = { txid: string; vout: number }
+
+export const outpointKey = (coin: Outpoint) => `${coin.txid}:${coin.vout}`
+
 export interface Treasury {
   /** What the wallet can spend now, per currency. */
   balances(): Promise<Record<Currency, AssetUnits>>
@@ -31,6 +36,15 @@ export interface Treasury {
   broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict' | 'inputs_spent'>
   /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
   confirmations(txid: string): Promise<number | null>
+  /**
+   * The coins the wallet holds locked (a funding locks its inputs until they are spent; the node
+   * forgets its locks when it restarts): none of them is chosen by another funding.
+   */
+  lockedCoins(): Promise<Outpoint[]>
+  /** Unlocks these coins; answers those unlocked (one unlocked or spent meanwhile is passed over). */
+  unlockCoins(coins: Outpoint[]): Promise<Outpoint[]>
+  /** The coins a stored funded transaction (psbt) or signed one (hex) spends. */
+  inputsOf(stored: { psbt: string } | { hex: string }): Promise<Outpoint[]>
 }
 
 /** The wallet cannot fund the payment: it waits for support (treasury_insufficient), never half-sent. */
