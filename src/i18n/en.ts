@@ -435,6 +435,7 @@ export const en: Catalogue = {
       provider: 'The fake provider answers 429 on <code>/deposit</code> (you get 503 <code>provider_unavailable</code> with Retry-After), or answers asynchronously, its result in the envelope (<code>enveloped</code>) or bare (<code>bare</code>).',
       outbox: 'The Wallet\'s mail when no SMTP server is set.',
       treasury: 'What the fake Elements treasury holds, in balances\' units (centavos, satoshis, 10<sup>-6</sup> USDt), and the chain height; <code>PUT</code> sets it (a currency left out keeps its balance). Below what the accounts are owed, withdrawals wait in review (<code>treasury_insufficient</code>).',
+      lock: 'Locks the fake treasury\'s coins (of <code>currency</code>, or all) as a service killed between funding a payout and storing it leaves them: withdrawals wait as <code>treasury_insufficient</code> until the service unlocks them, at its next start or at its look every 5 minutes (a coin found orphaned twice, a minute or more apart: move the clock twice). <code>locked_coins</code> in the answer counts them.',
       mine: 'Mines blocks (1 when omitted), confirming the treasury\'s transactions: a Liquid withdrawal with 2 confirmations is <code>completed</code> before the answer.',
       payout: 'Ends a Pix-out as the provider\'s withdraw webhook does, once the DePix was sent (the withdrawal is <code>sent</code>): <code>sent</code> (the default) completes it; <code>error</code> or <code>refunded</code> leave it for support.',
     },
