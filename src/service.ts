@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import { createQuoteBook } from './app/quote-book.ts'
 import { SWEEP_EVERY_MS } from './app/sweep-provider-deposits.ts'
 import { VACUUM_EVERY_MS } from './app/vacuum-database.ts'
+import { UNLOCK_EVERY_MS, unlockOrphanedCoins } from './app/unlock-orphaned-coins.ts'
 import { nextDigestAt } from './app/operator-digest.ts'
 import { sweepPlans } from './domain/reconciliation.ts'
 import { createTokenCache } from './store/token-cache.ts'
@@ -115,6 +116,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await store.jobs.ensureSingleton('operator_digest', {}, nextDigestAt(clock.now()), clock.now())
     // The embedded database has no autovacuum: the service does its upkeep (app/vacuum-database.ts).
     if (database.kind === 'pglite') await store.jobs.ensureSingleton('vacuum_database', {}, new Date(clock.now().getTime() + VACUUM_EVERY_MS), clock.now())
+    // And one look, on a schedule, for treasury coins a funding locked and nobody stored (app/unlock-orphaned-coins.ts).
+    await store.jobs.ensureSingleton('unlock_treasury_coins', {}, new Date(clock.now().getTime() + UNLOCK_EVERY_MS), clock.now())
     app = await buildApp(
       {
         config,
@@ -138,6 +141,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     closers.push(() => app!.close())
     // Sandbox mode adds its controls and points its fake provider's webhooks here; nothing else does.
     if (sandbox) await addSandbox(app, { store, clock, tokenCache, jobs, sandbox, providerWebhookSecret })
+    // Before this instance pays anything: coins a run that died left locked in the node (between
+    // funding and storing its PSBT) are unlocked now, not at the schedule's next look. A node
+    // that does not answer does not stop the start; the schedule looks again.
+    await unlockOrphanedCoins({ store, treasury, clock, log: app.log }).catch((error: unknown) => app!.log.warn({ err: error }, 'could not look for orphaned treasury coin locks at start; the schedule will'))
     return { app: app as Awaited<ReturnType<typeof buildApp>>, store, clock, provider, treasury, sandbox, opsToken, providerWebhookSecret, database, tokenCache, jobs, close }
   } catch (error) {
     await close()

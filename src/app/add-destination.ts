@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 import type { WithdrawalDestination } from '../store/schema.ts'
-import { parseLiquidAddress, type LiquidNetwork } from '../treasury/liquid-address.ts'
+import { isBlindingKeyValid, parseLiquidAddress, type LiquidNetwork } from '../treasury/liquid-address.ts'
 import { issueActionCode } from './action-codes.ts'
 import type { WithdrawalDeps } from './move-withdrawal.ts'
 import { destinationLabel } from './withdrawal-records.ts'
@@ -31,6 +31,9 @@ export async function addDestination(
   } else {
     const parsed = parseLiquidAddress(request.value, deps.network)
     if (!parsed) throw new DomainError('destination_invalid', { param: 'address' })
+    // A valid encoding may carry a blinding key that is no point on the curve: the node would take
+    // the address and then never pay it, so such a destination is refused now (docs/treasury.md).
+    if (parsed.blindingKeyHex !== null && !isBlindingKeyValid(parsed.blindingKeyHex)) throw new DomainError('destination_unpayable', { param: 'address' })
     value = parsed.address
     scriptHex = parsed.scriptHex
   }

@@ -43,6 +43,7 @@ export const errorCatalogue = {
   end_user_blocked: { status: 403 },
   // withdrawals (decisions 15)
   destination_invalid: { status: 400 },
+  destination_unpayable: { status: 400 },
   destination_exists: { status: 409 },
   destination_not_found: { status: 404 },
   destination_not_confirmed: { status: 409 },
@@ -99,7 +100,7 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
-const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_exists', 'action_code_invalid', 'action_code_burned']
+const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
   'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',

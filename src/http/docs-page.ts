@@ -100,6 +100,7 @@ const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; c
   { id: 'provider', call: 'PUT /sandbox/provider {deposit_rate_limited?, async_replies?}' },
   { id: 'outbox', call: 'GET /sandbox/outbox?email=' },
   { id: 'treasury', call: 'GET /sandbox/treasury · PUT /sandbox/treasury {DEPIX?, BTC?, USDt?}' },
+  { id: 'lock', call: 'POST /sandbox/treasury/lock {currency?}' },
   { id: 'mine', call: 'POST /sandbox/treasury/mine {blocks?}' },
   { id: 'payout', call: 'POST /sandbox/withdrawals/{id}/payout {outcome?: sent | error | refunded}' },
 ]

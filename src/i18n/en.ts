@@ -180,6 +180,7 @@ export const en: Catalogue = {
   },
   errors: {
     destination_invalid: 'A destination must be a Pix key of the account owner\'s own CPF/CNPJ, or a valid Liquid address of the service\'s network.',
+    destination_unpayable: 'This confidential Liquid address carries a blinding key that is not a valid public key: nothing can be sent to it.',
     destination_exists: 'This destination is already on the account.',
     destination_not_found: 'No withdrawal destination with this id for this account.',
     destination_not_confirmed: 'This destination was not confirmed with its e-mail code; confirm it in the Wallet.',
@@ -267,6 +268,7 @@ export const en: Catalogue = {
   },
   errorFixes: {
     destination_invalid: 'Add a Pix key that is the owner\'s own CPF/CNPJ, or a Liquid address of the service\'s network (`LIQUID_NETWORK`).',
+    destination_unpayable: 'Copy the address again from the receiving wallet (a confidential address is long and easy to mistype), or use its unconfidential form.',
     destination_exists: 'Use the destination already listed under Destinations.',
     destination_not_found: 'Use an `id` from `GET /api/withdrawal-destinations`, with a token of the same account; destinations are added in the Wallet.',
     destination_not_confirmed: 'The account owner types the code e-mailed for it under Destinations in the Wallet; then wait for its cool-down.',
@@ -440,6 +442,7 @@ export const en: Catalogue = {
       provider: 'The fake provider answers 429 on <code>/deposit</code> (you get 503 <code>provider_unavailable</code> with Retry-After), or answers asynchronously, its result in the envelope (<code>enveloped</code>) or bare (<code>bare</code>).',
       outbox: 'The Wallet\'s mail when no SMTP server is set.',
       treasury: 'What the fake Elements treasury holds, in balances\' units (centavos, satoshis, 10<sup>-6</sup> USDt), and the chain height; <code>PUT</code> sets it (a currency left out keeps its balance). Below what the accounts are owed, withdrawals wait in review (<code>treasury_insufficient</code>).',
+      lock: 'Locks the fake treasury\'s coins (of <code>currency</code>, or all) as a service killed between funding a payout and storing it leaves them: withdrawals wait as <code>treasury_insufficient</code> until the service unlocks them, at its next start or at its look every 5 minutes (a coin found orphaned twice, a minute or more apart: move the clock twice). <code>locked_coins</code> in the answer counts them.',
       mine: 'Mines blocks (1 when omitted), confirming the treasury\'s transactions: a Liquid withdrawal with 2 confirmations is <code>completed</code> before the answer.',
       payout: 'Ends a Pix-out as the provider\'s withdraw webhook does, once the DePix was sent (the withdrawal is <code>sent</code>): <code>sent</code> (the default) completes it; <code>error</code> or <code>refunded</code> leave it for support.',
     },

@@ -186,6 +186,7 @@ export const ptBR = {
   },
   errors: {
     destination_invalid: 'O destino deve ser uma chave Pix do CPF/CNPJ do próprio titular, ou um endereço Liquid válido da rede do serviço.',
+    destination_unpayable: 'Este endereço Liquid confidencial traz uma chave de ofuscação (blinding key) que não é uma chave pública válida: nada pode ser enviado a ele.',
     destination_exists: 'Este destino já está na conta.',
     destination_not_found: 'Nenhum destino de saque com este id nesta conta.',
     destination_not_confirmed: 'Este destino não foi confirmado com o código do e-mail; confirme-o na Carteira.',
@@ -274,6 +275,7 @@ export const ptBR = {
   /** What to do about each error, shown beside it on /docs: plain text, with `code` spans. */
   errorFixes: {
     destination_invalid: 'Adicione uma chave Pix que seja o CPF/CNPJ do próprio titular, ou um endereço Liquid da rede do serviço (`LIQUID_NETWORK`).',
+    destination_unpayable: 'Copie o endereço de novo da carteira que vai receber (um endereço confidencial é longo e fácil de errar), ou use a forma não confidencial dele.',
     destination_exists: 'Use o destino que já aparece em Destinos.',
     destination_not_found: 'Use um `id` de `GET /api/withdrawal-destinations`, com um token da mesma conta; destinos são adicionados na Carteira.',
     destination_not_confirmed: 'O titular digita o código enviado por e-mail para ele em Destinos, na Carteira; depois aguarde o período de espera.',
@@ -447,6 +449,7 @@ export const ptBR = {
       provider: 'O provedor falso responde 429 em <code>/deposit</code> (você recebe 503 <code>provider_unavailable</code> com Retry-After), ou responde de forma assíncrona, com o resultado no envelope (<code>enveloped</code>) ou sem (<code>bare</code>).',
       outbox: 'Os e-mails da Carteira quando não há SMTP.',
       treasury: 'O que a tesouraria Elements falsa tem, nas unidades dos saldos (centavos, satoshis, 10<sup>-6</sup> USDt), e a altura da cadeia; <code>PUT</code> define esses valores (uma moeda omitida mantém o saldo). Abaixo do que se deve às contas, os saques aguardam revisão (<code>treasury_insufficient</code>).',
+      lock: 'Trava as moedas da tesouraria falsa (de <code>currency</code>, ou todas) como as deixa um serviço morto entre financiar um saque e guardá-lo: os saques aguardam como <code>treasury_insufficient</code> até o serviço destravá-las, no próximo início ou na verificação a cada 5 minutos (uma moeda achada órfã duas vezes, com um minuto ou mais entre elas: avance o relógio duas vezes). <code>locked_coins</code> na resposta as conta.',
       mine: 'Minera blocos (1 se omitido), confirmando as transações da tesouraria: um saque Liquid com 2 confirmações fica <code>completed</code> antes da resposta.',
       payout: 'Encerra um saque por Pix como o webhook de saque do provedor, depois que o DePix foi enviado (o saque está <code>sent</code>): <code>sent</code> (o padrão) o conclui; <code>error</code> ou <code>refunded</code> o deixam para o suporte.',
     },

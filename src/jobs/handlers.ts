@@ -7,7 +7,8 @@ import type { Operator } from '../domain/operators.ts'
 import { sendRefundPayout } from '../app/send-refund-payout.ts'
 import { sendWithdrawal } from '../app/send-withdrawal.ts'
 import { vacuumDatabase } from '../app/vacuum-database.ts'
-import type { Treasury } from '../treasury/treasury.ts'
+import { UNLOCK_EVERY_MS, unlockOrphanedCoins } from '../app/unlock-orphaned-coins.ts'
+import { TreasuryUnavailableError, type Treasury } from '../treasury/treasury.ts'
 import type { LiquidNetwork } from '../treasury/liquid-address.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
@@ -43,6 +44,8 @@ export function jobHandlers(deps: {
   followEveryMs: number
   log?: { warn: (details: object, message: string) => void; error: (details: object, message: string) => void }
 }): JobHandlers {
+  /** The orphaned coins this instance's schedule found, and when it first found each. */
+  const orphansSeen = new Map<string, number>()
   return {
     // Queued by versions before the charge's one job (create-charge.ts): served for the jobs they
     // left, and for their instances still running during a rolling upgrade.
@@ -67,6 +70,16 @@ export function jobHandlers(deps: {
     },
     async vacuum_database() {
       return { again: await vacuumDatabase(deps) }
+    },
+    async unlock_treasury_coins() {
+      try {
+        await unlockOrphanedCoins(deps, orphansSeen)
+      } catch (error) {
+        // The node is down or busy: the next pass looks again, at the usual pace.
+        if (!(error instanceof TreasuryUnavailableError)) throw error
+        deps.log?.warn({ err: error }, 'could not look for orphaned treasury coin locks; will look again')
+      }
+      return { again: new Date(deps.clock.now().getTime() + UNLOCK_EVERY_MS) }
     },
     async send_mail(payload) {
       const next = await sendQueuedMail(deps, payload.mailId)

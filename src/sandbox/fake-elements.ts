@@ -3,7 +3,8 @@
 // Basic auth, /wallet/<name>, {result, error, id} with HTTP 500 on an error, amounts as 8-decimal
 // JSON numbers, -4 "Insufficient funds", a resend-safe sendrawtransaction with -27/-25/-26, and
 // -5 for a transaction it does not know. It keeps coins per asset, refuses to fund beyond them,
-// blinds at walletprocesspsbt (so processing twice gives another transaction), and confirms on
+// locks the coins a funding takes (listlockunspent, lockunspent: a locked coin is never funded
+// again until it is unlocked or spent, as in the node), blinds at walletprocesspsbt (so processing twice gives another transaction), and confirms on
 // mined sandbox blocks. Its PSETs and transactions are its own JSON, opaque to the service as
 // real ones are; what the service reads of them comes back through decodepsbt, as from a node.
 import { createHash, randomBytes } from 'node:crypto'
@@ -52,6 +53,9 @@ class RpcFailure extends Error {
 /** JSON that keeps bigints (as "bigint:<digits>"), for the fake's state, PSETs and transactions. */
 const withBigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? `bigint:${value}` : value)
 const readBigints = (_key: string, value: unknown) => (typeof value === 'string' && value.startsWith('bigint:') ? BigInt(value.slice(7)) : value)
+
+/** A coin's id ("<txid>:<vout>") as the node names a coin. */
+const outpoint = (id: string) => ({ txid: id.split(':')[0]!, vout: Number(id.split(':')[1]) })
 
 const sha256d = (data: Buffer) => createHash('sha256').update(createHash('sha256').update(data).digest()).digest()
 const amount = (units: bigint) => (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(decimalFromUnits(units))
@@ -273,6 +277,34 @@ export async function startFakeElements(options: FakeElementsOptions) {
       const fee = tx.outputs.filter((output) => output.fee).reduce((sum, output) => sum + output.units, 0n)
       return { txid: tx.txid, confirmations: tx.height === null ? 0 : state.height - tx.height + 1, hex: tx.hex, amount: { bitcoin: amount(0n) }, fee: { bitcoin: amount(-fee) }, details }
     },
+    listlockunspent() {
+      return state.coins.filter((coin) => coin.locked && coin.spentBy === null).map((coin) => outpoint(coin.id))
+    },
+    lockunspent([unlock, outputs]) {
+      if (typeof unlock !== 'boolean') throw new RpcFailure(-3, 'Expected type bool for unlock')
+      // Without a list, unlocking frees every coin (locking nothing changes nothing).
+      if (outputs === undefined || outputs === null) {
+        if (unlock) for (const coin of state.coins) coin.locked = false
+        save()
+        return true
+      }
+      if (!Array.isArray(outputs)) throw new RpcFailure(-3, 'Expected type array for transactions')
+      // Every coin is checked before any changes, as the node does: one refusal refuses them all.
+      const chosen = outputs.map((entry) => {
+        const { txid, vout } = record(entry)
+        if (typeof txid !== 'string' || !/^[0-9a-f]{64}$/.test(txid)) throw new RpcFailure(-8, 'txid must be of length 64 and hexadecimal')
+        if (typeof vout !== 'number' || !Number.isInteger(vout) || vout < 0) throw new RpcFailure(-8, 'Invalid parameter, vout cannot be negative')
+        const coin = state.coins.find((candidate) => candidate.id === `${txid}:${vout}`)
+        if (!coin) throw new RpcFailure(-8, 'Invalid parameter, unknown transaction')
+        if (coin.spentBy !== null) throw new RpcFailure(-8, 'Invalid parameter, expected unspent output')
+        if (unlock && !coin.locked) throw new RpcFailure(-8, 'Invalid parameter, expected locked output')
+        if (!unlock && coin.locked) throw new RpcFailure(-8, 'Invalid parameter, output already locked')
+        return coin
+      })
+      for (const coin of chosen) coin.locked = !unlock
+      save()
+      return true
+    },
     generatetoaddress([blocks]) {
       const n = typeof blocks === 'number' && Number.isInteger(blocks) && blocks > 0 ? blocks : 1
       return mine(n)
@@ -347,6 +379,18 @@ export async function startFakeElements(options: FakeElementsOptions) {
     balance(currency: Currency): bigint {
       return state.coins.filter((coin) => coin.asset === currency && coin.spentBy === null).reduce((sum, coin) => sum + coin.units, 0n)
     },
+    /**
+     * Locks every spendable coin (of `currency`, or of all), as a funding whose transaction nobody
+     * stored leaves them: the wallet still holds them, and no funding can use them. Answers how many.
+     */
+    lockCoins(currency?: Currency): number {
+      const coins = state.coins.filter((coin) => coin.spentBy === null && !coin.locked && (currency === undefined || coin.asset === currency))
+      for (const coin of coins) coin.locked = true
+      save()
+      return coins.length
+    },
+    /** The coins locked now, as listlockunspent names them. */
+    lockedCoins: () => state.coins.filter((coin) => coin.locked && coin.spentBy === null).map((coin) => ({ ...outpoint(coin.id), currency: coin.asset, units: coin.units })),
     mine,
     height: () => state.height,
     /** An address of someone else's (the fake provider's deposit addresses). */

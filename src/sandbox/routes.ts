@@ -288,13 +288,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
   )
 
-  // The treasury and the provider's payouts (decisions 15): set what the treasury holds, mine
-  // blocks, and pay (or fail) the Pix of a payout.
+  // The treasury and the provider's payouts: set what the treasury holds, lock its coins as a
+  // funding nobody stored leaves them, mine blocks, and pay (or fail) the Pix of a payout.
   const Units = Type.Integer({ minimum: 0, maximum: 2_100_000_000_000_000 })
-  const treasuryView = () => ({ DEPIX: minorUnitsIn('DEPIX', sandbox.elements.balance('DEPIX')), BTC: minorUnitsIn('BTC', sandbox.elements.balance('BTC')), USDt: minorUnitsIn('USDt', sandbox.elements.balance('USDt')), height: sandbox.elements.height() })
+  const treasuryView = () => ({
+    DEPIX: minorUnitsIn('DEPIX', sandbox.elements.balance('DEPIX')), BTC: minorUnitsIn('BTC', sandbox.elements.balance('BTC')), USDt: minorUnitsIn('USDt', sandbox.elements.balance('USDt')),
+    height: sandbox.elements.height(), locked_coins: sandbox.elements.lockedCoins().length,
+  })
   const TreasuryView = Type.Object(
-    { DEPIX: Type.Integer(), BTC: Type.Integer(), USDt: Type.Integer(), height: Type.Integer() },
-    { description: 'What the treasury wallet holds, in balances\' units (centavos, satoshis, 10^-6 USDt), and the chain height.', examples: [{ DEPIX: 100000000, BTC: 1000000000, USDt: 100000000000, height: 12 }] },
+    { DEPIX: Type.Integer(), BTC: Type.Integer(), USDt: Type.Integer(), height: Type.Integer(), locked_coins: Type.Integer({ description: 'Coins the wallet holds locked: by payouts funded and not yet broadcast, or by POST /sandbox/treasury/lock.' }) },
+    { description: 'What the treasury wallet holds, in balances\' units (centavos, satoshis, 10^-6 USDt), the chain height, and how many of its coins are locked.', examples: [{ DEPIX: 100000000, BTC: 1000000000, USDt: 100000000000, height: 12, locked_coins: 0 }] },
   )
 
   app.get('/sandbox/treasury', { schema: { operationId: 'sandboxTreasury', summary: 'What the sandbox treasury holds', response: { 200: TreasuryView, ...errors } } }, async () => treasuryView())
@@ -315,6 +318,24 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
         const amount = request.body[currency]
         if (amount !== undefined) sandbox.elements.setBalance(currency, toAssetUnits(currency, amount))
       }
+      return treasuryView()
+    },
+  )
+
+  app.post(
+    '/sandbox/treasury/lock',
+    {
+      schema: {
+        operationId: 'sandboxLockTreasuryCoins',
+        summary: 'Lock the sandbox treasury\'s coins, as a crash between funding and storing leaves them',
+        description: 'Every spendable coin (of `currency`, or of all) is locked in the node with no payout claiming it: withdrawals wait as treasury_insufficient until the service unlocks them, at its next start or at its scheduled look (every 5 minutes; a coin is unlocked once found orphaned twice, a minute or more apart: POST /sandbox/clock twice).',
+        body: Type.Object({ currency: Type.Optional(Type.Enum(['DEPIX', 'BTC', 'USDt'])) }, { additionalProperties: false }),
+        response: { 200: TreasuryView, ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      sandbox.elements.lockCoins(request.body.currency)
       return treasuryView()
     },
   )

@@ -19,6 +19,7 @@ export const jobPayloads = {
   send_refund_payout: Type.Object({ refundPayoutId: Type.String() }),
   operator_digest: Type.Object({}),
   vacuum_database: Type.Object({}),
+  unlock_treasury_coins: Type.Object({}),
 }
 
 export type JobKind = keyof typeof jobPayloads

@@ -23,6 +23,7 @@ import * as chargeMetadata from './migrations/018_charge_metadata.ts'
 import * as databaseUpkeep from './migrations/019_database_upkeep.ts'
 import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked.ts'
 import * as networkFees from './migrations/021_network_fees.ts'
+import * as treasuryLocks from './migrations/023_treasury_locks.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '019_database_upkeep': databaseUpkeep,
   '020_charge_accounts_checked': chargeAccountsChecked,
   '021_network_fees': networkFees,
+  '023_treasury_locks': treasuryLocks,
 }
 
 /**

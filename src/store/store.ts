@@ -14,6 +14,7 @@ import { mailRepository } from './mail.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
+import { treasuryLocksRepository } from './treasury-locks.ts'
 import { upkeepRepository } from './upkeep.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { refundPayoutsRepository } from './refund-payouts.ts'
@@ -46,6 +47,7 @@ export type Store = {
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
+  treasuryLocks: ReturnType<typeof treasuryLocksRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -74,6 +76,7 @@ export function createStore(db: Kysely<Database>): Store {
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),
+    treasuryLocks: treasuryLocksRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

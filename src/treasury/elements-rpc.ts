@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { createKeepAliveHttp } from '../net/keep-alive-http.ts'
 import { currencies, type Currency } from '../domain/money.ts'
-import { TreasuryCheckError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
+import { TreasuryCheckError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type Outpoint, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
 
 export type ElementsRpcOptions = {
   /** http(s)://host:port of the node's RPC server. */
@@ -59,6 +59,21 @@ function amountOf(value: unknown): AssetUnits | null {
   if (typeof value === 'string') return unitsFromDecimal(value)
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value) * 100_000_000n
   return null
+}
+
+/** A coin as the node names one ({txid, vout}, or a PSET input's previous_txid and previous_vout); null when it is not one. */
+function outpointOf(value: unknown, txidKey = 'txid', voutKey = 'vout'): Outpoint | null {
+  const fields = record(value)
+  const txid = fields[txidKey]
+  const vout = fields[voutKey]
+  return typeof txid === 'string' && /^[0-9a-f]{64}$/.test(txid) && typeof vout === 'number' && Number.isSafeInteger(vout) && vout >= 0 ? { txid, vout } : null
+}
+
+/** Every entry of `list` read as a coin, or null when one is not: a partial answer is no answer. */
+function outpointsOf(list: unknown, txidKey?: string, voutKey?: string): Outpoint[] | null {
+  if (!Array.isArray(list)) return null
+  const coins = list.map((entry) => outpointOf(entry, txidKey, voutKey))
+  return coins.every((coin) => coin !== null) ? (coins as Outpoint[]) : null
 }
 
 export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
@@ -219,6 +234,49 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
         .map((detail) => ({ currency: typeof detail.asset === 'string' ? currencyOfAsset.get(detail.asset) ?? null : null, units: -(amountOf(detail.amount) ?? 0n) }))
       const fee = typeof result.fee === 'object' && result.fee !== null ? record(result.fee).bitcoin : result.fee
       return { sent, feeUnits: -(amountOf(fee) ?? 0n) }
+    },
+
+    async lockedCoins() {
+      const coins = outpointsOf(await rpc('listlockunspent', []).catch(unavailable))
+      if (coins === null) throw new TreasuryUnavailableError('listlockunspent answered something other than a list of coins')
+      return coins
+    },
+
+    async unlockCoins(coins) {
+      if (coins.length === 0) return []
+      const unlock = (some: Outpoint[]) => rpc('lockunspent', [true, some.map(({ txid, vout }) => ({ txid, vout }))])
+      try {
+        await unlock(coins)
+        return coins
+      } catch (error) {
+        if (!(error instanceof RpcError) || error.code !== -8) return unavailable(error)
+      }
+      // The node checks every coin before it unlocks any (-8: one is no longer locked, or was spent
+      // meanwhile): one at a time, the others are unlocked and those passed over.
+      const unlocked: Outpoint[] = []
+      for (const coin of coins) {
+        try {
+          await unlock([coin])
+          unlocked.push(coin)
+        } catch (error) {
+          if (!(error instanceof RpcError) || error.code !== -8) return unavailable(error)
+        }
+      }
+      return unlocked
+    },
+
+    async inputsOf(stored) {
+      let coins: Outpoint[] | null
+      if ('hex' in stored) {
+        coins = outpointsOf(record(await rpc('decoderawtransaction', [stored.hex]).catch(unavailable)).vin)
+      } else {
+        // A PSET (version 2) lists its inputs with the coins they spend; a version 0 PSBT carries its unsigned transaction.
+        const decoded = record(await rpc('decodepsbt', [stored.psbt]).catch(unavailable))
+        coins = decoded.tx !== undefined ? outpointsOf(record(decoded.tx).vin) : outpointsOf(decoded.inputs, 'previous_txid', 'previous_vout')
+      }
+      // A transaction spends at least one coin: an answer without one is not read as "claims nothing".
+      if (coins === null || coins.length === 0) throw new TreasuryUnavailableError('the treasury node did not say which coins a stored transaction spends')
+      return coins
     },
   }
 

@@ -1,6 +1,7 @@
 // Liquid addresses, checked with liquidjs-lib for the treasury's network before they are stored:
 // a destination is its output script, so the confidential and unconfidential forms of one address
 // are one destination; a confidential address also names the key its output is blinded to.
+import { ECDH } from 'node:crypto'
 import { address, networks, type networks as Networks } from 'liquidjs-lib'
 
 export const liquidNetworks = ['liquidv1', 'liquidtestnet', 'elementsregtest'] as const
@@ -40,6 +41,21 @@ export function parseLiquidAddress(input: string, network: LiquidNetwork): Liqui
     return { address: trimmed, scriptHex: script.toString('hex'), blindingKeyHex }
   } catch {
     return null
+  }
+}
+
+/**
+ * Whether a confidential address's blinding key is a point the node can blind to: 33 bytes, a
+ * compressed key (02 or 03) whose x lies on secp256k1. The address encodings carry any 33 bytes;
+ * the node accepts such an address and then cannot pay it, so a destination is checked here.
+ */
+export function isBlindingKeyValid(blindingKeyHex: string): boolean {
+  if (!/^0[23][0-9a-f]{64}$/.test(blindingKeyHex)) return false
+  try {
+    ECDH.convertKey(Buffer.from(blindingKeyHex, 'hex'), 'secp256k1')
+    return true
+  } catch {
+    return false
   }
 }
 

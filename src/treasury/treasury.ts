@@ -17,6 +17,10 @@ export type CheckedPayment = SignedPayment & { feeUnits: AssetUnits }
 
 /** What a transaction the wallet sent took out of it, from the node's own record: each asset sent away, and the fee. */
 export type SentTransaction = { sent: Array<{ currency: Currency | null; units: AssetUnits }>; feeUnits: AssetUnits }
+/** A coin of the wallet: the transaction output it is. */
+export type Outpoint = { txid: string; vout: number }
+
+export const outpointKey = (coin: Outpoint) => `${coin.txid}:${coin.vout}`
 
 export interface Treasury {
   /** What the wallet can spend now, per currency. */
@@ -39,6 +43,15 @@ export interface Treasury {
   confirmations(txid: string): Promise<number | null>
   /** What the wallet's own record says a transaction sent away and paid in fee; null when the wallet does not know it. */
   sentTransaction(txid: string): Promise<SentTransaction | null>
+  /**
+   * The coins the wallet holds locked (a funding locks its inputs until they are spent; the node
+   * forgets its locks when it restarts): none of them is chosen by another funding.
+   */
+  lockedCoins(): Promise<Outpoint[]>
+  /** Unlocks these coins; answers those unlocked (one unlocked or spent meanwhile is passed over). */
+  unlockCoins(coins: Outpoint[]): Promise<Outpoint[]>
+  /** The coins a stored funded transaction (psbt) or signed one (hex) spends. */
+  inputsOf(stored: { psbt: string } | { hex: string }): Promise<Outpoint[]>
 }
 
 /** The wallet cannot fund the payment: it waits for support (treasury_insufficient), never half-sent. */

@@ -1,0 +1,282 @@
+// Issue 46, points 8 and 11: no stall after a crash. A run that dies between funding a payout
+// (the node locks the coins it spends) and storing its PSBT leaves those coins locked; with few
+// coins every later payout waited as treasury_insufficient. The service unlocks coins no live
+// payout's stored transaction spends: at start, and on a schedule; a payout whose PSBT is stored
+// keeps its coins. And a confidential address whose blinding key is no curve point, which the node
+// would take and never pay, is refused when it is added.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { issueToken } from '../../src/app/issue-token.ts'
+import { openAccount } from '../../src/app/open-account.ts'
+import { unlockOrphanedCoins } from '../../src/app/unlock-orphaned-coins.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
+import { createStore } from '../../src/store/store.ts'
+import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, startTestService, T0, testDatabase, type TestService } from '../support/harness.ts'
+import { startTestTreasury } from '../support/treasury.ts'
+import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
+
+const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
+/** 33 bytes shaped as a compressed key whose x (5) is on no point of secp256k1: 5³ + 7 is no square mod p. */
+const NOT_A_POINT = Buffer.from(`02${'00'.repeat(31)}05`, 'hex')
+const liquidAddress = () => newLiquidAddress('elementsregtest', randomBytes(20), BLINDING_KEY)
+
+let service: TestService
+before(async () => {
+  // A funding the node refuses for locked coins is tried again for one call's time-out: short here.
+  service = await startTestService({ PROVIDER_TIMEOUT_MS: '300' })
+})
+after(() => service.close())
+
+const elements = () => service.sandbox!.elements
+const withdrawal = async (owner: { token: string }, id: string) => (await service.request({ method: 'GET', url: `/api/withdrawals/${id}`, token: owner.token })).body
+const treasuryView = async () => (await service.request({ method: 'GET', url: '/sandbox/treasury' })).body
+
+/** An owner with R$ 300 and a Liquid destination past its cool-down. */
+async function readyOwner(email: string) {
+  const owner = await ownerWithBalance(service, email, '300.00')
+  const destination = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  return { owner, destination }
+}
+
+test('a funding lost before its PSBT was stored: its locked coins held every payout after in review, until the scheduled look unlocks them; then the payout is sent', async () => {
+  // The sandbox treasury holds one coin of each asset, as it starts: the lost funding locks them all.
+  assert.equal(elements().lockedCoins().length, 0)
+  const { owner, destination } = await readyOwner('lost-funding@example.com')
+  let armed = true
+  elements().setHook(async (method, phase) => {
+    if (!armed || method !== 'walletcreatefundedpsbt' || phase !== 'after') return
+    armed = false
+    return 'drop'
+  })
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 10_000, destination_id: destination } })
+  assert.equal(made.status, 200, JSON.stringify(made.body))
+  await service.jobs.runDue()
+  elements().setHook(null)
+  // The node funded and locked, the answer was lost: no PSBT stored, the coins locked.
+  assert.equal((await service.store.withdrawals.findById(made.body.id))!.psbt, null)
+  assert.equal((await treasuryView()).locked_coins, 2)
+  // The payout is tried again (after its back-off): the node's only coins are locked.
+  await service.advance(60)
+  assert.deepEqual([(await withdrawal(owner, made.body.id)).status, (await withdrawal(owner, made.body.id)).review_reason], ['in_review', 'treasury_insufficient'])
+
+  // The schedule's first look finds the orphans and leaves them (a funding under way elsewhere
+  // may be about to store its PSBT); its next look, 5 minutes on, unlocks them.
+  await service.advance(300)
+  await service.advance(300)
+  assert.equal((await treasuryView()).locked_coins, 0)
+  const approved = await service.ops('POST', `/ops/withdrawals/${made.body.id}/review`, { decision: 'approve', note: 'coins unlocked' })
+  assert.equal(approved.body.status, 'confirmed', JSON.stringify(approved.body))
+  await service.jobs.runDue()
+  const sent = await withdrawal(owner, made.body.id)
+  assert.equal(sent.status, 'sent', JSON.stringify(sent))
+  assert.equal(elements().transactions().filter((tx) => tx.txid === sent.txid).length, 1)
+})
+
+test('the sandbox control locks the treasury as an orphaned funding would; the scheduled look frees it only once it was orphaned a minute before; then a withdrawal is sent', async () => {
+  const { owner, destination } = await readyOwner('sandbox-lock@example.com')
+  const locked = await service.request({ method: 'POST', url: '/sandbox/treasury/lock', body: {} })
+  assert.equal(locked.status, 200, JSON.stringify(locked.body))
+  assert.ok(locked.body.locked_coins >= 2, JSON.stringify(locked.body))
+  // Balances still count locked coins: the treasury holds them, it only cannot spend them.
+  assert.ok(locked.body.DEPIX > 0 && locked.body.BTC > 0)
+  await service.advance(300)
+  assert.equal((await treasuryView()).locked_coins, locked.body.locked_coins, 'first found: left locked')
+  await service.advance(300)
+  assert.equal((await treasuryView()).locked_coins, 0)
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 5_000, destination_id: destination } })
+  await service.jobs.runDue()
+  assert.equal((await withdrawal(owner, made.body.id)).status, 'sent')
+})
+
+test('a payout whose PSBT is stored but not yet signed keeps its locked coins through an unlock, at start or scheduled; it is then signed and sent', async () => {
+  const { owner, destination } = await readyOwner('mid-way@example.com')
+  // Two coins of each asset: the payout takes one of each, the other two are locked by "a lost funding".
+  elements().setBalance('DEPIX', 100_000_000_000_000n, 2)
+  elements().setBalance('BTC', 1_000_000_000n, 2)
+  const deps = { store: service.store, treasury: service.treasury, clock: service.clock }
+  const looks: Array<{ payoutCoins: string[]; unlocked: string[]; lockedAfter: string[] }> = []
+  let failed: unknown = null
+  const key = (coin: { txid: string; vout: number }) => `${coin.txid}:${coin.vout}`
+  let armed = true
+  elements().setHook(async (method, phase) => {
+    if (!armed || method !== 'walletprocesspsbt' || phase !== 'before') return
+    armed = false
+    try {
+      const stored = (await service.store.withdrawals.findById(made.body.id))!
+      assert.ok(stored.psbt !== null && stored.tx_hex === null, 'mid-way: funded and stored, not signed')
+      const payoutCoins = (await service.treasury.inputsOf({ psbt: stored.psbt })).map(key).sort()
+      assert.equal(elements().lockCoins('DEPIX') + elements().lockCoins('BTC'), 2)
+      // The schedule: the orphans found first are left, those found a minute before unlocked; the payout's kept both times.
+      const seen = new Map<string, number>()
+      assert.deepEqual(await unlockOrphanedCoins(deps, seen), [])
+      assert.equal(elements().lockedCoins().length, 4)
+      service.sandbox!.clock.advance(60)
+      const scheduled = (await unlockOrphanedCoins(deps, seen)).map(key).sort()
+      looks.push({ payoutCoins, unlocked: scheduled, lockedAfter: elements().lockedCoins().map(key).sort() })
+      // At start (another instance starting now): every orphan at once, the payout's kept.
+      assert.equal(elements().lockCoins('DEPIX') + elements().lockCoins('BTC'), 2)
+      const atStart = (await unlockOrphanedCoins(deps)).map(key).sort()
+      looks.push({ payoutCoins, unlocked: atStart, lockedAfter: elements().lockedCoins().map(key).sort() })
+    } catch (error) {
+      failed = error
+    }
+  })
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 5_000, destination_id: destination } })
+  await service.jobs.runDue()
+  elements().setHook(null)
+  if (failed) throw failed
+  assert.equal(looks.length, 2)
+  for (const look of looks) {
+    assert.equal(look.payoutCoins.length, 2)
+    assert.equal(look.unlocked.length, 2)
+    assert.ok(look.unlocked.every((coin) => !look.payoutCoins.includes(coin)), 'the payout\'s coins are never unlocked')
+    assert.deepEqual(look.lockedAfter, look.payoutCoins)
+  }
+  const sent = await withdrawal(owner, made.body.id)
+  assert.equal(sent.status, 'sent', JSON.stringify(sent))
+  assert.equal(elements().transactions().filter((tx) => tx.txid === sent.txid).length, 1)
+  assert.equal(elements().lockedCoins().length, 0, 'broadcast: its coins are spent, nothing is left locked')
+})
+
+test('a confidential address whose blinding key is no point of the curve is refused when added; a good confidential one, and the bad one\'s unconfidential form, are accepted', async () => {
+  const owner = await ownerWithBalance(service, 'blinding@example.com', '10.00')
+  const keyHash = randomBytes(20)
+  const bad = newLiquidAddress('elementsregtest', keyHash, NOT_A_POINT)
+  assert.ok(parseLiquidAddress(bad, 'elementsregtest') !== null, 'the encoding itself is valid')
+  await owner.wallet.get('/wallet/destinations')
+  const refused = await owner.wallet.post('/wallet/destinations', { type: 'liquid', value: bad, label: '' })
+  assert.equal(refused.status, 400, refused.html)
+  assert.equal(refused.headers['x-error-code'], 'destination_unpayable')
+  assert.match(refused.html, /chave de ofuscação/)
+  assert.equal((await service.store.withdrawals.listDestinations((await service.store.accounts.findByEmail(owner.email))!.id)).length, 0)
+
+  await owner.wallet.get('/wallet/destinations')
+  const good = await owner.wallet.post('/wallet/destinations', { type: 'liquid', value: liquidAddress(), label: '' })
+  assert.equal(good.status, 303, good.html)
+  await owner.wallet.get('/wallet/destinations')
+  const unconfidential = await owner.wallet.post('/wallet/destinations', { type: 'liquid', value: newLiquidAddress('elementsregtest', keyHash), label: '' })
+  assert.equal(unconfidential.status, 303, unconfidential.html)
+})
+
+const OWNER_TAX = '52998224725'
+
+test('kill -9 between funding and storing its PSBT: the next start unlocks the coins and the payout is sent', { timeout: 120_000 }, async () => {
+  const providerDb = await openMigratedPglite()
+  const providerClock = createAdjustableClock()
+  const provider = await startFakeEulen({ db: providerDb.db, clock: providerClock, token: 'provider-token' })
+  const treasury = await startTestTreasury()
+  // One coin of each asset: the killed funding locks every coin the treasury has.
+  treasury.elements.setBalance('DEPIX', 100_000_000_000_000n, 1)
+  treasury.elements.setBalance('BTC', 1_000_000_000n, 1)
+  provider.watchPayouts(treasury.elements)
+  const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
+  const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-locks-')) : await migratedPgliteFolder('pix-locks-')
+  const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
+  const env = {
+    ...treasury.env,
+    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
+    PROVIDER_WEBHOOK_SECRET: 'hook-secret-9f8e7d6c5b4a39281706f5e4', OPS_TOKEN: 'ops-token-0a1b2c3d4e5f60718293a4b5', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>',
+    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PROVIDER_DELAY_HOURS: '1', JOB_LEASE_SECONDS: '2', TREASURY_POLL_SECONDS: '1', PROVIDER_TIMEOUT_MS: '1000', LOG_LEVEL: 'info',
+    ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
+  }
+  let child: { process: ChildProcess; address: string; exited: Promise<unknown>; lines: string[] } | null = null
+  const kill = async () => {
+    const dying = child!
+    child = null
+    dying.process.kill('SIGKILL')
+    await dying.exited
+  }
+  try {
+    // The owner, with an identity, and a confirmed destination, written before the child owns the database.
+    const setup = await open()
+    const store = createStore(setup.db)
+    const clock = createAdjustableClock(T0)
+    const euid = (await provider.endUser(OWNER_TAX, 'Owner Person')).euid
+    const account = await openAccount({ store, clock }, { email: 'locks@example.com', taxNumber: OWNER_TAX, name: 'Owner Person', kyc: 'verified', euid })
+    const token = (await issueToken({ store, clock }, { accountId: account.id })).token
+    const address = liquidAddress()
+    const now = new Date()
+    const destination = (await store.withdrawals.insertDestination({
+      id: `dst_${randomBytes(12).toString('hex')}`, account_id: account.id, type: 'liquid', value: address, script_hex: parseLiquidAddress(address, 'elementsregtest')!.scriptHex, label: null, state: 'confirmed',
+      created_at: now, confirmed_at: now, usable_at: new Date(now.getTime() - 1_000), canceled_at: null, cancel_token_hash: createHash('sha256').update(randomBytes(8)).digest('hex'),
+    }))!
+    await setup.close()
+
+    const start = async () => {
+      const started = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+      const exited = new Promise((resolve) => started.once('exit', resolve))
+      const lines: string[] = []
+      const address = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: started.stdout! }).on('line', (line) => {
+          lines.push(line)
+          const found = (() => { try { return JSON.parse(line).address } catch { return undefined } })()
+          if (typeof found === 'string') resolve(found)
+        })
+        started.once('exit', (code) => reject(new Error(`the child exited with ${code}`)))
+      })
+      provider.setWebhookTarget(`${address}/provider/webhooks`, env.PROVIDER_WEBHOOK_SECRET)
+      child = { process: started, address, exited, lines }
+      return child
+    }
+    const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+      const response = await fetch(`${child!.address}${path}`, {
+        method, headers: { 'x-api-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+
+    // The balance comes in as in production: a charge paid by the owner, the DePix delivered an hour later.
+    await start()
+    const charge = await api('POST', '/api/create-payment', { value: '100.00', email: 'locks@example.com', euid })
+    assert.equal(charge.status, 200, JSON.stringify(charge.body))
+    const deposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).executeTakeFirstOrThrow()) as { id: string }
+    assert.equal(await provider.settle(deposit.id, { payerName: 'Owner Person', payerTaxNumber: OWNER_TAX, outcome: 'depix_sent' }), 200)
+    providerClock.advance(3_601)
+    assert.equal(await provider.deliverDelayed(), 1)
+
+    // Killed once the node has funded (and locked) and before its answer reaches the service.
+    let armed = true
+    treasury.elements.setHook(async (called, when) => {
+      if (!armed || called !== 'walletcreatefundedpsbt' || when !== 'after') return
+      armed = false
+      await kill()
+      return 'drop'
+    })
+    const made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id })
+    assert.equal(made.status, 200, JSON.stringify(made.body))
+    while (child !== null) await new Promise((resolve) => setTimeout(resolve, 50))
+    treasury.elements.setHook(null)
+    assert.equal(treasury.elements.lockedCoins().length, 2, 'the killed funding left both coins locked')
+
+    // Unlocked before the new process listens (it may fund the payout again at once): each unlock is logged.
+    const restarted = await start()
+    const unlockLogs = restarted.lines.filter((line) => /funding whose transaction was never stored/.test(line)).map((line) => JSON.parse(line))
+    assert.deepEqual(unlockLogs.map((log) => log.level), [40, 40], restarted.lines.join('\n'))
+    let record: any
+    for (let i = 0; i < 300; i++) {
+      record = (await api('GET', `/api/withdrawals/${made.body.id}`)).body
+      if (record.status !== 'sending' && record.status !== 'confirmed') break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.equal(record.status, 'sent', JSON.stringify(record))
+    assert.equal(treasury.elements.transactions().filter((tx) => tx.outputs.some((output) => output.address === address)).length, 1)
+    await kill()
+  } finally {
+    if (child) await kill()
+    await provider.close()
+    await treasury.elements.close()
+    await providerDb.close()
+    await testDb?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+})
