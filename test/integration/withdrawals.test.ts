@@ -97,8 +97,10 @@ test('the rules of a withdrawal: only available money, the minimums and maximums
   const code = async (body: Record<string, unknown>) => (await ask(body)).body.code
   assert.equal(await code({ currency: 'BTC', amount: 5_000, destination_id: pix }), 'destination_currency_invalid')
   assert.equal(await code({ currency: 'DEPIX', amount: 199, destination_id: pix }), 'amount_below_minimum')
+  // The Pix-out bounds are on what the provider is sent, after our 2 %: R$ 2,04 sends R$ 1,99.
+  assert.equal(await code({ currency: 'DEPIX', amount: 204, destination_id: pix }), 'amount_below_minimum')
   assert.equal(await code({ currency: 'DEPIX', amount: 99, destination_id: liquid }), 'amount_below_minimum')
-  assert.equal(await code({ currency: 'DEPIX', amount: 600_001, destination_id: pix }), 'amount_above_maximum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 612_246, destination_id: pix }), 'amount_above_maximum')
   assert.equal(await code({ currency: 'DEPIX', amount: 49_801, destination_id: liquid }), 'insufficient_funds', 'R$ 498,00 available')
   assert.equal(await code({ currency: 'BTC', amount: 1_000, destination_id: liquid }), 'insufficient_funds', 'no L-BTC credited')
   assert.equal(await code({ currency: 'DEPIX', amount: 1_000, destination_id: 'dst_000000000000000000000000' }), 'destination_not_found')
