@@ -75,6 +75,7 @@ export const errorCatalogue = {
   quote_unavailable: { status: 409 },
   quote_out_of_band: { status: 409 },
   paid_amount_required: { status: 409 },
+  second_operator_required: { status: 409 },
   payment_taken_back: { status: 409 },
   payment_not_taken_back: { status: 409 },
   refund_not_found: { status: 404 },
@@ -101,7 +102,7 @@ export type ErrorCode = keyof typeof errorCatalogue
 const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_exists', 'action_code_invalid', 'destination_canceled']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
-  'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
+  'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
   'refund_payer_unknown', 'refund_payout_in_progress', 'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed',
 ]
 
