@@ -182,7 +182,7 @@ export const environment = {
   }),
   PRICE_CHECK_SOURCE_URL: custom(priceSource, {
     documentedDefault: 'unset',
-    description: 'A second public ticker (same two formats) that checks the first: a price more than `QUOTE_BAND_PERCENT` away from it is not used. Recommended: without it, the first price after installation anchors the band',
+    description: 'A second public ticker (same two formats) that checks the first: a price more than `QUOTE_BAND_PERCENT` away from it is not used, and before any price was accepted a price waits until it answers. Recommended: without it, the first price fetched after installation is used unchecked and anchors the band',
   }),
   QUOTE_BAND_PERCENT: integer({
     default: DEFAULT_QUOTE_BAND_PERCENT,

@@ -7,6 +7,7 @@ import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
 import type { ConsoleQueue } from '../store/console.ts'
+import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
 import type { Account, Charge, ChargeClawback, Refund, RefundPayout, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
@@ -70,6 +71,8 @@ export type ChargeDossier = {
   decisions: ReviewDecision[]
   /** Release and refund need what arrived, which the provider never stated. */
   needsPaidAmount: boolean
+  /** An amount typed beyond the tolerance, waiting for a second operator. */
+  proposal: PaidAmountProposalRow | null
 }
 
 const auditEntries = (rows: Awaited<ReturnType<Store['console']['auditOf']>>): TimelineEntry[] =>
@@ -120,6 +123,7 @@ export async function chargeDossier(deps: { store: Store }, idOrQrId: string): P
     charge, account: account ?? null, merchant: merchant ?? null, refund: refund ?? null, clawbacks, timeline,
     decisions: held ? reviewDecisionsFor(chargeView(charge, refund)) : [],
     needsPaidAmount: held && charge.paid_cents === null,
+    proposal: held ? (await store.paidAmountProposals.find(charge.id)) ?? null : null,
   }
 }
 

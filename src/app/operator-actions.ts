@@ -52,8 +52,12 @@ const checked = (operator: Operator, action: OperatorAction, note: string) => {
   return { note: requireNote(note), actor: operator.email }
 }
 
+/** A review in the console; an amount typed beyond the tolerance waits for an admin other than its author (app/review-hold.ts). */
 export function reviewHoldAs(deps: OperatorDeps, operator: Operator, request: { chargeId: string; decision: ReviewDecision; note: string; paidCents?: number | undefined }) {
-  return reviewHold(deps, { chargeId: request.chargeId, decision: request.decision, paidCents: request.paidCents, ...checked(operator, 'hold.review', request.note) })
+  return reviewHold(deps, {
+    chargeId: request.chargeId, decision: request.decision, paidCents: request.paidCents, actorIsAdmin: mayTake(operator.role, 'hold.confirm_paid_amount'),
+    ...checked(operator, 'hold.review', request.note),
+  })
 }
 
 export function recordRefundPaidAs(deps: OperatorDeps, operator: Operator, request: { refundId: string; reference: string; note: string }) {

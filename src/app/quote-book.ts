@@ -2,7 +2,8 @@
 // (spec section 1), kept sane (decisions 14). The operator's override wins until it expires;
 // otherwise the price source is asked now (its last answer serves while younger than the maximum
 // age), and a price more than the band away from the last accepted one, or from the second
-// source when one answers, is not used. No usable price: the payment is held (quote_unavailable),
+// source when one answers, is not used; with neither, the first price is used and anchors the
+// band (docs/design.md, "Quotes"). No usable price: the payment is held (quote_unavailable),
 // never converted at a stale or wild price. Asked before the confirming transaction, so no HTTP
 // call holds database locks.
 import type { Clock } from '../clock.ts'
@@ -52,14 +53,15 @@ export function createQuoteBook(deps: {
       const fetched = primary ? await primary(currency) : null
       if (fetched === null) return null
       const reference = await deps.store.quotes.reference(currency)
-      const checked = second ? await second(currency) : null
-      const rejection = priceRejection(fetched.micros, { reference: reference?.brl_micros ?? null, second: checked?.micros ?? null, bandPercent: deps.bandPercent })
+      const checked = second ? ((await second(currency))?.micros ?? 'silent') : null
+      const rejection = priceRejection(fetched.micros, { reference: reference?.brl_micros ?? null, second: checked, bandPercent: deps.bandPercent })
       if (rejection !== null) {
-        deps.log?.warn({ currency, price: fetched.micros, reference: reference?.brl_micros, second: checked?.micros, rejection }, 'a fetched price was not used')
+        deps.log?.warn({ currency, price: fetched.micros, reference: reference?.brl_micros, second: checked, rejection }, 'a fetched price was not used')
         return null
       }
+      if (reference === undefined && checked === null) deps.log?.warn({ currency, price: fetched.micros }, 'the first price, checked against nothing (no PRICE_CHECK_SOURCE_URL), now anchors the band')
       if (reference?.brl_micros !== fetched.micros) await deps.store.quotes.accept(currency, fetched.micros, 'ticker', now)
-      // A first price, confirmed by the second source alone, caps at itself.
+      // A first price (confirmed by the second source, or alone when there is none) caps at itself.
       return { micros: fetched.micros, source: 'ticker', at: fetched.at, referenceMicros: reference?.brl_micros ?? fetched.micros }
     },
   }

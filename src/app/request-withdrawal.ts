@@ -140,6 +140,8 @@ export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { 
     const locked = await store.withdrawals.lockById(request.withdrawalId)
     if (!locked || locked.account_id !== request.accountId) return { kind: 'not_found' as const }
     if (locked.status !== 'requested') return { kind: 'unchanged' as const, withdrawal: locked }
+    // Canceled since it was asked for (the link in its e-mail): the code no longer sends money there.
+    if ((await store.withdrawals.lockDestination(locked.destination_id))?.state !== 'confirmed') throw new DomainError('destination_canceled', { param: 'destination_id' })
     const account = (await store.accounts.findById(locked.account_id))!
     await useActionCode(store, { email: account.email, purpose: 'withdrawal', subject: codeSubject(locked), code: request.code, now: deps.clock.now() })
     return moveLockedWithdrawal({ ...deps, store }, locked, { event: confirmWith(deps) })

@@ -243,7 +243,7 @@ function timelineHtml(page: Page, timeline: TimelineEntry[]): Html {
 }
 
 function doneNotice(page: Page, done: string | null): Html | null {
-  return done === null ? null : html`<p class="ok" role="status">${t(page)('done')}</p>`
+  return done === null ? null : html`<p class="ok" role="status">${t(page)(done === 'proposed' ? 'amountProposed' : 'done')}</p>`
 }
 
 function decisionForm(page: Page, chargeId: string, decision: ReviewDecision, needsPaidAmount: boolean): Html {
@@ -277,6 +277,9 @@ ${doneNotice(page, done)}
   <dt>${say('account')}</dt><dd>${dossier.account ? html`<a href="${href(`/console/accounts/${dossier.account.id}`)}">${dossier.account.email}</a>` : '—'}</dd>
   <dt>${say('merchant')}</dt><dd>${dossier.merchant ? html`<a href="${href(`/console/accounts/${dossier.merchant.id}`)}">${dossier.merchant.email}</a>` : '—'} · ${charge.merchant_id ?? '—'}</dd>
   <dt>qrId</dt><dd><code class="id">${charge.provider_deposit_id}</code> · <code>${charge.provider_status}</code></dd>
+  ${dossier.proposal && html`<dt>${say('pendingAmount')}</dt><dd data-pending-amount="${String(dossier.proposal.paid_cents)}">${say('pendingAmountDetail', {
+    amount: formatBrl(dossier.proposal.paid_cents), decision: say(dossier.proposal.decision === 'release' ? 'decideRelease' : 'decideRefund'), operator: dossier.proposal.proposed_by, at: formatDateTime(page.lang, dossier.proposal.proposed_at),
+  })}</dd>`}
   ${dossier.refund && html`<dt>${say('refund')}</dt><dd><a href="${href(`/console/refunds/${dossier.refund.id}`)}">${dossier.refund.status} · ${formatBrl(dossier.refund.owed_cents)}</a></dd>`}
 </dl>
 <section aria-labelledby="decide"><h2 id="decide">${say('decide')}</h2>

@@ -115,7 +115,10 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   const signedInOnly = { onRequest: signedIn }
   const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
   const operator = (request: FastifyRequest) => operatorOf(request)!
-  const done = (request: FastifyRequest) => ((request.query as Record<string, unknown>).done === '1' ? '1' : null)
+  const done = (request: FastifyRequest) => {
+    const value = (request.query as Record<string, unknown>).done
+    return value === '1' || value === 'proposed' ? value : null
+  }
   const log = (request: FastifyRequest) => ({ warn: (details: object, message: string) => request.log.warn(details, message) })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -197,10 +200,10 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const paid = optionalField(request.body, 'paid', 20)
     const paidCents = paid === undefined || paid.trim() === '' ? undefined : parseBrlToCents(paid.trim().replace(',', '.'))
     if (paidCents === null || (paidCents !== undefined && (paidCents < 1 || paidCents > 10_000_000))) throw new DomainError('invalid_request', { param: 'paid' })
-    const charge = await reviewHoldAs({ ...actionDeps, log: log(request) }, operator(request), {
+    const { charge, awaiting } = await reviewHoldAs({ ...actionDeps, log: log(request) }, operator(request), {
       chargeId: request.params.id, decision: decision as ReviewDecision, note: field(request.body, 'note', 1000), paidCents,
     })
-    return reply.redirect(`/console/charges/${charge.id}?done=1`, 303)
+    return reply.redirect(`/console/charges/${charge.id}?done=${awaiting === null ? '1' : 'proposed'}`, 303)
   })
 
   app.get<{ Params: { id: string } }>('/console/withdrawals/:id', signedInOnly, async (request, reply) =>

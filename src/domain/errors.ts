@@ -48,6 +48,7 @@ export const errorCatalogue = {
   destination_not_found: { status: 404 },
   destination_not_confirmed: { status: 409 },
   destination_cooling_down: { status: 409 },
+  destination_canceled: { status: 409 },
   destination_currency_invalid: { status: 400 },
   currency_invalid: { status: 400 },
   amount_below_minimum: { status: 400 },
@@ -77,6 +78,7 @@ export const errorCatalogue = {
   quote_unavailable: { status: 409 },
   quote_out_of_band: { status: 409 },
   paid_amount_required: { status: 409 },
+  second_operator_required: { status: 409 },
   payment_taken_back: { status: 409 },
   payment_not_taken_back: { status: 409 },
   refund_not_found: { status: 404 },
@@ -100,10 +102,10 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
-const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned']
+const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
-  'quote_out_of_band', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
+  'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
   'refund_payer_unknown', 'refund_payout_in_progress', 'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed',
   'payout_mismatch_unpayable',
 ]

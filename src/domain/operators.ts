@@ -12,6 +12,8 @@ export type Operator = { email: string; role: OperatorRole }
  */
 export const operatorActions = {
   'hold.review': 'support',
+  // An amount typed for a held payment beyond the tolerance counts once a second operator, an admin, confirms it.
+  'hold.confirm_paid_amount': 'admin',
   'refund.record_paid': 'support',
   'refund.pay': 'support',
   'block.add': 'support',

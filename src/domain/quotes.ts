@@ -51,13 +51,15 @@ export function withinBand(price: number, reference: number, bandPercent: number
 
 /**
  * Why a fetched price may not be used, or null when it may: away from the last accepted price, or
- * from the second source when one answered; or with nothing to check it against at all (a first
- * price with no second source waits for an operator's price).
+ * from the second source when one answered. `second` is the second source's price, `'silent'` when
+ * one is configured but did not answer, null when none is configured. With no accepted price yet
+ * and no second source configured, the first price is used and anchors the band; when a second
+ * source is configured, a first price waits until it answers (or an operator gives the price).
  */
-export function priceRejection(price: number, checks: { reference: number | null; second: number | null; bandPercent: number }): 'away_from_last_accepted' | 'away_from_second_source' | 'nothing_to_check_against' | null {
-  if (checks.reference === null && checks.second === null) return 'nothing_to_check_against'
+export function priceRejection(price: number, checks: { reference: number | null; second: number | 'silent' | null; bandPercent: number }): 'away_from_last_accepted' | 'away_from_second_source' | 'nothing_to_check_against' | null {
+  if (checks.reference === null && checks.second === 'silent') return 'nothing_to_check_against'
   if (checks.reference !== null && !withinBand(price, checks.reference, checks.bandPercent)) return 'away_from_last_accepted'
-  if (checks.second !== null && !withinBand(price, checks.second, checks.bandPercent)) return 'away_from_second_source'
+  if (typeof checks.second === 'number' && !withinBand(price, checks.second, checks.bandPercent)) return 'away_from_second_source'
   return null
 }
 

@@ -58,17 +58,20 @@ export function pixPayoutFee(depositCents: number): number {
 /** What the owner sees before confirming: the amount, our fee, what leaves the treasury, and what a Pix key receives. */
 export type WithdrawalPrice = { amount: number; fee: number; net: number; payoutCents: number | null }
 
+/**
+ * The price of a withdrawal, or why it is refused. The Pix-out bounds apply to what is sent to the
+ * provider, after our fee (the provider refuses a deposit outside them), not to what the owner asks.
+ */
 export function priceWithdrawal(type: DestinationType, currency: Currency, amount: number): WithdrawalPrice | { refused: 'amount_below_minimum' | 'amount_above_maximum' } {
   if (!Number.isSafeInteger(amount) || amount <= 0) return { refused: 'amount_below_minimum' }
-  if (type === 'pix') {
-    if (currency !== 'DEPIX') throw new Error('a Pix key receives DEPIX only')
-    if (amount < pixOutBoundsCents.min) return { refused: 'amount_below_minimum' }
-    if (amount > pixOutBoundsCents.max) return { refused: 'amount_above_maximum' }
-  } else if (amount < liquidMinimum[currency]) {
-    return { refused: 'amount_below_minimum' }
-  }
+  if (type === 'pix' && currency !== 'DEPIX') throw new Error('a Pix key receives DEPIX only')
+  if (type === 'liquid' && amount < liquidMinimum[currency]) return { refused: 'amount_below_minimum' }
   const fee = withdrawalFee(currency, amount)
   const net = amount - fee
+  if (type === 'pix') {
+    if (net < pixOutBoundsCents.min) return { refused: 'amount_below_minimum' }
+    if (net > pixOutBoundsCents.max) return { refused: 'amount_above_maximum' }
+  }
   const payoutCents = type === 'pix' ? net - pixPayoutFee(net) : null
   if (payoutCents !== null && payoutCents <= 0) return { refused: 'amount_below_minimum' }
   return { amount, fee, net, payoutCents }

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.ts'
 import type { JobRunner } from '../jobs/runner.ts'
 import type { Store } from '../store/store.ts'
 import type { TokenCache } from '../store/token-cache.ts'
-import { finishWorkTheSandboxCaused } from './finish-work.ts'
+import { deliverMailTo, finishWorkTheSandboxCaused } from './finish-work.ts'
 import type { AdjustableClock } from '../clock.ts'
 import type { FakeEulen } from './fake-eulen.ts'
 import type { FakeElements } from './fake-elements.ts'
@@ -128,9 +128,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
     async (request) => {
       if (!sandbox.outbox) throw new DomainError('not_found', { message: 'SMTP_URL is set: mail goes to the SMTP server, not the outbox.' })
-      // Mail leaves from the job queue: what is queued is sent first, so a code asked for is here.
-      await finishWorkTheSandboxCaused(deps.jobs)
-      return { mails: await sandbox.outbox.list(request.query.email.trim().toLowerCase()) }
+      // Mail leaves from the job queue: what is queued or being sent to the address is delivered
+      // first (bounded), so a code asked for is here even when a background lane took its mail.
+      const email = request.query.email.trim().toLowerCase()
+      await deliverMailTo(deps, email)
+      return { mails: await sandbox.outbox.list(email) }
     },
   )
 

@@ -70,6 +70,18 @@ export function mailRepository(db: Kysely<Database>) {
       return last !== null && !last.ok
     },
 
+    /** Messages to this address queued or being handed to the server for the first time (none failed yet). */
+    async firstSendsPendingTo(address: string): Promise<number> {
+      const row = await db
+        .selectFrom('mail_outbox')
+        .select(sql<number>`count(*)::int4`.as('n'))
+        .where('to_address', '=', address)
+        .where('state', '=', 'pending')
+        .where('attempts', '=', 0)
+        .executeTakeFirstOrThrow()
+      return row.n
+    },
+
     /** How many messages wait to be sent (metrics). */
     async pendingCount(): Promise<number> {
       const row = await db.selectFrom('mail_outbox').select(sql<number>`count(*)::int4`.as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow()

@@ -24,6 +24,7 @@ import * as databaseUpkeep from './migrations/019_database_upkeep.ts'
 import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked.ts'
 import * as networkFees from './migrations/021_network_fees.ts'
 import * as treasuryLocks from './migrations/023_treasury_locks.ts'
+import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '020_charge_accounts_checked': chargeAccountsChecked,
   '021_network_fees': networkFees,
   '023_treasury_locks': treasuryLocks,
+  '024_paid_amount_proposals': paidAmountProposals,
 }
 
 /**

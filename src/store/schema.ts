@@ -422,6 +422,16 @@ export type RateBucketsTable = {
   updated_at: Date
 }
 
+/** An amount typed beyond the tolerance for a held charge, waiting for a second operator. */
+export type PaidAmountProposalsTable = {
+  charge_id: string
+  decision: 'release' | 'refund'
+  paid_cents: number
+  proposed_by: string
+  note: string
+  proposed_at: Date
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -451,6 +461,7 @@ export type Database = {
   refund_payouts: RefundPayoutsTable
   console_sessions: ConsoleSessionsTable
   charge_events: ChargeEventsTable
+  paid_amount_proposals: PaidAmountProposalsTable
 }
 
 export type Account = Selectable<AccountsTable>

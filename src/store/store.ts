@@ -11,6 +11,7 @@ import { idempotencyRepository } from './idempotency.ts'
 import { identitiesRepository } from './identities.ts'
 import { ledgerRepository } from './ledger.ts'
 import { mailRepository } from './mail.ts'
+import { paidAmountProposalsRepository } from './paid-amount-proposals.ts'
 import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
@@ -48,6 +49,7 @@ export type Store = {
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
   treasuryLocks: ReturnType<typeof treasuryLocksRepository>
+  paidAmountProposals: ReturnType<typeof paidAmountProposalsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -77,6 +79,7 @@ export function createStore(db: Kysely<Database>): Store {
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),
     treasuryLocks: treasuryLocksRepository(db),
+    paidAmountProposals: paidAmountProposalsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -50,6 +50,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.selectFrom('withdrawal_destinations').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
     },
 
+    /** The destination, share-locked until the transaction ends: a cancel waits for a withdrawal being confirmed to it, and is then seen. */
+    lockDestination(id: string): Promise<WithdrawalDestination | undefined> {
+      return db.selectFrom('withdrawal_destinations').selectAll().where('id', '=', id).forShare().executeTakeFirst()
+    },
+
     findDestinationByCancelToken(tokenHash: string): Promise<WithdrawalDestination | undefined> {
       return db.selectFrom('withdrawal_destinations').selectAll().where('cancel_token_hash', '=', tokenHash).executeTakeFirst()
     },

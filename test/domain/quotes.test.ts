@@ -33,9 +33,15 @@ test('decisions 14: a price more than the band away from the last accepted one, 
   assert.equal(priceRejection(311_000_000_000, { reference, second: null, bandPercent: 10 }), 'away_from_last_accepted')
   assert.equal(priceRejection(1, { reference, second: null, bandPercent: 10 }), 'away_from_last_accepted')
   assert.equal(priceRejection(reference, { reference, second: 420_000_000_000, bandPercent: 10 }), 'away_from_second_source')
-  // A first price with nothing to check it against waits for an operator's price.
-  assert.equal(priceRejection(reference, { reference: null, second: null, bandPercent: 10 }), 'nothing_to_check_against')
+  // A first price with no second source configured is used: it anchors the band.
+  assert.equal(priceRejection(reference, { reference: null, second: null, bandPercent: 10 }), null)
   assert.equal(priceRejection(reference, { reference: null, second: reference, bandPercent: 10 }), null)
+  assert.equal(priceRejection(reference, { reference: null, second: 420_000_000_000, bandPercent: 10 }), 'away_from_second_source')
+  // A second source is configured but silent: a first price waits for it (or for an operator's price);
+  // once a price was accepted, that price is the check.
+  assert.equal(priceRejection(reference, { reference: null, second: 'silent', bandPercent: 10 }), 'nothing_to_check_against')
+  assert.equal(priceRejection(reference, { reference, second: 'silent', bandPercent: 10 }), null)
+  assert.equal(priceRejection(1, { reference, second: 'silent', bandPercent: 10 }), 'away_from_last_accepted')
   assert.equal(withinBand(105, 100, 5), true)
   assert.equal(withinBand(106, 100, 5), false)
 })

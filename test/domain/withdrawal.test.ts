@@ -85,21 +85,28 @@ test('property: a price splits the amount into fee + net; a Pix key receives net
   assert.deepEqual(priceWithdrawal('liquid', 'BTC', 50_000), { amount: 50_000, fee: 0, net: 50_000, payoutCents: null })
 })
 
-test('Pix-out is R$ 2,00 to R$ 6.000,00: refused just outside, priced at and inside the edges', () => {
-  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', pixOutBoundsCents.min - 1), { refused: 'amount_below_minimum' })
-  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 200), { amount: 200, fee: 4, net: 196, payoutCents: 96 })
-  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 600_000), { amount: 600_000, fee: 12_000, net: 588_000, payoutCents: 582_120 })
-  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', pixOutBoundsCents.max + 1), { refused: 'amount_above_maximum' })
+test('Pix-out bounds (R$ 2,00 to R$ 6.000,00) apply to what goes to the provider, after our 2 %: refused just outside, priced at the edges', () => {
+  // R$ 2,04 leaves R$ 1,99 after our fee (R$ 0,05): the provider would refuse it.
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 200), { refused: 'amount_below_minimum' })
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 204), { refused: 'amount_below_minimum' })
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 205), { amount: 205, fee: 5, net: pixOutBoundsCents.min, payoutCents: 100 })
+  // R$ 6.122,45 sends exactly R$ 6.000,00; one centavo more sends R$ 6.000,01.
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 600_001), { amount: 600_001, fee: 12_001, net: 588_000, payoutCents: 582_120 })
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 612_245), { amount: 612_245, fee: 12_245, net: pixOutBoundsCents.max, payoutCents: 594_000 })
+  assert.deepEqual(priceWithdrawal('pix', 'DEPIX', 612_246), { refused: 'amount_above_maximum' })
   for (const amount of [0, -1, -200, 250.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
     assert.deepEqual(priceWithdrawal('pix', 'DEPIX', amount), { refused: 'amount_below_minimum' }, String(amount))
     assert.deepEqual(priceWithdrawal('liquid', 'DEPIX', amount), { refused: 'amount_below_minimum' }, String(amount))
   }
   assert.throws(() => priceWithdrawal('pix', 'BTC', 10_000), /DEPIX only/)
   assert.throws(() => priceWithdrawal('pix', 'USDt', 10_000_000), /DEPIX only/)
+  // Against a reference computed apart: what is sent (amount − ceil(2 %)) must lie within the bounds.
   fc.assert(fc.property(fc.integer({ min: -10, max: 700_000 }), (amount) => {
     const price = priceWithdrawal('pix', 'DEPIX', amount)
-    const expected = amount < 200 ? 'amount_below_minimum' : amount > 600_000 ? 'amount_above_maximum' : null
+    const sent = amount > 0 ? BigInt(amount) - ceilPercent(BigInt(amount), 2n) : 0n
+    const expected = sent < 200n ? 'amount_below_minimum' : sent > 600_000n ? 'amount_above_maximum' : null
     assert.equal('refused' in price ? price.refused : null, expected, String(amount))
+    if (!('refused' in price)) assert.equal(BigInt(price.net), sent)
   }), { numRuns: 3000 })
 })
 

@@ -116,7 +116,7 @@ test('the provider refuses a tax number it does not know without the payer\'s na
   assert.equal((await send({ payer_name: 'Nina Alves' })).statusCode, 200)
 })
 
-test('decisions 14: with one price source, the first price has nothing to check it against: the payment waits until an operator gives the price', async () => {
+test('with one price source (no PRICE_CHECK_SOURCE_URL), the first price fetched after installation is used and anchors the band; a jump beyond it waits for an operator', async () => {
   const payer = generateCpf()
   const euid = (await provider.endUser(payer, 'Ana Paga')).euid
   const pay = async () => {
@@ -129,12 +129,20 @@ test('decisions 14: with one price source, the first price has nothing to check 
     await provider.deliverDelayed()
     return (await service.store.charges.findById(charge.id))!
   }
-  const first = await pay()
-  assert.deepEqual([first.status, first.hold_reason, first.credited_units], ['security_hold', 'quote_unavailable', null])
   const ops = (method: string, url: string, body?: unknown) => service.app.inject({ method: method as 'PUT', url, headers: { authorization: 'Bearer ops-token' }, ...(body ? { payload: body as object } : {}) })
-  assert.equal((await ops('PUT', '/ops/quotes', { BTC: '350000.00', expires_in_seconds: 60 })).statusCode, 200)
-  assert.equal((await ops('PUT', '/ops/quotes', { BTC: null })).statusCode, 200)
-  // The operator's price is the reference now: the ticker's, close to it, is used.
+  assert.deepEqual((await ops('GET', '/ops/quotes')).json().accepted, [], 'a fresh install: no price accepted yet')
+  const first = await pay()
+  assert.deepEqual([first.status, first.hold_reason, first.quote_source, first.quote_micros], ['depix_sent', null, 'ticker', 350_000_000_000])
+  assert.ok(first.credited_units! > 0)
+  assert.deepEqual((await ops('GET', '/ops/quotes')).json().accepted.map((row: { currency: string; price: string; source: string }) => [row.currency, row.price, row.source]), [['BTC', '350000.00', 'ticker']])
+  // The first price is the band's anchor now: 20 % above it is not used.
+  ticker.setPrices({ BTC: 420_000_000_000 })
+  try {
+    const jumped = await pay()
+    assert.deepEqual([jumped.status, jumped.hold_reason, jumped.credited_units], ['security_hold', 'quote_unavailable', null])
+  } finally {
+    ticker.setPrices({ BTC: 350_000_000_000 })
+  }
   const next = await pay()
   assert.deepEqual([next.status, next.quote_source], ['depix_sent', 'ticker'])
 })

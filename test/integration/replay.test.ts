@@ -108,7 +108,8 @@ test('property: claw-backs, refunds and reviews in any order, replayed at the ex
           assert.equal(answer.status, 200)
         } else if (happened.kind === 'review') {
           const answer = await service.ops('POST', `/ops/payments/${charge.id}/review`, { decision: happened.decision, note: 'replay', ...(happened.paid === null ? {} : { paid_cents: happened.paid }) })
-          assert.ok(answer.status === 200 || answer.status === 409 || (answer.status === 400 && answer.body.param === 'paid_cents'), JSON.stringify(answer.body))
+          // 202: an amount typed beyond 5 % of the value waits for a second operator, who never comes here.
+          assert.ok(answer.status === 200 || answer.status === 202 || answer.status === 409 || (answer.status === 400 && answer.body.param === 'paid_cents'), JSON.stringify(answer.body))
         } else {
           const refund = await service.store.refunds.findByCharge(charge.id)
           if (refund) assert.ok([200, 409].includes((await service.ops('POST', `/ops/refunds/${refund.id}/paid`, { reference: 'E2E', note: 'replay' })).status))

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { newestCode, signedInClient } from '../support/wallet-client.ts'
+import { newestCode, signedInClient, walletClient } from '../support/wallet-client.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 let service: TestService
@@ -97,8 +97,10 @@ test('the rules of a withdrawal: only available money, the minimums and maximums
   const code = async (body: Record<string, unknown>) => (await ask(body)).body.code
   assert.equal(await code({ currency: 'BTC', amount: 5_000, destination_id: pix }), 'destination_currency_invalid')
   assert.equal(await code({ currency: 'DEPIX', amount: 199, destination_id: pix }), 'amount_below_minimum')
+  // The Pix-out bounds are on what the provider is sent, after our 2 %: R$ 2,04 sends R$ 1,99.
+  assert.equal(await code({ currency: 'DEPIX', amount: 204, destination_id: pix }), 'amount_below_minimum')
   assert.equal(await code({ currency: 'DEPIX', amount: 99, destination_id: liquid }), 'amount_below_minimum')
-  assert.equal(await code({ currency: 'DEPIX', amount: 600_001, destination_id: pix }), 'amount_above_maximum')
+  assert.equal(await code({ currency: 'DEPIX', amount: 612_246, destination_id: pix }), 'amount_above_maximum')
   assert.equal(await code({ currency: 'DEPIX', amount: 49_801, destination_id: liquid }), 'insufficient_funds', 'R$ 498,00 available')
   assert.equal(await code({ currency: 'BTC', amount: 1_000, destination_id: liquid }), 'insufficient_funds', 'no L-BTC credited')
   assert.equal(await code({ currency: 'DEPIX', amount: 1_000, destination_id: 'dst_000000000000000000000000' }), 'destination_not_found')
@@ -180,4 +182,33 @@ test('an owner cancels before anything left, the amount comes back; a leaked tok
   // Every change reached the owner by e-mail.
   const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${owner.email}` })).body.mails as Array<{ subject: string }>
   assert.ok(mails.some((mail) => /Seu saque de R\$ 50,00: Cancelado/.test(mail.subject)), JSON.stringify(mails.map((mail) => mail.subject)))
+})
+
+test("a Wallet withdrawal whose destination the e-mail's link canceled after it was asked for can no longer be confirmed: nothing reserved, nothing sent", async () => {
+  const owner = await ownerWithBalance(service, 'canceled-destination@example.com', '100.00')
+  const destination = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
+  const outbox = async () => (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${owner.email}` })).body.mails as Array<{ text: string; code: string | null }>
+  const cancelPath = new URL(/https?:\/\/\S+\/wallet\/destinations\/cancel\/[\w-]+/.exec((await outbox()).map((mail) => mail.text).join('\n'))![0]).pathname
+  await service.advance(24 * 3600 + 1)
+  owner.wallet = await signedInClient(service, owner.email)
+  await owner.wallet.get('/wallet/withdrawals')
+  const asked = await owner.wallet.post('/wallet/withdrawals', { destination_id: destination, currency: 'DEPIX', amount: '50,00' })
+  assert.equal(asked.status, 303, asked.html)
+  const id = /wd_[0-9a-f]{24}/.exec(asked.location!)![0]
+  const code = await newestCode(service, owner.email)
+  // Someone else follows the destination e-mail's link, signed out, on another device.
+  const elsewhere = walletClient(service, '203.0.113.9')
+  assert.equal((await elsewhere.get(cancelPath)).status, 200)
+  assert.equal((await elsewhere.post(cancelPath)).status, 200)
+  assert.equal((await service.request({ method: 'GET', url: '/api/withdrawal-destinations', token: owner.token })).body.destinations.length, 0)
+
+  await owner.wallet.get(asked.location!)
+  const confirmed = await owner.wallet.post(`/wallet/withdrawals/${id}/confirm`, { code })
+  assert.deepEqual([confirmed.status, confirmed.headers['x-error-code']], [409, 'destination_canceled'])
+  assert.equal((await service.store.withdrawals.findById(id))!.status, 'requested')
+  assert.equal((await balance(owner.token)).DEPIX.available_cents, 9_900)
+  const payouts = await service.sandbox!.fake.payoutCount()
+  await service.jobs.runDue()
+  assert.equal(await service.sandbox!.fake.payoutCount(), payouts)
+  assert.equal((await service.ops('GET', '/ops/ledger-check')).body.ok, true)
 })

@@ -22,6 +22,7 @@ import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
 import type { Refund, RefundPayout } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
+import { findOperator, mayTake } from '../../domain/operators.ts'
 import type { RouteDeps } from '../deps.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
@@ -54,8 +55,10 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     }),
   )
 
-  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold), oldest first', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, paid_in_cents: 1000, clawback: null, decisions: ['release', 'refund'] }] }, []) }, async () => ({
-    holds: (await listHolds(deps)).map(({ charge, clawbacks, decisions }) => ({
+  app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold), oldest first', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, paid_in_cents: 1000, clawback: null, decisions: ['release', 'refund'] }] }, []) }, async () => {
+    const holds = await listHolds(deps)
+    const proposals = new Map((await deps.store.paidAmountProposals.forCharges(holds.map(({ charge }) => charge.id))).map((row) => [row.charge_id, row]))
+    return { holds: holds.map(({ charge, clawbacks, decisions }) => ({
       payment_id: charge.id,
       reason: charge.hold_reason,
       held_since: charge.updated_at.toISOString(),
@@ -75,35 +78,53 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       clawbacks: clawbacks.map((report) => ({ kind: report.kind, principal_cents: report.principal_cents, reported_at: report.reported_at.toISOString() })),
       decisions,
       needs_paid_amount: charge.paid_cents === null,
-    })),
-  }))
+      // An amount typed beyond the tolerance, waiting for an admin other than its author.
+      paid_amount_awaiting_confirmation: ((row) => (row === undefined ? null : { decision: row.decision, paid_cents: row.paid_cents, proposed_by: row.proposed_by, proposed_at: row.proposed_at.toISOString() }))(proposals.get(charge.id)),
+    })) }
+  })
 
   app.post(
     '/ops/payments/:id/review',
     {
       schema: operation('reviewHold', 'Release, refund or close a held payment', { payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }, [
-        'payment_not_found', 'payment_not_held', 'quote_unavailable', 'paid_amount_required', 'payment_taken_back', 'payment_not_taken_back', 'invalid_json', 'unsupported_media_type',
+        'payment_not_found', 'payment_not_held', 'quote_unavailable', 'paid_amount_required', 'second_operator_required', 'operator_forbidden', 'payment_taken_back', 'payment_not_taken_back', 'invalid_json', 'unsupported_media_type',
       ], {
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         body: Type.Object(
           {
             decision: Type.Enum(reviewDecisions, { description: 'release: credit the account; refund: owe it back to the payer; close: the provider already took it back.' }),
             note: Note,
-            paid_cents: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'What arrived, in centavos: only for a payment whose amount the provider never stated.' })),
+            paid_cents: Type.Optional(Type.Integer({
+              minimum: 1, maximum: 10_000_000,
+              description: 'What arrived, in centavos: only for a payment whose amount the provider never stated. More than 5 % from the value, it waits (202) until an admin named in OPERATORS, other than its author, sends the same decision and amount with X-Operator.',
+            })),
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ payment_id: Type.String(), status: Type.String() }, { examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }] }) },
+        response: {
+          200: Type.Object({ payment_id: Type.String(), status: Type.String() }, { examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'after7d' }] }),
+          202: Type.Object(
+            { payment_id: Type.String(), status: Type.String(), awaiting: Type.Literal('second_operator'), decision: Type.String(), paid_cents: Type.Integer(), proposed_by: Type.String() },
+            { description: 'The amount typed is more than 5 % from the value: kept, nothing moved, until a second operator confirms it.', examples: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'security_hold', awaiting: 'second_operator', decision: 'release', paid_cents: 499900, proposed_by: 'ana@example.com' }] },
+          ),
+        },
       }),
     },
-    async (request) => {
-      const charge = await reviewHold({ ...deps, log: request.log }, {
+    async (request, reply) => {
+      const actor = actorOf(request)
+      // Over the token, an admin is one named in OPERATORS by X-Operator: only an admin confirms a typed amount beyond the tolerance.
+      const named = findOperator(deps.config.operators, actor)
+      const { charge, awaiting } = await reviewHold({ ...deps, log: request.log }, {
         chargeId: request.params.id,
         decision: request.body.decision,
         note: request.body.note,
-        actor: actorOf(request),
+        actor: named?.email ?? actor,
+        actorIsAdmin: named !== null && mayTake(named.role, 'hold.confirm_paid_amount'),
         paidCents: request.body.paid_cents,
       })
+      if (awaiting !== null) {
+        return reply.code(202).send({ payment_id: charge.id, status: charge.status, awaiting: 'second_operator' as const, decision: awaiting.decision, paid_cents: awaiting.paid_cents, proposed_by: awaiting.proposed_by })
+      }
       return { payment_id: charge.id, status: charge.status }
     },
   )
