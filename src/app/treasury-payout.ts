@@ -17,7 +17,7 @@ import { toAssetUnits, type ReviewReason } from '../domain/withdrawal.ts'
 import { ProviderBusyError, ProviderRejectedError, ProviderUnavailableError, type PaymentProvider, type PayoutRequest } from '../provider/provider.ts'
 import type { PayoutStep } from '../store/payout-steps.ts'
 import { parseLiquidAddress, type LiquidAddress, type LiquidNetwork } from '../treasury/liquid-address.ts'
-import { TreasuryCheckError, TreasuryInsufficientError, type Treasury, type TreasuryPayment } from '../treasury/treasury.ts'
+import { TreasuryCheckError, TreasuryInsufficientError, TreasuryRefusedError, type Treasury, type TreasuryPayment } from '../treasury/treasury.ts'
 
 export type PayoutDeps = {
   clock: Clock
@@ -124,6 +124,12 @@ export async function sendPayout<R extends PayoutRow>(deps: PayoutDeps, payout: 
     } catch (error) {
       if (error instanceof TreasuryInsufficientError) {
         await payout.hold('treasury_insufficient')
+        return null
+      }
+      if (error instanceof TreasuryRefusedError) {
+        // The node will give the same answer again: support looks, instead of a retry for ever.
+        deps.log?.error({ err: error, payoutId: row.id }, 'the treasury node refused the payout; nothing sent')
+        await payout.hold('treasury_refused')
         return null
       }
       if (error instanceof TreasuryCheckError) {

@@ -10,7 +10,7 @@ export const destinationTypes = ['pix', 'liquid'] as const
 export type DestinationType = (typeof destinationTypes)[number]
 
 /** Why a withdrawal waits for support. */
-export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed'] as const
+export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed', 'treasury_refused'] as const
 export type ReviewReason = (typeof reviewReasons)[number]
 
 /** Why a withdrawal ended without paying; the amount went back to available. */

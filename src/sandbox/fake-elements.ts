@@ -66,6 +66,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
   const listeners: Array<(payment: OutgoingPayment) => void> = []
   /** Tests stop the service around a call: before the node does its work, or after it and before the answer. */
   let hook: ((method: string, phase: 'before' | 'after') => Promise<'drop' | void>) | null = null
+  const refusing = new Set<string>()
   const calls = new Map<string, number>()
 
   function load(): { height: number; coins: Coin[]; txs: Tx[]; mine: string[] } {
@@ -350,6 +351,9 @@ export async function startFakeElements(options: FakeElementsOptions) {
         request.raw.socket.destroy()
       }
       if (hook && (await hook(method, 'before')) === 'drop') return lost()
+      // The sandbox's "the node refuses": funding as a node that will not pay the address, a
+      // broadcast as one the network rejects.
+      if (refusing.has(method)) throw method === 'sendrawtransaction' ? new RpcFailure(-26, 'bad-txns-refused-by-sandbox') : new RpcFailure(-8, 'the sandbox node refuses to fund this payment')
       const result = handler(Array.isArray(call.params) ? call.params : [])
       if (hook && (await hook(method, 'after')) === 'drop') return lost()
       return reply.type('application/json').send(JSON.stringify({ result, error: null, id }))
@@ -403,6 +407,15 @@ export async function startFakeElements(options: FakeElementsOptions) {
     transactions: () => state.txs.map((tx) => ({ txid: tx.txid, height: tx.height, outputs: tx.outputs.filter((output) => !output.fee && !isMine(output.scriptHex)).map((output) => ({ address: output.address, scriptHex: output.scriptHex, currency: output.asset, units: output.units })) })),
     /** How many times each RPC method was called. */
     calls: () => Object.fromEntries(calls),
+    /** Whether the node refuses to fund payments, and to broadcast transactions (a sandbox control). */
+    refuse(refusals: { fund?: boolean; broadcast?: boolean }): { fund: boolean; broadcast: boolean } {
+      for (const [name, method] of [['fund', 'walletcreatefundedpsbt'], ['broadcast', 'sendrawtransaction']] as const) {
+        const on = refusals[name]
+        if (on === true) refusing.add(method)
+        if (on === false) refusing.delete(method)
+      }
+      return { fund: refusing.has('walletcreatefundedpsbt'), broadcast: refusing.has('sendrawtransaction') }
+    },
     setHook(next: ((method: string, phase: 'before' | 'after') => Promise<'drop' | void>) | null): void {
       hook = next
     },

@@ -364,6 +364,20 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
   )
 
   app.put(
+    '/sandbox/treasury/refusals',
+    {
+      schema: {
+        operationId: 'sandboxTreasuryRefusals',
+        summary: 'Make the sandbox treasury node refuse to pay',
+        description: 'fund: the node refuses to fund payments (as one that will not pay an address): a Liquid payout waits for support as treasury_refused, never retried for ever. broadcast: the network rejects transactions: the payout waits as broadcast_rejected. false restores it; a field left out keeps its setting.',
+        body: Type.Object({ fund: Type.Optional(Type.Boolean()), broadcast: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ fund: Type.Boolean(), broadcast: Type.Boolean() }, { examples: [{ fund: true, broadcast: false }] }), ...errors },
+      },
+    },
+    async (request) => sandbox.elements.refuse(request.body),
+  )
+
+  app.put(
     '/sandbox/provider/payouts',
     {
       schema: {

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { createKeepAliveHttp } from '../net/keep-alive-http.ts'
 import { currencies, type Currency } from '../domain/money.ts'
-import { TreasuryCheckError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type Outpoint, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
+import { TreasuryCheckError, TreasuryRefusedError, TreasuryInsufficientError, TreasuryUnavailableError, type AssetUnits, type Outpoint, type SignedPayment, type Treasury, type TreasuryPayment } from './treasury.ts'
 
 export type ElementsRpcOptions = {
   /** http(s)://host:port of the node's RPC server. */
@@ -119,6 +119,16 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     return body.result
   }
 
+  /**
+   * An RPC error from funding or signing is the node refusing this payment (an address it will
+   * not pay, a blinding key it cannot use), except while it is starting (-28) or its wallet is
+   * locked or busy (-13, -4 other than insufficient funds): those pass, the others never will.
+   */
+  const refused = (error: unknown): never => {
+    if (error instanceof RpcError && error.code !== -28 && error.code !== -13 && error.code !== -4) throw new TreasuryRefusedError(`treasury node refused: ${error.message} (${error.code})`, { cause: error })
+    return unavailable(error)
+  }
+
   /** An RPC error the caller does not expect is the node failing, as far as the caller knows. */
   const unavailable = (error: unknown): never => {
     if (error instanceof RpcError) throw new TreasuryUnavailableError(`treasury node: ${error.message} (${error.code})`, { cause: error })
@@ -146,7 +156,7 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     } catch (error) {
       // Elements answers -4 "Insufficient funds" when funding a PSBT (-6 from sendtoaddress).
       if (error instanceof RpcError && (error.code === -4 || error.code === -6) && /insufficient funds/i.test(error.message)) throw new TreasuryInsufficientError(error.message)
-      return unavailable(error)
+      return refused(error)
     }
   }
 
@@ -190,7 +200,7 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     },
 
     async signChecked(psbt, payment) {
-      const processed = record(await rpc('walletprocesspsbt', [psbt, true, 'ALL', true, false]).catch(unavailable))
+      const processed = record(await rpc('walletprocesspsbt', [psbt, true, 'ALL', true, false]).catch(refused))
       if (typeof processed.psbt !== 'string') throw new TreasuryUnavailableError('walletprocesspsbt answered no psbt')
       const feeUnits = await checkPays(processed.psbt, payment)
       const final = record(await rpc('finalizepsbt', [processed.psbt, true]).catch(unavailable))

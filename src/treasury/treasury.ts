@@ -59,6 +59,14 @@ export class TreasuryInsufficientError extends Error {
   override name = 'TreasuryInsufficientError'
 }
 
+/**
+ * The node answered and will not do it (an address it will not pay, a parameter it rejects):
+ * asking again gets the same answer, so the payout waits for support instead of being retried.
+ */
+export class TreasuryRefusedError extends Error {
+  override name = 'TreasuryRefusedError'
+}
+
 /** The node could not be reached or failed; nothing is known to have changed. */
 export class TreasuryUnavailableError extends Error {
   override name = 'TreasuryUnavailableError'

@@ -206,3 +206,31 @@ test('the books meet the treasury: network fees are posted from the transaction 
   assert.equal(broken.ok, false)
   assert.ok(broken.payouts.some((row: { withdrawal_id: string; field: string }) => row.withdrawal_id === made.body.id && row.field === 'sent'), JSON.stringify(broken.payouts))
 })
+
+test('a payout the node refuses waits for support, never retried for ever; a broadcast the network rejects too', async () => {
+  const owner = await ownerWithBalance(service, 'node-refuses@example.com', '100.00')
+  const destination = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  assert.deepEqual((await service.request({ method: 'PUT', url: '/sandbox/treasury/refusals', body: { fund: true } })).body, { fund: true, broadcast: false })
+  const refused = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 2_000, destination_id: destination } })
+  await service.jobs.runDue()
+  const held = await withdrawal(owner, refused.body.id)
+  assert.deepEqual([held.status, held.review_reason, held.txid], ['in_review', 'treasury_refused', null])
+  // Time passes: the payout is not tried again (no funding asked of the node).
+  const fundings = () => service.sandbox!.elements.calls().walletcreatefundedpsbt ?? 0
+  const asked = fundings()
+  await service.advance(3_600)
+  assert.equal(fundings(), asked, 'no funding asked again')
+  await service.request({ method: 'PUT', url: '/sandbox/treasury/refusals', body: { fund: false, broadcast: true } })
+  const rejected = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 2_000, destination_id: destination } })
+  await service.jobs.runDue()
+  assert.deepEqual([(await withdrawal(owner, rejected.body.id)).status, (await withdrawal(owner, rejected.body.id)).review_reason], ['in_review', 'broadcast_rejected'])
+  await service.request({ method: 'PUT', url: '/sandbox/treasury/refusals', body: { broadcast: false } })
+  // Support sends both again once the node pays: the stored transaction is broadcast, and the refused one funded anew.
+  assert.equal((await service.ops('POST', `/ops/withdrawals/${rejected.body.id}/review`, { decision: 'approve', note: 'network fine' })).body.status, 'confirmed')
+  await service.jobs.runDue()
+  assert.equal((await withdrawal(owner, rejected.body.id)).status, 'sent')
+  assert.equal((await service.ops('POST', `/ops/withdrawals/${refused.body.id}/review`, { decision: 'approve', note: 'node fixed' })).body.status, 'confirmed')
+  await service.jobs.runDue()
+  assert.equal((await withdrawal(owner, refused.body.id)).status, 'sent')
+})
