@@ -9,7 +9,7 @@ import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 import type { WithdrawalDestination } from '../store/schema.ts'
 import { isBlindingKeyValid, parseLiquidAddress, type LiquidNetwork } from '../treasury/liquid-address.ts'
 import { issueActionCode } from './action-codes.ts'
-import type { WithdrawalDeps } from './move-withdrawal.ts'
+import type { WithdrawalDeps } from './move-money-out.ts'
 import { destinationLabel } from './withdrawal-records.ts'
 
 export type DestinationDeps = WithdrawalDeps & { network: LiquidNetwork; cooldownMs: number }

@@ -110,19 +110,21 @@ async function payoutMismatches(deps: { store: Store; treasury: Treasury }, with
     if (fee !== null && nodeFee !== fee) mismatches.push({ ...payout, field: 'network_fee', expected: fee, actual: nodeFee })
     return 0
   }
-  for (const withdrawal of await deps.store.withdrawals.sentTransactions()) {
-    const payout = { withdrawal_id: withdrawal.id, refund_payout_id: null, txid: withdrawal.txid! }
-    if (withdrawal.destination_type === 'pix' && withdrawal.provider_deposit_cents !== withdrawal.net_amount) {
-      mismatches.push({ ...payout, field: 'offered', expected: withdrawal.net_amount, actual: withdrawal.provider_deposit_cents })
+  const sentPayouts = await deps.store.payouts.sentTransactions()
+  const withdrawals = new Map((await deps.store.withdrawals.findByIds(sentPayouts.flatMap((payout) => (payout.withdrawal_id === null ? [] : [payout.withdrawal_id])))).map((row) => [row.id, row]))
+  for (const sent of sentPayouts) {
+    const payout = { withdrawal_id: sent.withdrawal_id, refund_payout_id: sent.refund_id === null ? null : sent.id, txid: sent.txid! }
+    const withdrawal = sent.withdrawal_id === null ? undefined : withdrawals.get(sent.withdrawal_id)
+    if (withdrawal) {
+      // Never more than offered: a Pix-out's provider was sent exactly the withdrawal's net amount.
+      if (sent.rail === 'pix' && sent.provider_deposit_cents !== withdrawal.net_amount) mismatches.push({ ...payout, field: 'offered', expected: withdrawal.net_amount, actual: sent.provider_deposit_cents })
+      // What the books say left (settled): the net amount; a Pix-out's is DePix sent to the provider.
+      await compare(payout, withdrawal.currency, withdrawal.net_amount, sent.network_fee_sats === null ? null : posted(withdrawal.id, 'network_fees', 'BTC'))
+      continue
     }
-    // What the books say left (settled): the net amount; a Pix-out's is DePix sent to the provider.
-    await compare(payout, withdrawal.currency, withdrawal.net_amount, withdrawal.network_fee_sats === null ? null : posted(withdrawal.id, 'network_fees', 'BTC'))
-  }
-  for (const refundPayout of await deps.store.refundPayouts.sentTransactions()) {
-    const payout = { withdrawal_id: null, refund_payout_id: refundPayout.id, txid: refundPayout.txid! }
-    const deposit = refundPayout.provider_deposit_cents ?? 0
-    if (deposit > refundPayoutMaxDeposit(refundPayout.amount_cents)) mismatches.push({ ...payout, field: 'offered', expected: refundPayoutMaxDeposit(refundPayout.amount_cents), actual: deposit })
-    await compare(payout, 'DEPIX', deposit, refundPayout.network_fee_sats)
+    const deposit = sent.provider_deposit_cents ?? 0
+    if (deposit > refundPayoutMaxDeposit(sent.amount)) mismatches.push({ ...payout, field: 'offered', expected: refundPayoutMaxDeposit(sent.amount), actual: deposit })
+    await compare(payout, 'DEPIX', deposit, sent.network_fee_sats)
   }
   return mismatches
 }
@@ -131,13 +133,18 @@ async function payoutMismatches(deps: { store: Store; treasury: Treasury }, with
 async function withdrawalMismatches(store: Store, sums: Array<{ withdrawal_id: string; book: Book; currency: Currency; total: number }>): Promise<LedgerCheck['withdrawals']> {
   const ids = [...new Set(sums.map((row) => row.withdrawal_id))]
   const mismatches: LedgerCheck['withdrawals'] = []
+  // What each withdrawal's payouts paid the network: every one whose transaction left.
+  const networkFees = new Map<string, number>()
+  for (const payout of await store.payouts.listForWithdrawals(ids)) {
+    if (payout.status === 'sent' || payout.status === 'completed' || payout.status === 'returned') networkFees.set(payout.withdrawal_id!, (networkFees.get(payout.withdrawal_id!) ?? 0) + (payout.network_fee_sats ?? 0))
+  }
   for (const withdrawal of await store.withdrawals.findByIds(ids)) {
     const settled = withdrawal.status === 'sent' || withdrawal.status === 'completed'
     const want = expectedWithdrawalBooks({
       id: withdrawal.id, accountId: withdrawal.account_id, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount,
       status: settled ? 'settled' : isReserved(withdrawal.status) ? 'reserved' : 'none',
-      // Posted when its transaction left, and kept if the amount came back.
-      networkFeeSats: settled || withdrawal.failure_code === 'payout_returned' ? withdrawal.network_fee_sats ?? 0 : 0,
+      // Posted when its transactions left, and kept if the amount came back.
+      networkFeeSats: networkFees.get(withdrawal.id) ?? 0,
     })
     const actual = new Map(sums.filter((row) => row.withdrawal_id === withdrawal.id).map((row) => [bookKey(row.book, row.currency), row.total]))
     for (const key of new Set([...actual.keys(), ...want.keys()])) {

@@ -8,7 +8,9 @@ import { DomainError } from '../domain/errors.ts'
 import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
 import type { ConsoleQueue } from '../store/console.ts'
 import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
-import type { Account, Charge, ChargeClawback, Refund, RefundPayout, Withdrawal } from '../store/schema.ts'
+import type { Account, Charge, ChargeClawback, Payout, Refund, Withdrawal } from '../store/schema.ts'
+import type { Currency } from '../domain/money.ts'
+import { withdrawalBlockers, type WithdrawalBlocker } from './withdrawal-blockers.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
 import { listHolds, type HeldPayment } from './list-holds.ts'
@@ -18,7 +20,7 @@ export const QUEUE_PAGE_SIZE = 20
 export type QueuePage =
   | { queue: 'holds'; rows: HeldPayment[] }
   | { queue: 'refunds'; rows: Refund[] }
-  | { queue: 'withdrawals'; rows: Array<Withdrawal & { email: string | null }> }
+  | { queue: 'withdrawals'; rows: Array<Withdrawal & { email: string | null; balances: Record<Currency, number> | null; blockers: WithdrawalBlocker[] }> }
   | { queue: 'unknown_deposits'; rows: Awaited<ReturnType<Store['console']['unknownDeposits']>> }
   | { queue: 'provider_refusals'; rows: Awaited<ReturnType<Store['console']['providerRefusals']>> }
   | { queue: 'stuck_reconciliations'; rows: Awaited<ReturnType<Store['console']['stuckReconciliations']>> }
@@ -39,7 +41,15 @@ export async function queuePage(deps: { store: Store; clock: Clock }, queue: Con
       return { queue, ...cut(await store.console.refundsOwed(page)) }
     case 'withdrawals': {
       const rows = await store.console.withdrawalsInReview(page)
-      const withEmail = await Promise.all(rows.map(async (row) => ({ ...row, email: (await store.accounts.findById(row.account_id))?.email ?? null })))
+      // Beside each: what approving would meet, the account's balances and what blocks it.
+      const withEmail = await Promise.all(rows.map(async (row) => {
+        const account = await store.accounts.findById(row.account_id)
+        return {
+          ...row, email: account?.email ?? null,
+          balances: account ? await store.ledger.balances(account.id, 'available') : null,
+          blockers: account ? await withdrawalBlockers(store, account, deps.clock.now()) : [],
+        }
+      }))
       return { queue, ...cut(withEmail) }
     }
     case 'unknown_deposits':
@@ -127,15 +137,17 @@ export async function chargeDossier(deps: { store: Store }, idOrQrId: string): P
   }
 }
 
-export type WithdrawalDossier = { withdrawal: Withdrawal; account: Account | null; timeline: TimelineEntry[] }
+/** A withdrawal, its account, its payouts (newest first) and its timeline. */
+export type WithdrawalDossier = { withdrawal: Withdrawal; account: Account | null; payouts: Payout[]; timeline: TimelineEntry[] }
 
 export async function withdrawalDossier(deps: { store: Store }, withdrawalId: string): Promise<WithdrawalDossier> {
   const withdrawal = withdrawalId.length <= 64 ? await deps.store.withdrawals.findById(withdrawalId) : undefined
   if (!withdrawal) throw new DomainError('withdrawal_not_found', { param: 'id' })
-  const [account, postings, audit] = await Promise.all([
+  const [account, postings, audit, payouts] = await Promise.all([
     deps.store.accounts.findById(withdrawal.account_id),
     deps.store.console.postingsOf({ withdrawalId: withdrawal.id }),
     deps.store.console.auditOf([withdrawal.id, `withdrawal:${withdrawal.id}`]),
+    deps.store.payouts.listForWithdrawals([withdrawal.id]),
   ])
   const timeline: TimelineEntry[] = []
   const seen = new Set<number>()
@@ -149,17 +161,17 @@ export async function withdrawalDossier(deps: { store: Store }, withdrawalId: st
   }
   timeline.push(...auditEntries(audit))
   timeline.sort((a, b) => a.at.getTime() - b.at.getTime())
-  return { withdrawal, account: account ?? null, timeline }
+  return { withdrawal, account: account ?? null, payouts, timeline }
 }
 
 /** A refund owed, its charge, every Pix-out tried for it (newest first) and what operators did. */
-export type RefundDossier = { refund: Refund; charge: Charge | null; payouts: RefundPayout[]; timeline: TimelineEntry[] }
+export type RefundDossier = { refund: Refund; charge: Charge | null; payouts: Payout[]; timeline: TimelineEntry[] }
 
 export async function refundDossier(deps: { store: Store }, refundId: string): Promise<RefundDossier> {
   const refund = refundId.length <= 64 ? await deps.store.refunds.findById(refundId) : undefined
   if (!refund) throw new DomainError('refund_not_found', { param: 'id' })
   const [charge, audit, payouts] = await Promise.all([
-    deps.store.charges.findById(refund.charge_id), deps.store.console.auditOf([`refund:${refund.id}`, `payment:${refund.charge_id}`]), deps.store.refundPayouts.listForRefunds([refund.id]),
+    deps.store.charges.findById(refund.charge_id), deps.store.console.auditOf([`refund:${refund.id}`, `payment:${refund.charge_id}`]), deps.store.payouts.listForRefunds([refund.id]),
   ])
   return { refund, charge: charge ?? null, payouts, timeline: auditEntries(audit) }
 }

@@ -4,7 +4,7 @@
 import type { DestinationRecord, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 import { DomainError } from '../domain/errors.ts'
 import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
-import type { Withdrawal } from '../store/schema.ts'
+import type { Payout, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
 import { toDestinationRecord, toWithdrawalRecord } from './withdrawal-records.ts'
@@ -13,13 +13,20 @@ export const isWithdrawalId = (id: string) => /^wd_[0-9a-f]{24}$/.test(id)
 
 export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Promise<WithdrawalRecord> {
   const destination = (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
-  return toWithdrawalRecord(withdrawal, destination)
+  return toWithdrawalRecord(withdrawal, destination, await store.payouts.latestOf({ withdrawalId: withdrawal.id }))
 }
 
 export async function getWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<WithdrawalRecord> {
   const withdrawal = isWithdrawalId(request.withdrawalId) ? await deps.store.withdrawals.findForAccount(request.withdrawalId, request.accountId) : undefined
   if (!withdrawal) throw new DomainError('withdrawal_not_found')
   return withdrawalRecord(deps.store, withdrawal)
+}
+
+/** The newest payout of each withdrawal, from payouts listed newest first. */
+export function newestPayouts(payouts: Payout[]): Map<string, Payout> {
+  const newest = new Map<string, Payout>()
+  for (const payout of payouts) if (payout.withdrawal_id !== null && !newest.has(payout.withdrawal_id)) newest.set(payout.withdrawal_id, payout)
+  return newest
 }
 
 function statusFilter(value: string | undefined): WithdrawalStatus | null {
@@ -42,8 +49,9 @@ export async function listWithdrawals(
   })
   const page = found.slice(0, limit)
   const destinations = new Map((await deps.store.withdrawals.listDestinationsWithCanceled(request.accountId)).map((destination) => [destination.id, destination]))
+  const payouts = newestPayouts(await deps.store.payouts.listForWithdrawals(page.map((withdrawal) => withdrawal.id)))
   return {
-    withdrawals: page.map((withdrawal) => toWithdrawalRecord(withdrawal, destinations.get(withdrawal.destination_id)!)),
+    withdrawals: page.map((withdrawal) => toWithdrawalRecord(withdrawal, destinations.get(withdrawal.destination_id)!, payouts.get(withdrawal.id))),
     next_cursor: found.length > limit ? encodeCursor(page.at(-1)!) : null,
   }
 }

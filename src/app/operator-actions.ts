@@ -16,7 +16,7 @@ import type { QuoteBook } from './quote-book.ts'
 import { recordBlock } from './record-block.ts'
 import { payRefundByPix, reviewRefundPayout } from './pay-refund.ts'
 import { recordRefundPaid } from './record-refund-paid.ts'
-import { reviewWithdrawal } from './request-withdrawal.ts'
+import { reviewWithdrawal, type WithdrawalReview } from './review-withdrawal.ts'
 import { reviewHold } from './review-hold.ts'
 import { setQuoteOverrides, type QuoteInput } from './set-quotes.ts'
 
@@ -71,11 +71,11 @@ export function payRefundByPixAs(deps: OperatorDeps, operator: Operator, request
   return payRefundByPix(deps, { refundId: request.refundId, ...checked(operator, 'refund.pay', request.note) })
 }
 
-export function reviewRefundPayoutAs(deps: OperatorDeps, operator: Operator, request: { refundPayoutId: string; decision: 'retry' | 'abandon'; note: string }) {
+export function reviewRefundPayoutAs(deps: OperatorDeps, operator: Operator, request: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string }) {
   return reviewRefundPayout(deps, { refundPayoutId: request.refundPayoutId, decision: request.decision, ...checked(operator, 'refund.pay', request.note) })
 }
 
-export function reviewWithdrawalAs(deps: OperatorDeps, operator: Operator, request: { withdrawalId: string; decision: 'approve' | 'reject'; note: string }) {
+export function reviewWithdrawalAs(deps: OperatorDeps, operator: Operator, request: { withdrawalId: string; decision: WithdrawalReview['decision']; note: string }) {
   return reviewWithdrawal(deps, { withdrawalId: request.withdrawalId, decision: request.decision, ...checked(operator, 'withdrawal.review', request.note) })
 }
 

@@ -1,18 +1,21 @@
-// Support pays a refund owed by a Pix-out from the treasury (decisions 14), to the payer's own
-// CPF/CNPJ key: the one key we know belongs to the payer's tax number without taking anyone's word
-// for it (a payer with no such key is paid outside the service and support records it). The order
-// is written with its sending job in one transaction; the worker (send-refund-payout.ts) pays.
-// Support also decides a payout that waits in review: send it again, or give up on it while
-// nothing has left.
-import { randomBytes } from 'node:crypto'
+// Support pays a refund owed by a Pix-out from the treasury (docs/treasury.md, "Refunds owed"), to
+// the payer's own CPF/CNPJ key: the one key we know belongs to the payer's tax number without
+// taking anyone's word for it (a payer with no such key is paid outside the service and support
+// records it). The order is an ordinary payout owned by the refund, written with its sending job
+// in one transaction; the worker (send-payout.ts) pays. Support also decides a payout of a refund
+// that waits in review or whose Pix failed after our DePix left.
 import type { Clock } from '../clock.ts'
-import { DomainError } from '../domain/errors.ts'
+import { DomainError, type ErrorCode } from '../domain/errors.ts'
+import type { PayoutRefusal } from '../domain/payout.ts'
 import { refundPixOutRefusal } from '../domain/refund-payout.ts'
-import type { RefundPayout } from '../store/schema.ts'
+import type { MailSeal } from '../mail/sealed-mail.ts'
+import type { Payout } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { moveLockedRefundPayout } from './move-refund-payout.ts'
+import { movePayout, openPayout, PayoutInProgressError } from './move-money-out.ts'
 
-export async function payRefundByPix(deps: { store: Store; clock: Clock }, order: { refundId: string; note: string; actor: string }): Promise<RefundPayout> {
+type Deps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
+
+export async function payRefundByPix(deps: Deps, order: { refundId: string; note: string; actor: string }): Promise<Payout> {
   return deps.store.transaction(async (store) => {
     const charge = (await store.refunds.findById(order.refundId))?.charge_id
     if (charge === undefined) throw new DomainError('refund_not_found', { param: 'refund_id' })
@@ -28,52 +31,63 @@ export async function payRefundByPix(deps: { store: Store; clock: Clock }, order
     const refusal = refundPixOutRefusal(refund.owed_cents)
     if (refusal !== null) throw new DomainError(refusal)
     const now = deps.clock.now()
-    const payout = await store.refundPayouts.insert({
-      id: `rpo_${randomBytes(12).toString('hex')}`,
-      refund_id: refund.id,
-      pix_key: refund.payer_tax_number,
-      tax_number: refund.payer_tax_number,
-      amount_cents: refund.owed_cents,
-      status: 'sending',
-      created_by: order.actor,
-      note: order.note,
-      created_at: now,
-      updated_at: now,
-    })
-    if (!payout) throw new DomainError('refund_payout_in_progress')
-    await store.jobs.enqueue('send_refund_payout', { refundPayoutId: payout.id }, now, now)
-    await store.audit.record({ actor: order.actor, action: 'refund.payout_ordered', subject: `refund:${refund.id}`, details: { note: order.note, refund_payout_id: payout.id, amount_cents: payout.amount_cents, payment_id: refund.charge_id }, at: now })
+    let payout: Payout
+    try {
+      payout = await openPayout(store, now, {
+        owner: { refundId: refund.id }, currency: 'DEPIX', amount: refund.owed_cents, createdBy: order.actor, note: order.note,
+        to: { rail: 'pix', pixKey: refund.payer_tax_number, taxNumber: refund.payer_tax_number },
+      })
+    } catch (error) {
+      if (error instanceof PayoutInProgressError) throw new DomainError('refund_payout_in_progress')
+      throw error
+    }
+    await store.audit.record({ actor: order.actor, action: 'refund.payout_ordered', subject: `refund:${refund.id}`, details: { note: order.note, refund_payout_id: payout.id, amount_cents: payout.amount, payment_id: refund.charge_id }, at: now })
     return payout
   })
 }
 
+/** What support is told when a refund payout's state machine refuses its word. */
+const refusalCodes: Record<PayoutRefusal, ErrorCode> = {
+  payout_not_in_review: 'refund_payout_not_in_review',
+  payout_signed: 'refund_payout_signed',
+  payout_mismatch_unpayable: 'payout_mismatch_unpayable',
+  owner_no_longer_wants: 'refund_not_owed',
+  account_not_allowed: 'refund_payout_not_in_review',
+}
+
 /**
- * Support's word on a refund payout: `retry` sends it again and `new_payout` asks the provider
+ * Support's word on a refund's payout: `retry` sends it again and `new_payout` asks the provider
  * anew (both only while the refund, re-read under its lock, still owes this payout's amount);
- * `abandon` ends it while nothing left; `returned` records that the DePix came back after the
- * provider failed the Pix, so the refund is owed again.
+ * `abandon` ends it while nothing left (the refund stays owed); `returned` records that the DePix
+ * came back after the provider failed the Pix, so the refund is owed again.
  */
-export async function reviewRefundPayout(deps: { store: Store; clock: Clock }, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<RefundPayout> {
-  const result = await deps.store.transaction(async (store) => {
-    const found = await store.refundPayouts.findById(review.refundPayoutId)
-    if (!found) return { kind: 'not_found' as const }
-    const refund = await store.refunds.findById(found.refund_id)
-    // The charge, then the refund, then the payout: the order every refund move takes them in.
-    if (refund) await store.charges.lockById(refund.charge_id)
-    const owed = await store.refunds.lockById(found.refund_id)
-    return moveLockedRefundPayout({ store, clock: deps.clock }, review.refundPayoutId, {
-      event: (payout) => {
-        const stillOwed = owed !== undefined && owed.status === 'owed' && owed.owed_cents >= payout.amount_cents
-        return review.decision === 'retry' || review.decision === 'new_payout' ? { kind: review.decision, stillOwed } : { kind: review.decision }
-      },
-      after: (store, before, after, now) =>
-        store.audit.record({
-          actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`,
-          details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason, ...(review.decision === 'new_payout' ? { forgotten_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
-        }),
-    })
+export async function reviewRefundPayout(deps: Deps, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<Payout> {
+  const found = await deps.store.payouts.findById(review.refundPayoutId)
+  if (!found || found.refund_id === null) throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
+  const result = await movePayout(deps, found.id, {
+    event: ({ payout, owner }) => {
+      const refund = owner?.kind === 'refund' ? owner.refund : undefined
+      const ownerWants = refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount
+      switch (review.decision) {
+        case 'retry':
+          return { kind: 'retry', ownerWants, accountAllowed: true }
+        case 'new_payout':
+          return { kind: 'new_payout', ownerWants }
+        case 'abandon':
+          return { kind: 'reject', abandoned: true }
+        case 'returned':
+          // Settled when it completed: a refund paid and then returned is support's to pay again by hand.
+          return { kind: 'returned', ownerTakesBack: payout.status === 'sent' }
+      }
+    },
+    after: (store, before, after, now) =>
+      store.audit.record({
+        actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`,
+        details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason, ...(review.decision === 'new_payout' ? { replaced_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
+      }),
   })
   if (result.kind === 'not_found') throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
-  if (result.kind === 'refused') throw new DomainError(result.code)
-  return result.payout
+  if (result.kind === 'refused') throw new DomainError(refusalCodes[result.code])
+  // A new provider payout is a new payout of the refund: that is the one support follows now.
+  return review.decision === 'new_payout' ? (await deps.store.payouts.latestOf({ refundId: found.refund_id }))! : result.payout
 }

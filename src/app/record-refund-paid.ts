@@ -1,8 +1,9 @@
 // Support paid a refund owed to a payer outside the service (a bank transfer, with its reference):
-// the obligation is settled in the ledger and the charge becomes `refunded` (decisions 14). Not
+// the obligation is settled in the ledger and the charge becomes `refunded` (docs/treasury.md, "Refunds owed"). Not
 // while a Pix-out of it from the treasury is under way (pay-refund.ts): the payer would be paid twice.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
+import { isLive } from '../domain/payout.ts'
 import type { Refund } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { moveCharge } from './move-charge.ts'
@@ -12,7 +13,7 @@ export async function recordRefundPaid(deps: { store: Store; clock: Clock }, pay
   if (!refund) throw new DomainError('refund_not_found', { param: 'refund_id' })
   const result = await moveCharge(deps, { id: refund.charge_id }, {
     event: async (store) => {
-      const live = (await store.refundPayouts.listForRefunds([refund.id])).some((payout) => payout.status !== 'failed')
+      const live = (await store.payouts.listForRefunds([refund.id])).some((payout) => isLive(payout.status))
       if (live) throw new DomainError('refund_payout_in_progress')
       return { kind: 'refund_paid' }
     },

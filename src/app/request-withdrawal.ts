@@ -16,11 +16,11 @@ import { withdrawalRecord } from './list-withdrawals.ts'
 import type { Account, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { confirmingWithCode, issueActionCode, useActionCode } from './action-codes.ts'
-import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './move-withdrawal.ts'
+import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './move-money-out.ts'
 import type { QuoteBook } from './quote-book.ts'
-import type { Treasury } from '../treasury/treasury.ts'
 import { requestHash } from './request-hash.ts'
 import { withdrawalBlockers } from './withdrawal-blockers.ts'
+import { isLive } from '../domain/payout.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
 
 export type RequestWithdrawalDeps = WithdrawalDeps & { quotes: QuoteBook; limits: WithdrawalLimits }
@@ -46,7 +46,7 @@ const DAY_MS = 24 * 3_600_000
 const codeSubject = (withdrawal: Pick<Withdrawal, 'id' | 'currency' | 'amount' | 'destination_id'>) => `${withdrawal.id}:${withdrawal.currency}:${withdrawal.amount}:${withdrawal.destination_id}`
 
 /** Whether the account may withdraw now: nothing in withdrawal-blockers.ts holds it back. */
-async function allowed(store: Store, account: Account, now: Date): Promise<boolean> {
+export async function allowed(store: Store, account: Account, now: Date): Promise<boolean> {
   return (await withdrawalBlockers(store, account, now)).length === 0
 }
 
@@ -153,34 +153,13 @@ export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { 
 /** The owner (or support) stops it, until money may have left: a reserved amount goes back to available. */
 export async function cancelWithdrawal(deps: WithdrawalDeps, request: { accountId: number; withdrawalId: string; actor: string }): Promise<Withdrawal> {
   const result = await moveWithdrawal(deps, request.withdrawalId, {
-    event: async (_store, withdrawal) => (withdrawal.account_id === request.accountId ? { kind: 'cancel' } : null),
-    after: (store, before, after, now) => store.audit.record({ actor: request.actor, action: 'withdrawal.cancel', subject: after.id, details: { from: before.status }, at: now }),
-  })
-  if (result.kind === 'moved') return result.withdrawal
-  if (result.kind === 'refused') throw new DomainError(result.code)
-  throw new DomainError('withdrawal_not_found')
-}
-
-/**
- * Support approves a withdrawal waiting for review (it is queued to send) or rejects it (the amount
- * goes back), or records that a sent payout came back. A withdrawal whose signed transaction is
- * stored is rejected only once the node says its coins are spent elsewhere in the chain.
- */
-export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasury }, request: { withdrawalId: string; decision: 'approve' | 'reject' | 'returned' | 'new_payout'; actor: string; note: string }): Promise<Withdrawal> {
-  const stored = await deps.store.withdrawals.findById(request.withdrawalId)
-  const transactionDead = request.decision === 'reject' && stored?.tx_hex != null && stored.txid != null
-    && (await deps.treasury.broadcast({ hex: stored.tx_hex, txid: stored.txid })) === 'inputs_spent'
-  const result = await moveWithdrawal(deps, request.withdrawalId, {
-    event: async (store, current, now) => {
-      if (request.decision === 'reject') return { kind: 'reject', transactionDead: transactionDead && current.tx_hex === stored?.tx_hex }
-      // Support's approval knows what the owner's confirm knows (withdrawal-blockers.ts).
-      if (request.decision === 'approve') return { kind: 'approve', allowed: await allowed(store, (await store.accounts.findById(current.account_id))!, now) }
-      return { kind: request.decision }
+    event: async (store, withdrawal) => {
+      if (withdrawal.account_id !== request.accountId) return null
+      // A signed transaction is stored for it: it may still be broadcast and pay.
+      const payout = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
+      return { kind: 'cancel', signed: payout !== undefined && isLive(payout.status) && payout.tx_hex !== null }
     },
-    after: (store, before, after, now) => store.audit.record({
-      actor: request.actor, action: `withdrawal.${request.decision}`, subject: after.id,
-      details: { from: before.status, note: request.note, ...(request.decision === 'new_payout' ? { forgotten_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
-    }),
+    after: (store, before, after, now) => store.audit.record({ actor: request.actor, action: 'withdrawal.cancel', subject: after.id, details: { from: before.status }, at: now }),
   })
   if (result.kind === 'moved') return result.withdrawal
   if (result.kind === 'refused') throw new DomainError(result.code)

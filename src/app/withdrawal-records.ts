@@ -2,7 +2,7 @@
 // hidden, a destination's state including its cool-down, amounts in the currency's own unit.
 import type { DestinationRecord, WithdrawalRecord } from '../contract/api.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
-import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
+import type { Payout, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 
 /** A Pix key (the owner's CPF/CNPJ) masked as documents are; an address by its ends. */
 export function maskDestination(destination: Pick<WithdrawalDestination, 'type' | 'value'>): string {
@@ -32,7 +32,8 @@ export function toDestinationRecord(destination: WithdrawalDestination, now: Dat
   }
 }
 
-export function toWithdrawalRecord(withdrawal: Withdrawal, destination: WithdrawalDestination): WithdrawalRecord {
+/** `payout`: its newest payout, whose transaction is the withdrawal's (none before it is queued). */
+export function toWithdrawalRecord(withdrawal: Withdrawal, destination: WithdrawalDestination, payout: Payout | undefined): WithdrawalRecord {
   return {
     id: withdrawal.id,
     status: withdrawal.status,
@@ -42,7 +43,7 @@ export function toWithdrawalRecord(withdrawal: Withdrawal, destination: Withdraw
     net_amount: withdrawal.net_amount,
     payout_cents: withdrawal.payout_cents,
     destination: { id: destination.id, type: destination.type, masked: maskDestination(destination) },
-    txid: withdrawal.txid,
+    txid: payout?.txid ?? null,
     created_at: withdrawal.created_at.toISOString(),
     updated_at: withdrawal.updated_at.toISOString(),
     failure_code: withdrawal.failure_code,

@@ -5,6 +5,7 @@ import type { ReviewDecision } from '../domain/charge.ts'
 import type { Currency } from '../domain/money.ts'
 import { formatAmount, formatBrl } from '../domain/money.ts'
 import { mayTake, type Operator } from '../domain/operators.ts'
+import { isLive } from '../domain/payout.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, raw, type Html } from '../html/template.ts'
 import { catalogues, consoleText, formatDateTime, statusLabel, type ConsoleKey, type Lang } from '../i18n/catalogue.ts'
@@ -164,7 +165,7 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
 <td>${age(page.now, withdrawal.updated_at)}</td>
 <td>${withdrawal.email ?? '—'}</td>
 <td>${formatAmount(withdrawal.currency, withdrawal.amount)}<br><small>${withdrawal.destination_type} · ${withdrawal.via}</small></td>
-<td>${withdrawal.review_reason === null ? '—' : catalogues[page.lang].withdrawalReasons[withdrawal.review_reason]}</td>
+<td>${withdrawal.review_reason === null ? '—' : catalogues[page.lang].withdrawalReasons[withdrawal.review_reason]}${withdrawal.blockers.length > 0 && html`<br><small>${say('blockers')}: ${withdrawal.blockers.join(', ')}</small>`}${withdrawal.balances !== null && html`<br><small>${(['DEPIX', 'BTC', 'USDt'] as const).map((currency) => formatAmount(currency, withdrawal.balances![currency])).join(' · ')}</small>`}</td>
 <td>${open(`/console/withdrawals/${withdrawal.id}`, say('openWithdrawal'))}</td></tr>`)}</tbody></table>`
       break
     case 'unknown_deposits':
@@ -175,7 +176,7 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
     case 'provider_refusals':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'what', 'open')}<tbody>${queue.rows.map((row) => row.kind === 'clawback'
         ? html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalClawback', { status: row.charge.status, clawback: row.charge.clawback ?? '' })}</td><td>${open(`/console/charges/${row.charge.id}`, say('openCharge'))}</td></tr>`
-        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.withdrawal.provider_status ?? '', amount: formatAmount(row.withdrawal.currency, row.withdrawal.amount) })}</td><td>${open(`/console/withdrawals/${row.withdrawal.id}`, say('openWithdrawal'))}</td></tr>`)}</tbody></table>`
+        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.payout.provider_status ?? '', amount: formatAmount(row.payout.currency, row.payout.amount) })}</td><td>${row.payout.withdrawal_id !== null ? open(`/console/withdrawals/${row.payout.withdrawal_id}`, say('openWithdrawal')) : open(`/console/refunds/${row.payout.refund_id}`, say('openRefund'))}</td></tr>`)}</tbody></table>`
       break
     case 'stuck_reconciliations':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'status', 'failures', 'open')}<tbody>${queue.rows.map((charge) => html`<tr>
@@ -293,11 +294,16 @@ ${timelineHtml(page, dossier.timeline)}
 export function withdrawalPage(page: Page, dossier: WithdrawalDossier, done: string | null): string {
   const say = t(page)
   const withdrawal = dossier.withdrawal
-  const form = (decision: 'approve' | 'reject') => html`<form method="post" action="${href(`/console/withdrawals/${withdrawal.id}/review`)}" class="card" aria-label="${say(decision === 'approve' ? 'approve' : 'reject')}">
+  const form = (decision: 'approve' | 'reject' | 'new_payout' | 'returned') => html`<form method="post" action="${href(`/console/withdrawals/${withdrawal.id}/review`)}" class="card" aria-label="${say(decision)}">
   ${csrfField(page.csrf)}<input type="hidden" name="decision" value="${decision}">
   ${noteField(page, `note-${decision}`)}
-  <button type="submit" class="${decision === 'reject' ? 'danger' : ''}">${say(decision === 'approve' ? 'approve' : 'reject')}</button>
+  <button type="submit" class="${decision === 'reject' ? 'danger' : ''}">${say(decision)}</button>
 </form>`
+  const payout = dossier.payouts[0]
+  // A provider reply that asked another amount is never approved: rejected, or asked anew.
+  const decisions = withdrawal.status === 'in_review'
+    ? (withdrawal.review_reason === 'payout_mismatch' ? [form('new_payout'), form('reject')] : [form('approve'), form('reject')])
+    : (withdrawal.status === 'sent' || withdrawal.status === 'completed') && payout?.provider_status != null && ['error', 'canceled', 'refunded'].includes(payout.provider_status) ? [form('returned')] : []
   return layout({ ...page, title: 'withdrawal' }, html`
 <h1>${say('withdrawal')} <code class="id">${withdrawal.id}</code></h1>
 ${doneNotice(page, done)}
@@ -308,11 +314,11 @@ ${doneNotice(page, done)}
   <dt>${say('amount')}</dt><dd>${formatAmount(withdrawal.currency, withdrawal.amount)} · ${say('fee')}: ${formatAmount(withdrawal.currency, withdrawal.fee)} · ≈ ${formatBrl(withdrawal.brl_cents)}</dd>
   <dt>${say('destination')}</dt><dd>${withdrawal.destination_type} · <code class="id">${withdrawal.destination_id}</code></dd>
   <dt>${say('created')}</dt><dd>${time(page.lang, withdrawal.created_at)} · ${withdrawal.via}</dd>
-  ${withdrawal.provider_status !== null && html`<dt>${say('providerStatus')}</dt><dd><code>${withdrawal.provider_status}</code></dd>`}
-  ${withdrawal.txid !== null && html`<dt>txid</dt><dd><code class="id">${withdrawal.txid}</code></dd>`}
+  ${payout?.provider_status != null && html`<dt>${say('providerStatus')}</dt><dd><code>${payout.provider_status}</code></dd>`}
+  ${payout?.txid != null && html`<dt>txid</dt><dd><code class="id">${payout.txid}</code></dd>`}
 </dl>
 <section aria-labelledby="decide"><h2 id="decide">${say('decide')}</h2>
-${withdrawal.status === 'in_review' ? html`<div class="decisions">${form('approve')}${form('reject')}</div>` : html`<p>${say('noDecision')}</p>`}
+${decisions.length > 0 ? html`<div class="decisions">${decisions}</div>` : html`<p>${say('noDecision')}</p>`}
 </section>
 <section aria-labelledby="timeline"><h2 id="timeline">${say('timeline')}</h2>${timelineHtml(page, dossier.timeline)}</section>`)
 }
@@ -321,9 +327,11 @@ export function refundPage(page: Page, dossier: RefundDossier, done: string | nu
   const say = t(page)
   const refund = dossier.refund
   const owed = refund.status === 'owed'
-  const live = dossier.payouts.some((payout) => payout.status !== 'failed')
+  const live = dossier.payouts.some((payout) => isLive(payout.status))
   const reviewing = dossier.payouts.find((payout) => payout.status === 'in_review')
-  const statuses = catalogues[page.lang].withdrawalStatuses
+  // A reply that asked another amount is never sent again as it is; a Pix failed after our DePix left may come back.
+  const reviewDecisions = reviewing ? (reviewing.review_reason === 'payout_mismatch' ? ['new_payout', 'abandon'] as const : ['retry', 'abandon'] as const) : []
+  const failedAfterSending = dossier.payouts.find((payout) => payout.status === 'sent' && payout.provider_status !== null && ['error', 'canceled', 'refunded'].includes(payout.provider_status))
   const reasons = catalogues[page.lang].withdrawalReasons
   return layout({ ...page, title: 'refund' }, html`
 <h1>${say('refund')} <code class="id">${refund.id}</code></h1>
@@ -345,10 +353,15 @@ ${live ? html`<p>${say('payoutLive')}</p>` : html`<form method="post" action="${
   ${noteField(page, 'note-pix')}
   <button type="submit">${say('payByPix')}</button>
 </form>`}
-${reviewing && (['retry', 'abandon'] as const).map((decision) => html`<form method="post" action="${href(`/console/refund-payouts/${reviewing.id}/review`)}" class="card" aria-label="${say(decision === 'retry' ? 'retryPayout' : 'abandonPayout')}">
+${failedAfterSending && html`<form method="post" action="${href(`/console/refund-payouts/${failedAfterSending.id}/review`)}" class="card" aria-label="${say('returned')}">
+  ${csrfField(page.csrf)}<input type="hidden" name="decision" value="returned">
+  ${noteField(page, 'note-payout-returned')}
+  <button type="submit">${say('returned')}</button>
+</form>`}
+${reviewing && reviewDecisions.map((decision) => html`<form method="post" action="${href(`/console/refund-payouts/${reviewing.id}/review`)}" class="card" aria-label="${say(decision === 'retry' ? 'retryPayout' : decision === 'new_payout' ? 'new_payout' : 'abandonPayout')}">
   ${csrfField(page.csrf)}<input type="hidden" name="decision" value="${decision}">
   ${noteField(page, `note-payout-${decision}`)}
-  <button type="submit" class="${decision === 'abandon' ? 'danger' : ''}">${say(decision === 'retry' ? 'retryPayout' : 'abandonPayout')}</button>
+  <button type="submit" class="${decision === 'abandon' ? 'danger' : ''}">${say(decision === 'retry' ? 'retryPayout' : decision === 'new_payout' ? 'new_payout' : 'abandonPayout')}</button>
 </form>`)}
 ${!live && html`<form method="post" action="${href(`/console/refunds/${refund.id}/paid`)}" class="card" aria-label="${say('recordOutside')}">
   <h3>${say('recordOutside')}</h3>
@@ -360,7 +373,7 @@ ${!live && html`<form method="post" action="${href(`/console/refunds/${refund.id
 </section>
 ${dossier.payouts.length > 0 && html`<section aria-labelledby="payouts"><h2 id="payouts">${say('payouts')}</h2><table>
 <thead><tr><th>${say('created')}</th><th>${say('status')}</th><th>${say('amount')}</th><th>${say('providerStatus')}</th></tr></thead>
-<tbody>${dossier.payouts.map((payout) => html`<tr><td>${time(page.lang, payout.created_at)} · ${payout.created_by}</td><td>${statuses[payout.status]}${payout.review_reason !== null && html` · ${reasons[payout.review_reason]}`}${payout.failure_code !== null && html` · <code>${payout.failure_code}</code>`}</td><td>${formatBrl(payout.amount_cents)}${payout.provider_deposit_cents !== null && html` (${formatBrl(payout.provider_deposit_cents)} DePix)`}</td><td>${payout.provider_status === null ? '—' : html`<code>${payout.provider_status}</code>`}</td></tr>`)}</tbody>
+<tbody>${dossier.payouts.map((payout) => html`<tr><td>${time(page.lang, payout.created_at)} · ${payout.created_by}</td><td>${catalogues[page.lang].payoutStatuses[payout.status]}${payout.review_reason !== null && html` · ${reasons[payout.review_reason]}`}${payout.failure_code !== null && html` · <code>${payout.failure_code}</code>`}</td><td>${formatBrl(payout.amount)}${payout.provider_deposit_cents !== null && html` (${formatBrl(payout.provider_deposit_cents)} DePix)`}</td><td>${payout.provider_status === null ? '—' : html`<code>${payout.provider_status}</code>`}</td></tr>`)}</tbody>
 </table></section>`}
 <section aria-labelledby="timeline"><h2 id="timeline">${say('timeline')}</h2>${timelineHtml(page, dossier.timeline)}</section>`)
 }

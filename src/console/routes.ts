@@ -211,7 +211,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
 
   app.post<{ Params: { id: string } }>('/console/withdrawals/:id/review', protectSignedIn, async (request, reply) => {
     const decision = field(request.body, 'decision', 10)
-    if (decision !== 'approve' && decision !== 'reject') throw new DomainError('invalid_request', { param: 'decision' })
+    if (decision !== 'approve' && decision !== 'reject' && decision !== 'new_payout' && decision !== 'returned') throw new DomainError('invalid_request', { param: 'decision' })
     const moved = await reviewWithdrawalAs(actionDeps, operator(request), { withdrawalId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/withdrawals/${moved.id}?done=1`, 303)
   })
@@ -231,7 +231,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
 
   app.post<{ Params: { id: string } }>('/console/refund-payouts/:id/review', protectSignedIn, async (request, reply) => {
     const decision = field(request.body, 'decision', 10)
-    if (decision !== 'retry' && decision !== 'abandon') throw new DomainError('invalid_request', { param: 'decision' })
+    if (decision !== 'retry' && decision !== 'abandon' && decision !== 'new_payout' && decision !== 'returned') throw new DomainError('invalid_request', { param: 'decision' })
     const payout = await reviewRefundPayoutAs(actionDeps, operator(request), { refundPayoutId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/refunds/${payout.refund_id}?done=1`, 303)
   })

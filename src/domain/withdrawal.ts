@@ -1,7 +1,9 @@
 // Withdrawals (decisions 15): what an owner may take out, what it costs, and the one function
 // that moves a withdrawal from status to status. No I/O: the use cases bring the facts (the
 // balance, the limits used, the treasury's word) and carry out the effects.
+import type { Decision } from './decision.ts'
 import { unitsPerWhole, type Currency } from './money.ts'
+import type { PayoutFailure, PayoutStatus, ReviewReason } from './payout.ts'
 
 export const withdrawalStatuses = ['requested', 'confirmed', 'in_review', 'sending', 'sent', 'completed', 'failed', 'canceled'] as const
 export type WithdrawalStatus = (typeof withdrawalStatuses)[number]
@@ -9,9 +11,8 @@ export type WithdrawalStatus = (typeof withdrawalStatuses)[number]
 export const destinationTypes = ['pix', 'liquid'] as const
 export type DestinationType = (typeof destinationTypes)[number]
 
-/** Why a withdrawal waits for support. */
-export const reviewReasons = ['over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed', 'treasury_refused'] as const
-export type ReviewReason = (typeof reviewReasons)[number]
+/** Why a withdrawal waits for support: its own limits, or why its payout waits (domain/payout.ts). */
+export { reviewReasons, type ReviewReason } from './payout.ts'
 
 /** Why a withdrawal ended without paying; the amount went back to available. */
 export const failureCodes = ['canceled_by_owner', 'rejected_by_support', 'code_expired', 'provider_refused', 'payout_expired', 'payout_returned', 'destination_canceled'] as const
@@ -26,7 +27,6 @@ export type WithdrawalRefusal =
   | 'withdrawal_not_allowed'
   | 'withdrawal_not_cancelable'
   | 'withdrawal_not_in_review'
-  | 'payout_mismatch_unpayable'
 
 export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
 /** Eulen's own payout fee on a Pix-out: 1 % of what it receives, at least R$ 1,00; the key receives the rest. */
@@ -133,46 +133,34 @@ export function isFinal(status: WithdrawalStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'canceled'
 }
 
+/** What a withdrawal learns of its payout: the payout's new status, with why it waits or ended. */
+export type PayoutOutcome = { status: PayoutStatus; reason: ReviewReason | null; code: PayoutFailure | null }
+
 export type WithdrawalEvent =
   /** The owner's code, or an API request: reserve the amount if the balance covers it. */
   | { kind: 'confirm'; available: number; allowed: boolean; review: ReviewReason | null }
-  | { kind: 'cancel' }
+  /** The owner (or support) stops it; `signed`: its payout's transaction is stored and may still pay. */
+  | { kind: 'cancel'; signed: boolean }
   | { kind: 'code_expired' }
-  /** Support's approval, with the facts the owner's confirm has: whether the account may withdraw now. */
+  /** Support's approval of a withdrawal held before any payout (its limits), with the facts the owner's confirm has. */
   | { kind: 'approve'; allowed: boolean }
-  /** Support orders a new provider payout (a new nonce) for one whose reply asked another amount. */
-  | { kind: 'new_payout' }
-  /** `transactionDead`: a signed transaction is stored, and its coins went to another transaction in the chain: it can never pay. */
-  | { kind: 'reject'; transactionDead?: boolean }
-  /**
-   * The worker takes it: from now on only the worker moves it. The facts are read again first: a
-   * destination canceled since gives the amount back; an account no longer allowed waits for support.
-   */
-  | { kind: 'start_sending'; allowed: boolean; destinationActive: boolean }
-  /** Something support must look at before money may leave (nothing has left). */
-  | { kind: 'hold'; reason: ReviewReason }
-  /** Nothing left, and nothing will: the amount goes back. */
-  | { kind: 'fail'; code: FailureCode }
-  /** The transaction is broadcast (or a payout accepted): the money left. */
-  | { kind: 'sent' }
-  | { kind: 'completed' }
-  /** Support saw the money come back to the treasury after it was sent (a refunded payout). */
-  | { kind: 'returned' }
+  /** Support refuses a withdrawal held before any payout: the amount goes back. */
+  | { kind: 'reject' }
+  /** Its payout moved: the withdrawal follows its outcome (docs/treasury.md, "Payouts"). */
+  | { kind: 'payout'; outcome: PayoutOutcome }
 
 export type WithdrawalEffect =
   | { kind: 'reserve' }
   | { kind: 'release' }
   | { kind: 'settle' }
   | { kind: 'unsettle' }
-  | { kind: 'queue_send' }
-  /** The provider's payout asked another amount: its steps are forgotten, so the next send asks anew (a new nonce). */
-  | { kind: 'forget_provider_payout' }
+  /** A payout for it is opened and queued. */
+  | { kind: 'open_payout' }
+  /** Its live payout, if any, is told the owner withdrew (it ends, nothing having left). */
+  | { kind: 'close_payout' }
   | { kind: 'notify_owner' }
 
-export type WithdrawalDecision =
-  | { outcome: 'moved'; status: WithdrawalStatus; reviewReason: ReviewReason | null; failureCode: FailureCode | null; effects: WithdrawalEffect[] }
-  | { outcome: 'unchanged' }
-  | { outcome: 'refused'; code: WithdrawalRefusal }
+export type WithdrawalDecision = Decision<WithdrawalStatus, ReviewReason, FailureCode, WithdrawalEffect, WithdrawalRefusal>
 
 const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { reviewReason?: ReviewReason; failureCode?: FailureCode } = {}): WithdrawalDecision => ({
   outcome: 'moved',
@@ -185,55 +173,59 @@ const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { re
 /**
  * Every event a withdrawal can meet, and what follows: the next status and what must be done
  * with it. An event that does not apply to the status leaves it unchanged (a replayed job, a
- * second click), except a person's request, which is refused with its reason.
+ * second click), except a person's request, which is refused with its reason. Once its payout is
+ * open, the withdrawal moves only as the payout does.
  */
-export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number; signed?: boolean; reviewReason?: ReviewReason | null }, event: WithdrawalEvent): WithdrawalDecision {
+export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number }, event: WithdrawalEvent): WithdrawalDecision {
   const { status } = withdrawal
-  // A signed transaction is stored: it may still be broadcast and pay, so the amount cannot go back
-  // to the balance, unless the transaction is known dead.
-  const signed = withdrawal.signed === true
   switch (event.kind) {
     case 'confirm':
       if (status !== 'requested') return { outcome: 'unchanged' }
       if (!event.allowed) return { outcome: 'refused', code: 'withdrawal_not_allowed' }
       if (event.available < withdrawal.amount) return { outcome: 'refused', code: 'insufficient_funds' }
       return event.review === null
-        ? moved('confirmed', [{ kind: 'reserve' }, { kind: 'queue_send' }])
+        ? moved('confirmed', [{ kind: 'reserve' }, { kind: 'open_payout' }])
         : moved('in_review', [{ kind: 'reserve' }], { reviewReason: event.review })
     case 'cancel':
-      if (!isCancelable(status) || signed) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
-      return moved('canceled', isReserved(status) ? [{ kind: 'release' }] : [], { failureCode: 'canceled_by_owner' })
+      // A signed transaction is stored: it may still be broadcast and pay, so the amount cannot go back.
+      if (!isCancelable(status) || event.signed) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      return moved('canceled', isReserved(status) ? [{ kind: 'release' }, { kind: 'close_payout' }] : [], { failureCode: 'canceled_by_owner' })
     case 'code_expired':
       return status === 'requested' ? moved('canceled', [], { failureCode: 'code_expired' }) : { outcome: 'unchanged' }
     case 'approve':
       if (status !== 'in_review') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
-      // A reply asking for another amount is never paid, whoever approves: reject, or a new payout.
-      if (withdrawal.reviewReason === 'payout_mismatch') return { outcome: 'refused', code: 'payout_mismatch_unpayable' }
       if (!event.allowed) return { outcome: 'refused', code: 'withdrawal_not_allowed' }
-      return moved('confirmed', [{ kind: 'queue_send' }])
-    case 'new_payout':
-      if (status !== 'in_review' || withdrawal.reviewReason !== 'payout_mismatch') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
-      if (signed) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
-      return moved('confirmed', [{ kind: 'forget_provider_payout' }, { kind: 'queue_send' }])
+      return moved('confirmed', [{ kind: 'open_payout' }])
     case 'reject':
       if (status !== 'in_review') return { outcome: 'refused', code: 'withdrawal_not_in_review' }
-      if (signed && event.transactionDead !== true) return { outcome: 'refused', code: 'withdrawal_not_cancelable' }
       return moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' })
-    case 'start_sending':
-      if (status !== 'confirmed') return { outcome: 'unchanged' }
-      if (!event.destinationActive) return moved('failed', [{ kind: 'release' }], { failureCode: 'destination_canceled' })
-      if (!event.allowed) return moved('in_review', [], { reviewReason: 'account_not_allowed' })
-      return moved('sending', [])
-    case 'hold':
-      return status === 'confirmed' || status === 'sending' ? moved('in_review', [], { reviewReason: event.reason }) : { outcome: 'unchanged' }
-    case 'fail':
-      return (status === 'confirmed' || status === 'sending') && !signed ? moved('failed', [{ kind: 'release' }], { failureCode: event.code }) : { outcome: 'unchanged' }
+    case 'payout':
+      return followPayout(status, event.outcome)
+  }
+}
+
+/** The withdrawal as its payout goes: sending, waiting, sent (settled), completed, or ended with the amount back. */
+function followPayout(status: WithdrawalStatus, payout: PayoutOutcome): WithdrawalDecision {
+  const unchanged: WithdrawalDecision = { outcome: 'unchanged' }
+  switch (payout.status) {
+    case 'queued':
+      // Sent again by support, or a new payout in place of one that asked another amount.
+      return status === 'in_review' ? moved('confirmed', []) : unchanged
+    case 'sending':
+      return status === 'confirmed' ? moved('sending', []) : unchanged
+    case 'in_review':
+      return status === 'confirmed' || status === 'sending' ? moved('in_review', [], { reviewReason: payout.reason ?? 'payout_failed' }) : unchanged
     case 'sent':
-      return status === 'sending' ? moved('sent', [{ kind: 'settle' }]) : { outcome: 'unchanged' }
+      return status === 'sending' ? moved('sent', [{ kind: 'settle' }]) : unchanged
     case 'completed':
-      return status === 'sent' ? moved('completed', []) : { outcome: 'unchanged' }
+      return status === 'sent' ? moved('completed', []) : unchanged
     case 'returned':
-      // Money that left may come back after the provider said it arrived (a refunded Pix-out).
-      return status === 'sent' || status === 'completed' ? moved('failed', [{ kind: 'unsettle' }], { failureCode: 'payout_returned' }) : { outcome: 'refused', code: 'withdrawal_not_cancelable' }
+      // Money that left may come back, even after the provider said it arrived (a refunded Pix-out).
+      return status === 'sent' || status === 'completed' ? moved('failed', [{ kind: 'unsettle' }], { failureCode: 'payout_returned' }) : unchanged
+    case 'failed':
+      // Replaced: the new payout moves it. The owner withdrew: it is canceled already.
+      if (payout.code === 'replaced' || payout.code === 'owner_withdrew' || !isReserved(status)) return unchanged
+      if (payout.code === 'rejected_by_support' || payout.code === 'abandoned_by_support') return moved('canceled', [{ kind: 'release' }], { failureCode: 'rejected_by_support' })
+      return moved('failed', [{ kind: 'release' }], { failureCode: payout.code === 'provider_refused' || payout.code === 'payout_expired' || payout.code === 'destination_canceled' ? payout.code : 'provider_refused' })
   }
 }

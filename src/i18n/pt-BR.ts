@@ -5,6 +5,7 @@
 import type { ChargeStatus, WebhookEventName, WebhookEventState } from '../domain/charge.ts'
 import type { ErrorCode } from '../domain/errors.ts'
 import type { FailureCode, ReviewReason, WithdrawalStatus } from '../domain/withdrawal.ts'
+import type { PayoutStatus } from '../domain/payout.ts'
 
 export const ptBR = {
   /** The name of the other language, in that language: the link that switches to it. */
@@ -156,6 +157,15 @@ export const ptBR = {
     failed: 'Falhou, valor devolvido ao saldo',
     canceled: 'Cancelado, valor devolvido ao saldo',
   } satisfies Record<WithdrawalStatus, string>,
+  payoutStatuses: {
+    queued: 'Na fila',
+    sending: 'Enviando',
+    sent: 'Enviado',
+    completed: 'Concluído',
+    in_review: 'Em revisão pelo suporte',
+    failed: 'Falhou, nada enviado',
+    returned: 'Voltou à tesouraria',
+  } satisfies Record<PayoutStatus, string>,
   withdrawalReasons: {
     over_threshold: 'Valor acima do limite de revisão.',
     daily_limit: 'Acima do limite de 24 horas da conta.',
@@ -557,6 +567,9 @@ export const ptBR = {
     withdrawal: 'Saque',
     approve: 'Aprovar saque',
     reject: 'Rejeitar saque',
+    new_payout: 'Pedir novo pagamento ao provedor',
+    returned: 'Registrar que voltou',
+    blockers: 'Bloqueios',
     fee: 'tarifa',
     destination: 'Destino',
     created: 'Criado',

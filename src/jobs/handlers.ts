@@ -4,8 +4,7 @@ import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { sendQueuedMail } from '../app/send-queued-mail.ts'
 import { sendOperatorDigest } from '../app/operator-digest.ts'
 import type { Operator } from '../domain/operators.ts'
-import { sendRefundPayout } from '../app/send-refund-payout.ts'
-import { sendWithdrawal } from '../app/send-withdrawal.ts'
+import { sendPayout } from '../app/send-payout.ts'
 import { vacuumDatabase } from '../app/vacuum-database.ts'
 import { UNLOCK_EVERY_MS, unlockOrphanedCoins } from '../app/unlock-orphaned-coins.ts'
 import { TreasuryUnavailableError, type Treasury } from '../treasury/treasury.ts'
@@ -85,12 +84,8 @@ export function jobHandlers(deps: {
       const next = await sendQueuedMail(deps, payload.mailId)
       return next === null ? { done: true } : { again: next }
     },
-    async send_withdrawal(payload) {
-      const next = await sendWithdrawal(deps, payload.withdrawalId)
-      return next === null ? { done: true } : { again: next }
-    },
-    async send_refund_payout(payload) {
-      const next = await sendRefundPayout(deps, payload.refundPayoutId)
+    async send_payout(payload) {
+      const next = await sendPayout(deps, payload.payoutId)
       return next === null ? { done: true } : { again: next }
     },
     async deliver_webhook(payload, _job, control) {

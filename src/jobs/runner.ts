@@ -47,8 +47,7 @@ const laneOf: Record<JobKind, Lane> = {
   // The daily digest to operators only queues mail: a few reads and inserts.
   operator_digest: 'charges',
   // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
-  send_withdrawal: 'payouts',
-  send_refund_payout: 'payouts',
+  send_payout: 'payouts',
   // Asks the treasury node for its locked coins, as the payouts do: waits on the node, never holds up charges.
   unlock_treasury_coins: 'payouts',
   // The embedded database's hourly upkeep: it holds the database, not a lane, for a fraction of a second.

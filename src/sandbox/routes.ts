@@ -356,8 +356,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
     async (request) => {
       sandbox.elements.mine(request.body.blocks ?? 1)
-      await store.jobs.bringForward('send_withdrawal', deps.clock.now())
-      await store.jobs.bringForward('send_refund_payout', deps.clock.now())
+      await store.jobs.bringForward('send_payout', deps.clock.now())
       await finishWorkTheSandboxCaused(deps.jobs)
       return treasuryView()
     },
@@ -408,12 +407,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       config: { bodyMayBeEmpty: true },
     },
     async (request) => {
-      const payout = await store.refundPayouts.findById(request.params.id)
-      if (!payout || payout.provider_withdrawal_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
+      const payout = await store.payouts.findById(request.params.id)
+      if (!payout || payout.refund_id === null || payout.provider_withdrawal_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
       const status = await sandbox.fake.finishPayout(payout.provider_withdrawal_id, request.body.outcome ?? 'sent')
       if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
       await finishWorkTheSandboxCaused(deps.jobs)
-      const after = (await store.refundPayouts.findById(payout.id))!
+      const after = (await store.payouts.findById(payout.id))!
       return { id: after.id, status: after.status }
     },
   )
@@ -433,8 +432,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
     async (request) => {
       const withdrawal = await store.withdrawals.findById(request.params.id)
-      if (!withdrawal || withdrawal.provider_withdrawal_id === null) throw new DomainError('withdrawal_not_found', { param: 'id' })
-      const status = await sandbox.fake.finishPayout(withdrawal.provider_withdrawal_id, request.body.outcome ?? 'sent')
+      const payout = withdrawal ? await store.payouts.latestOf({ withdrawalId: withdrawal.id }) : undefined
+      if (!withdrawal || !payout || payout.provider_withdrawal_id === null) throw new DomainError('withdrawal_not_found', { param: 'id' })
+      const status = await sandbox.fake.finishPayout(payout.provider_withdrawal_id, request.body.outcome ?? 'sent')
       if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
       await finishWorkTheSandboxCaused(deps.jobs)
       const after = (await store.withdrawals.findById(withdrawal.id))!

@@ -2,7 +2,7 @@
 // Wallet's), the queues with their counts, a charge's timeline, the audit log by operator and
 // action, and the look-ups. Every queue is oldest first.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
-import type { Account, Charge, Database, Refund, Withdrawal } from './schema.ts'
+import type { Account, Charge, Database, Payout, Refund, Withdrawal } from './schema.ts'
 
 export const consoleQueues = ['holds', 'refunds', 'withdrawals', 'unknown_deposits', 'provider_refusals', 'stuck_reconciliations'] as const
 export type ConsoleQueue = (typeof consoleQueues)[number]
@@ -27,7 +27,7 @@ export function consoleRepository(db: Kysely<Database>) {
     db.selectFrom('unknown_deposits').where((eb) => eb.not(eb.exists(eb.selectFrom('charges').select('id').whereRef('charges.provider_deposit_id', '=', 'unknown_deposits.qr_id'))))
   // What the provider refused or takes back that support must look at: a Pix-out it did not pay
   // after our DePix left, a refund announced (or made) after a credit.
-  const failedPayouts = () => db.selectFrom('withdrawals').where('status', '=', 'sent').where('provider_status', 'in', ['error', 'canceled', 'refunded'])
+  const failedPayouts = () => db.selectFrom('payouts').where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', ['error', 'canceled', 'refunded'])
   const clawbacksToReview = () =>
     db.selectFrom('charges').where((eb) => eb.or([
       eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
@@ -97,15 +97,15 @@ export function consoleRepository(db: Kysely<Database>) {
     },
 
     /** Both kinds at once, oldest first: charges whose claw-back needs a look, and payouts the provider did not pay. */
-    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; withdrawal: Withdrawal; since: Date }>> {
+    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; payout: Payout; since: Date }>> {
       const upTo = page.offset + page.limit
-      const [charges, withdrawals] = await Promise.all([
+      const [charges, payouts] = await Promise.all([
         clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
         failedPayouts().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
       ])
       return [
         ...charges.map((charge) => ({ kind: 'clawback' as const, charge, since: charge.updated_at })),
-        ...withdrawals.map((withdrawal) => ({ kind: 'payout' as const, withdrawal, since: withdrawal.updated_at })),
+        ...payouts.map((payout) => ({ kind: 'payout' as const, payout, since: payout.updated_at })),
       ].sort((a, b) => a.since.getTime() - b.since.getTime()).slice(page.offset, upTo)
     },
 

@@ -25,6 +25,7 @@ import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked
 import * as networkFees from './migrations/021_network_fees.ts'
 import * as treasuryLocks from './migrations/023_treasury_locks.ts'
 import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
+import * as payouts from './migrations/028_payouts.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '021_network_fees': networkFees,
   '023_treasury_locks': treasuryLocks,
   '024_paid_amount_proposals': paidAmountProposals,
+  '028_payouts': payouts,
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
-import type { RefundPayoutFailure, RefundPayoutStatus } from '../domain/refund-payout.ts'
+import type { PayoutFailure, PayoutRail, PayoutStatus } from '../domain/payout.ts'
 import type { DestinationType, FailureCode, ReviewReason, WithdrawalStatus } from '../domain/withdrawal.ts'
 
 type Json = ColumnType<unknown, string, string>
@@ -355,16 +355,18 @@ export type WithdrawalsTable = {
   confirmed_at: Later<Date>
   sent_at: Later<Date>
   completed_at: Later<Date>
-} & PayoutStepColumns
+}
 
 /**
- * What a payout writes step by step toward the treasury and the provider (store/payout-steps.ts),
- * the same columns on withdrawals and refund_payouts.
+ * What a payout writes step by step toward the treasury and the provider (store/payouts.ts): each
+ * written once, before the next step is taken.
  */
 export type PayoutStepColumns = {
   psbt: Later<string>
   tx_hex: Later<string>
   txid: Later<string>
+  /** The L-BTC network fee the signed transaction pays, stored with it. */
+  network_fee_sats: Later<number>
   confirmations: Later<number>
   provider_nonce: Later<string>
   provider_withdrawal_id: Later<string>
@@ -373,26 +375,30 @@ export type PayoutStepColumns = {
   provider_expires_at: Later<Date>
   provider_status: Later<string>
   provider_receipt_url: Later<string>
-  /** The L-BTC network fee the signed transaction pays, stored with it. */
-  network_fee_sats: Later<number>
+  /** What the Pix key receives, in the provider's word. */
+  payout_cents: Later<number>
 }
 
-export type RefundPayoutsTable = {
+/** A movement out of the treasury (docs/treasury.md, "Payouts"), owned by a withdrawal or by a refund owed. */
+export type PayoutsTable = {
   id: string
-  refund_id: string
-  pix_key: string
-  tax_number: string
-  amount_cents: number
-  status: RefundPayoutStatus
+  withdrawal_id: string | null
+  refund_id: string | null
+  rail: PayoutRail
+  currency: Currency
+  amount: number
+  pix_key: string | null
+  tax_number: string | null
+  address: string | null
+  status: PayoutStatus
   review_reason: Later<ReviewReason>
-  failure_code: Later<RefundPayoutFailure>
+  failure_code: Later<PayoutFailure>
   created_by: string
-  note: string
+  note: ColumnType<string, string | undefined, string>
   created_at: Date
   updated_at: Date
   sent_at: Later<Date>
   completed_at: Later<Date>
-  payout_cents: Later<number>
 } & PayoutStepColumns
 
 /** A support console session (decisions 16): stored hashed like the Wallet's, with the operator's e-mail once signed in. */
@@ -458,7 +464,7 @@ export type Database = {
   mail_outbox: MailOutboxTable
   withdrawal_destinations: WithdrawalDestinationsTable
   withdrawals: WithdrawalsTable
-  refund_payouts: RefundPayoutsTable
+  payouts: PayoutsTable
   console_sessions: ConsoleSessionsTable
   charge_events: ChargeEventsTable
   paid_amount_proposals: PaidAmountProposalsTable
@@ -470,5 +476,5 @@ export type Withdrawal = Selectable<WithdrawalsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
 export type Refund = Selectable<RefundsTable>
-export type RefundPayout = Selectable<RefundPayoutsTable>
+export type Payout = Selectable<PayoutsTable>
 export type ChargeClawback = Selectable<ChargeClawbacksTable>

@@ -18,7 +18,7 @@ import { tokensRepository } from './tokens.ts'
 import { treasuryLocksRepository } from './treasury-locks.ts'
 import { upkeepRepository } from './upkeep.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
-import { refundPayoutsRepository } from './refund-payouts.ts'
+import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
@@ -43,7 +43,7 @@ export type Store = {
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
   refunds: ReturnType<typeof refundsRepository>
-  refundPayouts: ReturnType<typeof refundPayoutsRepository>
+  payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
@@ -73,7 +73,7 @@ export function createStore(db: Kysely<Database>): Store {
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
     refunds: refundsRepository(db),
-    refundPayouts: refundPayoutsRepository(db),
+    payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),

@@ -1,6 +1,5 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
-import { payoutStepsRepository } from './payout-steps.ts'
 import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 
 
@@ -92,9 +91,6 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.selectFrom('withdrawals').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
     },
 
-    findByProviderWithdrawalId(providerWithdrawalId: string): Promise<Withdrawal | undefined> {
-      return db.selectFrom('withdrawals').selectAll().where('provider_withdrawal_id', '=', providerWithdrawalId).executeTakeFirst()
-    },
 
     /**
      * Inside a transaction: the withdrawal, then its account, locked until commit. Every change to
@@ -111,8 +107,6 @@ export function withdrawalsRepository(db: Kysely<Database>) {
     async update(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
-
-    ...payoutStepsRepository(db, 'withdrawals'),
 
     /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */
     async brlCentsSince(accountId: number, since: Date): Promise<number> {
@@ -146,15 +140,7 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return db.selectFrom('withdrawals').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
     },
 
-    /** Pix-outs whose DePix left but whose Pix the provider reports failed, or refunded after completing (metrics, alerts). */
-    payoutsFailedAfterSending(): Promise<Withdrawal[]> {
-      return db.selectFrom('withdrawals').selectAll().where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', ['error', 'canceled', 'refunded']).orderBy('updated_at').execute()
-    },
 
-    /** Withdrawals whose transaction was broadcast: sent, completed, or sent and since come back. */
-    sentTransactions(): Promise<Withdrawal[]> {
-      return db.selectFrom('withdrawals').selectAll().where('txid', 'is not', null).where((eb) => eb.or([eb('status', 'in', ['sent', 'completed']), eb('failure_code', '=', 'payout_returned')])).orderBy('created_at').execute()
-    },
 
     async countByStatus(): Promise<Array<{ status: WithdrawalStatus; n: number }>> {
       return db.selectFrom('withdrawals').select(['status', sql<number>`count(*)::int4`.as('n')]).groupBy('status').execute()

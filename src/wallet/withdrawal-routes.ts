@@ -46,10 +46,11 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   }
   const withdrawalRow = async (withdrawal: Withdrawal, lang: Lang): Promise<WithdrawalRow> => {
     const destination = (await deps.store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
+    const payout = await deps.store.payouts.latestOf({ withdrawalId: withdrawal.id })
     const reason = withdrawal.failure_code ?? withdrawal.review_reason
     return {
       id: withdrawal.id, status: withdrawal.status, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount, payoutCents: withdrawal.payout_cents,
-      destination: rowOf(destination), txid: withdrawal.txid, reason: reason === null ? null : catalogues[lang].withdrawalReasons[reason], createdAt: withdrawal.created_at,
+      destination: rowOf(destination), txid: payout?.txid ?? null, reason: reason === null ? null : catalogues[lang].withdrawalReasons[reason], createdAt: withdrawal.created_at,
     }
   }
 

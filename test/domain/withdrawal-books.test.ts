@@ -25,13 +25,13 @@ import {
 import { creditedAmount, currencies, type Currency } from '../../src/domain/money.ts'
 import {
   decideWithdrawal,
-  failureCodes,
   isReserved,
   priceWithdrawal,
   reviewReasons,
   type WithdrawalEvent,
   type WithdrawalStatus,
 } from '../../src/domain/withdrawal.ts'
+import { payoutFailures, payoutStatuses } from '../../src/domain/payout.ts'
 
 const ACCOUNT = 7
 const quotes: Record<Currency, fc.Arbitrary<number | null>> = {
@@ -52,22 +52,27 @@ type Step =
   | { kind: 'request'; currency: Currency | null; pick: number; pix: boolean; permille: number; fallback: number; api: boolean; review: (typeof reviewReasons)[number] | null }
   | { kind: 'confirm'; pick: number; allowed: boolean; review: (typeof reviewReasons)[number] | null }
   | { kind: 'event'; pick: number; event: WithdrawalEvent }
-  /** The worker's paying path: start_sending, then sent. */
+  /** The worker's paying path: its payout sending, then sent. */
   | { kind: 'pay'; pick: number }
   | { kind: 'replay' }
 
 /** Events after the confirmation, weighted towards the path that pays (start, sent) so that settlements and returns happen. */
+const payoutNews = (status: (typeof payoutStatuses)[number]) => fc.record({
+  kind: fc.constant('payout' as const),
+  outcome: fc.record({ status: fc.constant(status), reason: fc.option(fc.constantFrom(...reviewReasons), { nil: null }), code: fc.option(fc.constantFrom(...payoutFailures), { nil: null }) }),
+})
 const laterEvent: fc.Arbitrary<WithdrawalEvent> = fc.oneof(
-  { weight: 2, arbitrary: fc.constant({ kind: 'cancel' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), signed: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'code_expired' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('approve' as const), allowed: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reject' as const }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('start_sending' as const), allowed: fc.boolean(), destinationActive: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('hold' as const), reason: fc.constantFrom(...reviewReasons) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fail' as const), code: fc.constantFrom(...failureCodes) }) },
-  { weight: 4, arbitrary: fc.constant({ kind: 'sent' as const }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'completed' as const }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'returned' as const }) },
+  { weight: 4, arbitrary: payoutNews('sending') },
+  { weight: 1, arbitrary: payoutNews('in_review') },
+  { weight: 1, arbitrary: payoutNews('queued') },
+  { weight: 2, arbitrary: payoutNews('failed') },
+  { weight: 4, arbitrary: payoutNews('sent') },
+  { weight: 2, arbitrary: payoutNews('completed') },
+  { weight: 2, arbitrary: payoutNews('returned') },
 )
 
 /** Which withdrawal or credit a step is about, counted from the newest (mostly one of the last few). */
@@ -210,8 +215,8 @@ function run(steps: Step[], stats: { reserves: number; settles: number; returns:
       case 'pay': {
         const withdrawal = newest(withdrawals, step.pick)
         if (!withdrawal) break
-        decide(withdrawal, { kind: 'start_sending', allowed: true, destinationActive: true })
-        decide(withdrawal, { kind: 'sent' })
+        decide(withdrawal, { kind: 'payout', outcome: { status: 'sending', reason: null, code: null } })
+        decide(withdrawal, { kind: 'payout', outcome: { status: 'sent', reason: null, code: null } })
         break
       }
       case 'replay': {

@@ -179,7 +179,7 @@ test('a refund owed paid by Pix-out from its page: one payout, nothing else can 
   assert.match(page.html, /Há um Pix-out desta devolução em andamento/)
   assert.doesNotMatch(page.html, /aria-label="Registrar pagamento feito por fora"/, 'no second way to pay it while one is under way')
   await service.jobs.runDue()
-  const [payout] = await service.store.refundPayouts.listForRefunds([refund.id])
+  const [payout] = await service.store.payouts.listForRefunds([refund.id])
   assert.deepEqual([payout!.status, payout!.created_by], ['sent', 'joao@example.com'])
   assert.equal(await service.sandbox!.fake.finishPayout(payout!.provider_withdrawal_id!, 'sent'), 200)
   assert.equal((await service.store.charges.findById(chargeId))!.status, 'refunded')
@@ -194,10 +194,10 @@ test('a refund owed paid by Pix-out from its page: one payout, nothing else can 
   const waiting = await joao.get(`/console/refunds/${short.refund.id}`)
   assert.match(waiting.html, /aria-label="Enviar o Pix-out de novo"/)
   await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: before } })
-  const [held] = await service.store.refundPayouts.listForRefunds([short.refund.id])
+  const [held] = await service.store.payouts.listForRefunds([short.refund.id])
   assert.equal((await joao.post(`/console/refund-payouts/${held!.id}/review`, { decision: 'retry', note: 'topped up' })).status, 303)
   await service.jobs.runDue()
-  assert.equal((await service.store.refundPayouts.findById(held!.id))!.status, 'sent')
+  assert.equal((await service.store.payouts.findById(held!.id))!.status, 'sent')
 })
 
 test('/ops with the token is audited as "token" unless it names itself', async () => {

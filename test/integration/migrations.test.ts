@@ -5,13 +5,13 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql, type Kysely } from 'kysely'
 import { checkLedger } from '../../src/app/check-ledger.ts'
+import { migrateToLatest, migrations } from '../../src/store/migrate.ts'
+import { createStore } from '../../src/store/store.ts'
 import type { Treasury } from '../../src/treasury/treasury.ts'
+import { openEmptyDatabase } from '../support/harness.ts'
 
 // Every call to the node fails: these books have no payout, so none may be made.
 const noTreasury = new Proxy({}, { get: () => () => Promise.reject(new Error('no treasury here')) }) as Treasury
-import { migrateToLatest, migrations } from '../../src/store/migrate.ts'
-import { createStore } from '../../src/store/store.ts'
-import { openEmptyDatabase } from '../support/harness.ts'
 
 const before = (name: string) => Object.fromEntries(Object.entries(migrations).filter(([key]) => key < name))
 
@@ -83,6 +83,62 @@ test('a database with every migration run is left alone; one that ran a migratio
     assert.deepEqual(await migrateToLatest(database.db, { migrations: newer }), ['999_probe'])
     assert.deepEqual((await sql`select count(*)::int4 as n from probe`.execute(database.db)).rows, [{ n: 0 }])
     assert.deepEqual(await migrateToLatest(database.db, { migrations: newer }), [])
+  } finally {
+    await database.close()
+  }
+})
+
+test('migration 028 moves every payout into one table: each withdrawal queued to send, in flight or ended by its payout has one, with its steps; refund payouts keep their ids; queued sends become send_payout jobs', async () => {
+  const database = await openEmptyDatabase()
+  try {
+    await migrateToLatest(database.db, { migrations: before('028') })
+    const db = database.db
+    const at = new Date('2026-11-20T12:00:00Z')
+    const account = (await sql<{ id: string }>`insert into accounts (email, owner_tax_number, created_at) values ('upgrade@example.com', '52998224725', ${at}) returning id::text as id`.execute(db)).rows[0]!.id
+    for (const [id, type, value] of [['dst_pix', 'pix', '52998224725'], ['dst_liquid', 'liquid', 'el1qqexample']] as const) {
+      await sql`insert into withdrawal_destinations (id, account_id, type, value, state, created_at, cancel_token_hash) values (${id}, ${account}, ${type}, ${value}, 'confirmed', ${at}, ${`hash-${id}`})`.execute(db)
+    }
+    const withdrawal = async (id: string, destination: 'dst_pix' | 'dst_liquid', status: string, more: Record<string, unknown> = {}) => {
+      await sql`insert into withdrawals (id, account_id, destination_id, destination_type, currency, amount, fee, net_amount, brl_cents, status, via, lang, created_at, updated_at, review_reason, failure_code, psbt, tx_hex, txid, provider_nonce, provider_withdrawal_id, provider_deposit_cents, provider_status)
+        values (${id}, ${account}, ${destination}, ${destination === 'dst_pix' ? 'pix' : 'liquid'}, 'DEPIX', 10000, 200, 9800, 10000, ${status}, 'api', 'pt-BR', ${at}, ${at},
+          ${more.review_reason ?? null}, ${more.failure_code ?? null}, ${more.psbt ?? null}, ${more.tx_hex ?? null}, ${more.txid ?? null}, ${more.nonce ?? null}, ${more.provider_id ?? null}, ${more.deposit ?? null}, ${more.provider_status ?? null})`.execute(db)
+    }
+    const hex = (n: number) => n.toString(16).padStart(24, '0')
+    await withdrawal(`wd_${hex(1)}`, 'dst_liquid', 'confirmed')
+    await withdrawal(`wd_${hex(2)}`, 'dst_liquid', 'sending', { psbt: 'cHNidP8-funded' })
+    await withdrawal(`wd_${hex(3)}`, 'dst_pix', 'sent', { nonce: 'n3', provider_id: 'p3', deposit: 9800, psbt: 'x', tx_hex: 'ab', txid: 't3', provider_status: 'sending' })
+    await withdrawal(`wd_${hex(4)}`, 'dst_liquid', 'in_review', { review_reason: 'over_threshold' })
+    await withdrawal(`wd_${hex(5)}`, 'dst_pix', 'in_review', { review_reason: 'payout_mismatch', nonce: 'n5', provider_id: 'p5', deposit: 62_740 })
+    await withdrawal(`wd_${hex(6)}`, 'dst_pix', 'failed', { failure_code: 'payout_returned', nonce: 'n6', provider_id: 'p6', deposit: 9800, psbt: 'x', tx_hex: 'cd', txid: 't6' })
+    await withdrawal(`wd_${hex(7)}`, 'dst_liquid', 'canceled', { failure_code: 'canceled_by_owner' })
+    await sql`insert into jobs (kind, payload, run_at, created_at) values ('send_withdrawal', ${JSON.stringify({ withdrawalId: `wd_${hex(1)}` })}::jsonb, ${at}, ${at}), ('send_withdrawal', ${JSON.stringify({ withdrawalId: `wd_${hex(2)}` })}::jsonb, ${at}, ${at})`.execute(db)
+    await sql`insert into charges (id, merchant_account_id, merchant_id, account_id, value_cents, currency, provider_deposit_id, qr_copy_paste, status, provider_status, created_at, expires_at, updated_at)
+      values (${'c'.repeat(32)}, ${account}, 'EU000000000000001', ${account}, 1000, 'DEPIX', 'dep-c', '0002', 'will_refund', 'depix_sent', ${at}, ${at}, ${at})`.execute(db)
+    await sql`insert into refunds (id, charge_id, amount_cents, owed_cents, payer_tax_number, status, created_by, created_at) values ('ref_1', ${'c'.repeat(32)}, 1000, 1000, '11144477735', 'owed', 'ana', ${at})`.execute(db)
+    await sql`insert into refund_payouts (id, refund_id, pix_key, tax_number, amount_cents, status, created_by, note, created_at, updated_at, provider_nonce)
+      values ('rpo_1', 'ref_1', '11144477735', '11144477735', 1000, 'sending', 'ana', 'payer asked', ${at}, ${at}, 'n-r1')`.execute(db)
+    await sql`insert into jobs (kind, payload, run_at, created_at) values ('send_refund_payout', ${JSON.stringify({ refundPayoutId: 'rpo_1' })}::jsonb, ${at}, ${at})`.execute(db)
+
+    await migrateToLatest(db)
+
+    const payouts = await db.selectFrom('payouts').selectAll().orderBy('id').execute()
+    const of = (owner: string) => payouts.filter((payout) => payout.withdrawal_id === owner || payout.refund_id === owner)
+    assert.deepEqual(of(`wd_${hex(1)}`).map((p) => [p.status, p.rail, p.address, p.amount]), [['queued', 'liquid', 'el1qqexample', 9800]])
+    assert.deepEqual(of(`wd_${hex(2)}`).map((p) => [p.status, p.psbt]), [['sending', 'cHNidP8-funded']])
+    assert.deepEqual(of(`wd_${hex(3)}`).map((p) => [p.status, p.pix_key, p.tax_number, p.provider_withdrawal_id, p.txid]), [['sent', '52998224725', '52998224725', 'p3', 't3']])
+    assert.deepEqual(of(`wd_${hex(4)}`), [], 'held by its limits before any payout: none yet')
+    assert.deepEqual(of(`wd_${hex(5)}`).map((p) => [p.status, p.review_reason, p.provider_deposit_cents]), [['in_review', 'payout_mismatch', 62_740]])
+    assert.deepEqual(of(`wd_${hex(6)}`).map((p) => [p.status, p.failure_code]), [['returned', 'payout_returned']])
+    assert.deepEqual(of(`wd_${hex(7)}`), [])
+    assert.deepEqual(of('ref_1').map((p) => [p.id, p.status, p.amount, p.provider_nonce, p.note]), [['rpo_1', 'sending', 1000, 'n-r1', 'payer asked']])
+    const jobs = await db.selectFrom('jobs').select(['kind', 'payload']).where('kind', 'like', 'send_%').orderBy('id').execute()
+    assert.deepEqual(jobs.map((job) => [job.kind, (job.payload as { payoutId: string }).payoutId]), [
+      ['send_payout', of(`wd_${hex(1)}`)[0]!.id], ['send_payout', of(`wd_${hex(2)}`)[0]!.id], ['send_payout', 'rpo_1'],
+    ])
+    // The owners keep only what is theirs.
+    const columns = await sql<{ column_name: string }>`select column_name from information_schema.columns where table_name = 'withdrawals'`.execute(db)
+    for (const gone of ['psbt', 'tx_hex', 'txid', 'provider_nonce', 'provider_withdrawal_id']) assert.ok(!columns.rows.some((row) => row.column_name === gone), gone)
+    assert.equal((await sql<{ n: number }>`select count(*)::int4 as n from information_schema.tables where table_name = 'refund_payouts'`.execute(db)).rows[0]!.n, 0)
   } finally {
     await database.close()
   }

@@ -224,7 +224,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.equal(books.ok, true, JSON.stringify(books))
       const rows = await after.db.selectFrom('withdrawals').select(['id', 'status']).execute()
       assert.deepEqual(rows.map((row) => row.status), withdrawals.map(() => 'completed'))
-      const refundPayouts = await after.db.selectFrom('refund_payouts').select('status').where('refund_id', '=', refundId).execute()
+      const refundPayouts = await after.db.selectFrom('payouts').select('status').where('refund_id', '=', refundId).execute()
       assert.deepEqual(refundPayouts.map((row) => row.status), ['completed'])
       const refund = await createStore(after.db).refunds.findById(refundId)
       assert.deepEqual([refund!.status, refund!.owed_cents, refund!.paid_by_us_cents], ['paid', 0, 1000])

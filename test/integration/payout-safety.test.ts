@@ -86,7 +86,7 @@ test('never more than offered, for a refund payout: retry is refused while the r
   assert.equal((await treasury()).DEPIX, before.DEPIX)
   await surcharge(0)
   const renewed = await service.ops('POST', `/ops/refund-payouts/${ordered.refund_payout_id}/review`, { decision: 'new_payout', note: 'ask again' })
-  assert.equal(renewed.body.status, 'sending', JSON.stringify(renewed.body))
+  assert.equal(renewed.body.status, 'queued', JSON.stringify(renewed.body))
   await service.jobs.runDue()
   const paid = before.DEPIX - (await treasury()).DEPIX
   assert.ok(paid >= 1_000 && paid <= 1_102, `the treasury paid ${paid}`)
@@ -98,7 +98,7 @@ test('a refund is paid once: a MED that settles it while its payout waits in rev
   await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: 100 } })
   const ordered = (await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'pay' })).body
   await service.jobs.runDue()
-  assert.equal((await service.store.refundPayouts.findById(ordered.refund_payout_id))!.review_reason, 'treasury_insufficient')
+  assert.equal((await service.store.payouts.findById(ordered.refund_payout_id))!.review_reason, 'treasury_insufficient')
   // The provider takes the money back from us: the payer has it again; nothing is owed any more.
   assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${owed.paymentId}/med`, body: {} })).status, 200)
   assert.equal((await service.store.refunds.findById(owed.refundId))!.owed_cents, 0)
@@ -172,9 +172,9 @@ test('after it left, a refund: a refund payout whose Pix failed after our DePix 
   const alerts = (await service.ops('GET', '/ops/alerts')).body.alerts
   assert.ok(alerts.some((alert: { refund_payout_id?: string }) => alert.refund_payout_id === ordered.refund_payout_id), JSON.stringify(alerts))
   const returned = await service.ops('POST', `/ops/refund-payouts/${ordered.refund_payout_id}/review`, { decision: 'returned', note: 'DePix came back' })
-  assert.deepEqual([returned.body.status, returned.body.failure_code], ['failed', 'payout_returned'], JSON.stringify(returned.body))
+  assert.deepEqual([returned.body.status, returned.body.failure_code], ['returned', 'payout_returned'], JSON.stringify(returned.body))
   const again = await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'pay again' })
-  assert.equal(again.body.status, 'sending', JSON.stringify(again.body))
+  assert.equal(again.body.status, 'queued', JSON.stringify(again.body))
 })
 test('the books meet the treasury: network fees are posted from the transaction sent, ledger-check compares each payout with the node, and solvency shows debts apart', async () => {
   const owner = await ownerWithBalance(service, 'books@example.com', '100.00')

@@ -24,7 +24,7 @@ async function refundOwed(email: string): Promise<{ paymentId: string; refundId:
   assert.equal((await service.ops('POST', `/ops/payments/${created.body.id}/review`, { decision: 'refund', note: 'paid by a stranger' })).body.status, 'will_refund')
   return { paymentId: created.body.id, refundId: (await service.store.refunds.findByCharge(created.body.id))!.id, payer }
 }
-const payout = async (id: string) => (await service.store.refundPayouts.findById(id))!
+const payout = async (id: string) => (await service.store.payouts.findById(id))!
 async function assertBooksBalance() {
   const check = (await service.ops('GET', '/ops/ledger-check')).body
   assert.equal(check.ok, true, JSON.stringify(check))
@@ -35,7 +35,7 @@ test('a refund owed paid by Pix-out: one provider payout to the payer\'s own key
   const treasuryBefore = (await service.request({ method: 'GET', url: '/sandbox/treasury' })).body.DEPIX as number
   const ordered = await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'payer asked by phone' })
   assert.equal(ordered.status, 200, JSON.stringify(ordered.body))
-  assert.deepEqual([ordered.body.status, ordered.body.amount_cents], ['sending', 1000])
+  assert.deepEqual([ordered.body.status, ordered.body.amount_cents], ['queued', 1000])
   assert.match(ordered.body.pix_key, /^\*\*\*\.\d{3}\.\d{3}-\*\*$/)
   // A second order, or an outside payment recorded meanwhile, would pay the payer twice.
   assert.equal((await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'again' })).body.code, 'refund_payout_in_progress')
@@ -86,7 +86,7 @@ test('a refund payout the treasury cannot cover waits in review; support sends i
 
   await service.request({ method: 'PUT', url: '/sandbox/treasury', body: { DEPIX: before } })
   const retried = await service.ops('POST', `/ops/refund-payouts/${a.refund_payout_id}/review`, { decision: 'retry', note: 'treasury topped up' })
-  assert.equal(retried.body.status, 'sending', JSON.stringify(retried.body))
+  assert.equal(retried.body.status, 'queued', JSON.stringify(retried.body))
   await service.jobs.runDue()
   assert.equal((await payout(a.refund_payout_id)).status, 'sent')
 

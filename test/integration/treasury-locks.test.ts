@@ -63,7 +63,7 @@ test('a funding lost before its PSBT was stored: its locked coins held every pay
   await service.jobs.runDue()
   elements().setHook(null)
   // The node funded and locked, the answer was lost: no PSBT stored, the coins locked.
-  assert.equal((await service.store.withdrawals.findById(made.body.id))!.psbt, null)
+  assert.equal((await service.store.payouts.latestOf({ withdrawalId: made.body.id }))!.psbt, null)
   assert.equal((await treasuryView()).locked_coins, 2)
   // The payout is tried again (after its back-off): the node's only coins are locked.
   await service.advance(60)
@@ -112,7 +112,7 @@ test('a payout whose PSBT is stored but not yet signed keeps its locked coins th
     if (!armed || method !== 'walletprocesspsbt' || phase !== 'before') return
     armed = false
     try {
-      const stored = (await service.store.withdrawals.findById(made.body.id))!
+      const stored = (await service.store.payouts.latestOf({ withdrawalId: made.body.id }))!
       assert.ok(stored.psbt !== null && stored.tx_hex === null, 'mid-way: funded and stored, not signed')
       const payoutCoins = (await service.treasury.inputsOf({ psbt: stored.psbt })).map(key).sort()
       assert.equal(elements().lockCoins('DEPIX') + elements().lockCoins('BTC'), 2)

@@ -317,7 +317,7 @@ test('production mode: destinations confirmed by e-mail code, one canceled by it
     },
     // The provider pays the Pix and says so by its withdraw webhook.
     payPix: async (id) => {
-      const payout = (await service.store.withdrawals.findById(id))!.provider_withdrawal_id!
+      const payout = (await service.store.payouts.latestOf({ withdrawalId: id }))!.provider_withdrawal_id!
       // The provider sees the DePix arrive at its deposit address (and starts the Pix) as the node reports it.
       for (let tries = 0; (await provider.payout(payout))!.status !== 'sending'; tries++) {
         assert.ok(tries < 100, 'the provider never received the DePix')

@@ -80,7 +80,7 @@ test('support orders the Pix-out of one refund from two instances at once (and r
     const outcomes = answers.map((answer) => (answer.statusCode === 200 ? 'ok' : answer.json().code))
     assert.equal(outcomes.filter((outcome) => outcome === 'ok').length, 1, JSON.stringify(outcomes))
     assert.ok(outcomes.every((outcome) => ['ok', 'refund_payout_in_progress', 'refund_not_owed'].includes(outcome)), JSON.stringify(outcomes))
-    const payouts = await first.database.db.selectFrom('refund_payouts').select(['id', 'status']).where('refund_id', '=', refundId).execute()
+    const payouts = await first.database.db.selectFrom('payouts').select(['id', 'status']).where('refund_id', '=', refundId).execute()
     const refund = (await first.store.refunds.findById(refundId))!
     // Either one payout on its way and the refund still owed until it lands, or paid by bank and no payout.
     if (payouts.length === 1) assert.equal(refund.status, 'owed')

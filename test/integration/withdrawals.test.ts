@@ -81,7 +81,7 @@ test('a Pix withdrawal in the Wallet: the fees and what arrives shown, a code bo
   const withdrawal = (await service.store.withdrawals.findById(id))!
   assert.equal(withdrawal.status, 'sent')
   assert.equal(await service.sandbox!.fake.payoutCount(), 1)
-  assert.equal((await service.sandbox!.fake.payout(withdrawal.provider_withdrawal_id!))!.status, 'sending')
+  assert.equal((await service.sandbox!.fake.payout((await service.store.payouts.latestOf({ withdrawalId: id }))!.provider_withdrawal_id!))!.status, 'sending')
   const finished = await service.request({ method: 'POST', url: `/sandbox/withdrawals/${id}/payout`, body: { outcome: 'sent' } })
   assert.equal(finished.body.status, 'completed', JSON.stringify(finished.body))
   assert.match((await owner.wallet.get(`/wallet/withdrawals/${id}`)).html, /data-status="completed"/)

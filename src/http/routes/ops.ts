@@ -9,7 +9,7 @@ import { assignIdentity } from '../../app/assign-identity.ts'
 import { checkLedger } from '../../app/check-ledger.ts'
 import { checkTreasury } from '../../app/check-treasury.ts'
 import { withdrawalRecord } from '../../app/list-withdrawals.ts'
-import { reviewWithdrawal } from '../../app/request-withdrawal.ts'
+import { reviewWithdrawal } from '../../app/review-withdrawal.ts'
 import { withdrawalBlockers } from '../../app/withdrawal-blockers.ts'
 import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
@@ -19,7 +19,7 @@ import { reviewHold } from '../../app/review-hold.ts'
 import { quoteOverrides, setQuoteOverrides, showQuote } from '../../app/set-quotes.ts'
 import { reviewDecisions } from '../../domain/charge.ts'
 import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
-import type { Refund, RefundPayout } from '../../store/schema.ts'
+import type { Payout, Refund } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import { findOperator, mayTake } from '../../domain/operators.ts'
@@ -41,6 +41,8 @@ const mask = (value: string | null) => (value === null ? null : maskTaxNumber(va
 
 export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clock' | 'quotes' | 'provider' | 'config' | 'opsTokens' | 'tokenCache' | 'authFailures' | 'treasury' | 'mailSeal'> & { metrics: Metrics }> = async (app, deps) => {
   documentAudience(app, 'operator')
+  // What moving a withdrawal or a payout needs: its e-mails are sealed and link to the Wallet.
+  const moneyDeps = { store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }
   const isOperator = headerMatcher(deps.opsTokens.map((token) => `Bearer ${token}`))
   const actorOf = (request: FastifyRequest) => {
     const header = request.headers['x-operator']
@@ -129,13 +131,13 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     },
   )
 
-  const payoutView = (payout: RefundPayout) => ({
+  const payoutView = (payout: Payout) => ({
     refund_payout_id: payout.id,
     refund_id: payout.refund_id,
     status: payout.status,
     review_reason: payout.review_reason,
     failure_code: payout.failure_code,
-    amount_cents: payout.amount_cents,
+    amount_cents: payout.amount,
     pix_key: mask(payout.pix_key),
     sent_cents: payout.provider_deposit_cents,
     provider_withdrawal_id: payout.provider_withdrawal_id,
@@ -147,7 +149,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     updated_at: payout.updated_at.toISOString(),
   })
   const payoutExample = { refund_payout_id: 'rpo_0f1e2d3c4b5a69788796a5b4', refund_id: 'ref_0f1e2d3c4b5a69788796a5b4', status: 'sending', amount_cents: 1000, pix_key: '***.444.777-**' }
-  const refundView = (refund: Refund, payouts: RefundPayout[] = []) => ({
+  const refundView = (refund: Refund, payouts: Payout[] = []) => ({
     refund_id: refund.id,
     payment_id: refund.charge_id,
     status: refund.status,
@@ -166,7 +168,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // Refunds owed to payers (decisions 14), oldest first: a liability until paid or taken back by the provider.
   app.get('/ops/refunds', { schema: operation('listRefunds', 'Refunds owed to payers, oldest first', { refunds: [refundExample] }, []) }, async () => ({
     refunds: await deps.store.refunds.listOwed().then(async (refunds) => {
-      const payouts = await deps.store.refundPayouts.listForRefunds(refunds.map((refund) => refund.id))
+      const payouts = await deps.store.payouts.listForRefunds(refunds.map((refund) => refund.id))
       return refunds.map((refund) => refundView(refund, payouts))
     }),
   }))
@@ -182,11 +184,11 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         body: Type.Object({ note: Note }, { additionalProperties: false }),
       }),
     },
-    async (request) => payoutView(await payRefundByPix(deps, { refundId: request.params.refund_id, note: request.body.note, actor: actorOf(request) })),
+    async (request) => payoutView(await payRefundByPix(moneyDeps, { refundId: request.params.refund_id, note: request.body.note, actor: actorOf(request) })),
   )
 
   app.get('/ops/refund-payouts', { schema: operation('listRefundPayoutsInReview', 'Refund payouts waiting for review, oldest first', { refund_payouts: [{ ...payoutExample, status: 'in_review', review_reason: 'treasury_insufficient' }] }, []) }, async () => ({
-    refund_payouts: (await deps.store.refundPayouts.inReview()).map(payoutView),
+    refund_payouts: (await deps.store.payouts.refundPayoutsInReview()).map(payoutView),
   }))
 
   app.post(
@@ -202,7 +204,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         }, { additionalProperties: false }),
       }),
     },
-    async (request) => payoutView(await reviewRefundPayout(deps, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
+    async (request) => payoutView(await reviewRefundPayout(moneyDeps, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
   )
 
   app.post(
@@ -231,22 +233,23 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       since: charge.updated_at.toISOString(),
     })),
     // A Pix-out the provider did not pay after our DePix left: it may come back (review: returned).
-    ...(await deps.store.withdrawals.payoutsFailedAfterSending()).map((withdrawal) => ({
+    ...(await deps.store.payouts.failedAfterSending('withdrawal')).map((payout) => ({
       kind: 'payout_failed_after_sending',
-      withdrawal_id: withdrawal.id,
-      provider_status: withdrawal.provider_status,
-      status: withdrawal.status,
-      currency: withdrawal.currency,
-      amount: withdrawal.amount,
-      since: withdrawal.updated_at.toISOString(),
+      withdrawal_id: payout.withdrawal_id,
+      payout_id: payout.id,
+      provider_status: payout.provider_status,
+      status: payout.status,
+      currency: payout.currency,
+      amount: payout.amount,
+      since: payout.updated_at.toISOString(),
     })),
-    ...(await deps.store.refundPayouts.failedAfterSending()).map((payout) => ({
+    ...(await deps.store.payouts.failedAfterSending('refund')).map((payout) => ({
       kind: 'refund_payout_failed_after_sending',
       refund_payout_id: payout.id,
       refund_id: payout.refund_id,
       provider_status: payout.provider_status,
       status: payout.status,
-      amount_cents: payout.amount_cents,
+      amount_cents: payout.amount,
       since: payout.updated_at.toISOString(),
     }))],
   }))
@@ -282,7 +285,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       }),
     },
     async (request) => {
-      const moved = await reviewWithdrawal({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, treasury: deps.treasury }, {
+      const moved = await reviewWithdrawal({ ...moneyDeps, treasury: deps.treasury }, {
         withdrawalId: request.params.withdrawal_id, decision: request.body.decision, actor: actorOf(request), note: request.body.note,
       })
       return withdrawalRecord(deps.store, moved)

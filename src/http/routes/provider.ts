@@ -5,8 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { applyRefundPayoutReport } from '../../app/send-refund-payout.ts'
-import { applyPayoutReport } from '../../app/send-withdrawal.ts'
+import { applyPayoutReport } from '../../app/send-payout.ts'
 import { parseProviderDeposit, parseProviderPayout } from '../../provider/eulen-replies.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
 import type { RouteDeps } from '../deps.ts'
@@ -66,8 +65,8 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
       if (error instanceof ProviderUnavailableError) throw new DomainError('invalid_request', { message: error.message })
       throw error
     }
-    const known = (await applyPayoutReport({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl }, payout))
-      || (await applyRefundPayoutReport({ store: deps.store, clock: deps.clock, log: request.log }, payout))
+    // The payout it names, whoever owns it (a withdrawal, a refund owed).
+    const known = await applyPayoutReport({ store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, log: request.log }, payout)
     if (!known) {
       request.log.warn({ withdrawalId: payout.withdrawalId }, 'provider withdraw webhook for a payout we do not know')
     }

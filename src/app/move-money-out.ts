@@ -1,0 +1,298 @@
+// The movers of money leaving (docs/treasury.md, "Payouts"): a withdrawal and the payout it owns
+// (a refund owed owns payouts too), each moved in one way, in one transaction: lock, gather the
+// event's facts under the locks, ask the record's state machine (domain/withdrawal.ts,
+// domain/payout.ts; one decision shape, domain/decision.ts), write the new status, carry out the
+// effects. A withdrawal opens and closes its payout; a payout's outcome is followed by its
+// withdrawal in the same transaction (a refund stays owed until its payout completes, which
+// settles it through the charge: complete-refund-payout.ts).
+import { randomBytes } from 'node:crypto'
+import type { Updateable } from 'kysely'
+import type { Clock } from '../clock.ts'
+import { networkFeePosting, withdrawalReleasePosting, withdrawalReservePosting, withdrawalReturnPosting, withdrawalSettlePosting, type WithdrawalAmounts } from '../domain/ledger.ts'
+import { formatAmount, type Currency } from '../domain/money.ts'
+import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
+import { catalogues, fill } from '../i18n/catalogue.ts'
+import type { MailSeal } from '../mail/sealed-mail.ts'
+import type { Payout, PayoutsTable, Refund, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
+import type { LockedWithdrawal } from '../store/withdrawals.ts'
+import type { Store } from '../store/store.ts'
+import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
+import { queueMail } from './queue-mail.ts'
+import { destinationLabel } from './withdrawal-records.ts'
+import { decidePayout, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
+import type { PayoutStep } from '../store/payouts.ts'
+
+export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
+
+export type WithdrawalMoveResult =
+  | { kind: 'not_found' }
+  | { kind: 'unchanged'; withdrawal: Withdrawal }
+  | { kind: 'moved'; withdrawal: Withdrawal }
+  | { kind: 'refused'; withdrawal: Withdrawal; code: WithdrawalRefusal }
+
+export type WithdrawalMove = {
+  /** The event with the facts it needs, read under the locks; null: nothing to decide. */
+  event: (store: Store, withdrawal: Withdrawal, now: Date) => Promise<WithdrawalEvent | null>
+  /** What the caller learnt, written with the move (a stored transaction, the provider's reply). */
+  record?: Updateable<WithdrawalsTable>
+  /** Written in the same transaction once the move is applied (an operator's audit entry). */
+  after?: (store: Store, before: Withdrawal, after: Withdrawal, now: Date) => Promise<void>
+}
+
+export async function moveWithdrawal(deps: WithdrawalDeps, id: string, move: WithdrawalMove): Promise<WithdrawalMoveResult> {
+  return deps.store.transaction(async (store) => {
+    const locked = await store.withdrawals.lockWithAccount(id)
+    if (!locked) return { kind: 'not_found' }
+    return moveLockedWithdrawal({ ...deps, store }, locked.withdrawal, move, locked)
+  })
+}
+
+/**
+ * Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed
+ * as it is made); `known` is the account's row and what the e-mail says of the destination, when
+ * the caller has them.
+ */
+export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>): Promise<WithdrawalMoveResult> {
+  const { store } = deps
+  const now = deps.clock.now()
+  const event = await move.event(store, withdrawal, now)
+  if (event === null) return { kind: 'unchanged', withdrawal }
+  const decision = decideWithdrawal(withdrawal, event)
+  if (decision.outcome === 'unchanged') return { kind: 'unchanged', withdrawal }
+  if (decision.outcome === 'refused') return { kind: 'refused', withdrawal, code: decision.code }
+  for (const effect of decision.effects) await carryOut(deps, withdrawal, effect, now, known)
+  const moved = await store.withdrawals.update(withdrawal.id, {
+    ...move.record,
+    status: decision.status,
+    review_reason: decision.reviewReason,
+    failure_code: decision.failureCode,
+    updated_at: now,
+    ...timestampOf(decision.status, now),
+  })
+  await notify(deps, moved, now, known)
+  await move.after?.(store, withdrawal, moved, now)
+  return { kind: 'moved', withdrawal: moved }
+}
+
+function timestampOf(status: WithdrawalStatus, now: Date): Updateable<WithdrawalsTable> {
+  if (status === 'confirmed') return { confirmed_at: now }
+  if (status === 'sent') return { sent_at: now }
+  if (status === 'completed') return { completed_at: now }
+  return {}
+}
+
+const amountsOf = (withdrawal: Withdrawal): WithdrawalAmounts => ({
+  id: withdrawal.id, accountId: withdrawal.account_id, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount,
+})
+
+async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: WithdrawalEffect, now: Date, known: Omit<LockedWithdrawal, 'withdrawal'> | undefined): Promise<void> {
+  const { store } = deps
+  const post = (posting: ReturnType<typeof withdrawalReservePosting>) => store.ledger.post(posting, null, now, withdrawal.id)
+  switch (effect.kind) {
+    case 'reserve':
+      await post(withdrawalReservePosting(amountsOf(withdrawal)))
+      return
+    case 'release':
+      await post(withdrawalReleasePosting(amountsOf(withdrawal)))
+      return
+    case 'settle':
+      await post(withdrawalSettlePosting(amountsOf(withdrawal)))
+      return
+    case 'unsettle':
+      await post(withdrawalReturnPosting(amountsOf(withdrawal)))
+      return
+    case 'open_payout': {
+      const account = known?.account ?? (await store.accounts.findById(withdrawal.account_id))
+      const destination = known?.destination ?? (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))
+      if (!account || !destination) throw new Error(`withdrawal ${withdrawal.id} has no account or destination`)
+      await openPayout(store, now, {
+        owner: { withdrawalId: withdrawal.id }, currency: withdrawal.currency, amount: withdrawal.net_amount, createdBy: 'owner', note: '',
+        to: destination.type === 'pix' ? { rail: 'pix', pixKey: destination.value, taxNumber: account.owner_tax_number! } : { rail: 'liquid', address: destination.value },
+      })
+      return
+    }
+    case 'close_payout': {
+      const live = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
+      if (live) await moveLockedPayout({ ...deps, store }, live.id, { event: () => ({ kind: 'owner_withdrew' }), ownerMoved: true })
+      return
+    }
+    case 'notify_owner':
+      // After the row is written (below), so the e-mail and the webhook carry the new status.
+      return
+  }
+}
+
+/** Every change reaches the owner by e-mail and, for a withdrawal made with a webhook_url, the merchant's receiver. */
+async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, known: Omit<LockedWithdrawal, 'withdrawal'> | undefined): Promise<void> {
+  const { store } = deps
+  // Nothing a move writes changes the account's row, which is locked: as read with the lock, it is current.
+  const account = known?.account ?? (await store.accounts.findById(withdrawal.account_id))
+  const destination = known?.destination ?? (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))
+  if (!account || !destination) return
+  const texts = catalogues[withdrawal.lang]
+  const reason = withdrawal.failure_code ?? withdrawal.review_reason
+  const values = {
+    id: withdrawal.id,
+    amount: formatAmount(withdrawal.currency, withdrawal.amount),
+    destination: destinationLabel(destination),
+    status: texts.withdrawalStatuses[withdrawal.status],
+    detail: reason === null ? '' : ` ${texts.withdrawalReasons[reason]}`,
+    url: `${deps.baseUrl}/wallet/withdrawals/${withdrawal.id}`,
+  }
+  await queueMail(deps, {
+    to: account.email, subject: fill(texts.mail.withdrawalStatusSubject, values), text: fill(texts.mail.withdrawalStatusText, values),
+    codeId: null, now, sendBefore: new Date(now.getTime() + 24 * 3_600_000),
+  })
+  if (withdrawal.webhook_url === null) return
+  const payout = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
+  const event = `withdrawal.${withdrawal.status}`
+  const id = `msg_${randomBytes(16).toString('hex')}`
+  const body = serializeWithdrawalWebhook({
+    withdrawal_id: withdrawal.id, email: account.email, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee,
+    net_amount: withdrawal.net_amount, txid: payout?.txid ?? null, event, status: withdrawal.status, failure_code: withdrawal.failure_code,
+  })
+  await store.webhookEvents.queue({ id, charge_id: null, withdrawal_id: withdrawal.id, event, body, state: 'pending', created_at: now }, new URL(withdrawal.webhook_url).host)
+}
+
+export type PayoutMoveDeps = WithdrawalDeps
+
+/** The payout's owner, as locked before it. */
+export type LockedOwner = { kind: 'withdrawal'; locked: LockedWithdrawal } | { kind: 'refund'; refund: Refund | undefined }
+
+export type PayoutMove = {
+  /** The event with the facts it needs, read under the locks; null: nothing to decide. */
+  event: (context: { store: Store; payout: Payout; owner: LockedOwner | null; now: Date }) => Promise<PayoutEvent | null> | PayoutEvent | null
+  /** What the caller learnt, written with the move (a stored step, the provider's reply). */
+  record?: PayoutStep
+  /** Written in the same transaction once the move is applied (an operator's audit entry). */
+  after?: (store: Store, before: Payout, after: Payout, now: Date) => Promise<void>
+  /** The owner is the one moving (a withdrawal canceled closes its payout): it does not follow back. */
+  ownerMoved?: boolean
+}
+
+export type PayoutMoveResult =
+  | { kind: 'not_found' }
+  | { kind: 'unchanged'; payout: Payout }
+  | { kind: 'moved'; payout: Payout }
+  | { kind: 'refused'; payout: Payout; code: PayoutRefusal }
+
+export async function movePayout(deps: PayoutMoveDeps, id: string, move: PayoutMove): Promise<PayoutMoveResult> {
+  return deps.store.transaction(async (store) => {
+    const found = await store.payouts.findById(id)
+    if (!found) return { kind: 'not_found' as const }
+    const owner = await lockOwner(store, found)
+    return moveLockedPayout({ ...deps, store }, id, move, owner)
+  })
+}
+
+/** The owner's locks, in the order every move of that owner takes them. */
+export async function lockOwner(store: Store, payout: Payout): Promise<LockedOwner | null> {
+  if (payout.withdrawal_id !== null) {
+    const locked = await store.withdrawals.lockWithAccount(payout.withdrawal_id)
+    return locked ? { kind: 'withdrawal', locked } : null
+  }
+  const refund = await store.refunds.findById(payout.refund_id!)
+  if (refund) await store.charges.lockById(refund.charge_id)
+  return { kind: 'refund', refund: await store.refunds.lockById(payout.refund_id!) }
+}
+
+/** Inside a transaction that holds the owner's locks (or, `owner` undefined, where the caller took them). */
+export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: PayoutMove, owner: LockedOwner | null = null): Promise<PayoutMoveResult> {
+  const { store } = deps
+  const payout = await store.payouts.lockById(id)
+  if (!payout) return { kind: 'not_found' }
+  const now = deps.clock.now()
+  const event = await move.event({ store, payout, owner, now })
+  if (event === null) return { kind: 'unchanged', payout }
+  const decision = decidePayout({ status: payout.status, signed: payout.tx_hex !== null, reviewReason: payout.review_reason }, event)
+  if (decision.outcome === 'unchanged') return { kind: 'unchanged', payout }
+  if (decision.outcome === 'refused') return { kind: 'refused', payout, code: decision.code }
+  const moved = await store.payouts.update(id, {
+    ...move.record,
+    status: decision.status,
+    review_reason: decision.reviewReason,
+    failure_code: decision.failureCode,
+    updated_at: now,
+    ...payoutTimestampOf(decision.status, now),
+  })
+  // The payout the owner follows: a replacement, when one was opened in its place.
+  let followed = moved
+  for (const effect of decision.effects) {
+    if (effect.kind === 'queue_send') await store.jobs.enqueue('send_payout', { payoutId: id }, now, now)
+    if (effect.kind === 'post_network_fee') await postNetworkFee(store, moved, now)
+    if (effect.kind === 'open_replacement') {
+      followed = await openPayout(store, now, {
+        owner: moved.withdrawal_id !== null ? { withdrawalId: moved.withdrawal_id } : { refundId: moved.refund_id! },
+        currency: moved.currency, amount: moved.amount, createdBy: moved.created_by, note: moved.note,
+        to: moved.rail === 'pix' ? { rail: 'pix', pixKey: moved.pix_key!, taxNumber: moved.tax_number! } : { rail: 'liquid', address: moved.address! },
+      })
+    }
+  }
+  if (!move.ownerMoved && moved.withdrawal_id !== null) {
+    const locked = owner?.kind === 'withdrawal' ? owner.locked : await store.withdrawals.lockWithAccount(moved.withdrawal_id)
+    if (locked) {
+      const { withdrawal, ...known } = locked
+      await moveLockedWithdrawal(deps, withdrawal, { event: async () => ({ kind: 'payout', outcome: { status: followed.status, reason: followed.review_reason, code: followed.failure_code } }) }, known)
+    }
+  }
+  await move.after?.(store, payout, moved, now)
+  return { kind: 'moved', payout: moved }
+}
+
+/** A new payout for its owner, queued with its sending job; the unique index keeps one live per owner. */
+export async function openPayout(store: Store, now: Date, order: {
+  owner: { withdrawalId: string } | { refundId: string }
+  currency: Currency
+  amount: number
+  to: { rail: 'pix'; pixKey: string; taxNumber: string } | { rail: 'liquid'; address: string }
+  createdBy: string
+  note: string
+}): Promise<Payout> {
+  const payout = await store.payouts.insert({
+    id: `po_${randomBytes(12).toString('hex')}`,
+    withdrawal_id: 'withdrawalId' in order.owner ? order.owner.withdrawalId : null,
+    refund_id: 'refundId' in order.owner ? order.owner.refundId : null,
+    rail: order.to.rail,
+    currency: order.currency,
+    amount: order.amount,
+    pix_key: order.to.rail === 'pix' ? order.to.pixKey : null,
+    tax_number: order.to.rail === 'pix' ? order.to.taxNumber : null,
+    address: order.to.rail === 'liquid' ? order.to.address : null,
+    status: 'queued',
+    created_by: order.createdBy,
+    note: order.note,
+    created_at: now,
+    updated_at: now,
+  })
+  if (!payout) throw new PayoutInProgressError()
+  await store.jobs.enqueue('send_payout', { payoutId: payout.id }, now, now)
+  return payout
+}
+
+/** The owner already has a live payout: a second one could pay twice. */
+export class PayoutInProgressError extends Error {
+  override name = 'PayoutInProgressError'
+}
+
+/**
+ * The transaction left: the L-BTC network fee it paid, stored when it was signed, is posted as the
+ * service's cost, on the withdrawal or on the refund's charge (a refund counts what its payouts
+ * cost the network, as it counts the provider's fees).
+ */
+async function postNetworkFee(store: Store, payout: Payout, now: Date): Promise<void> {
+  const fee = payout.network_fee_sats ?? 0
+  if (fee <= 0) return
+  const posting = networkFeePosting({ id: payout.id, feeSats: fee })
+  if (payout.withdrawal_id !== null) {
+    await store.ledger.post(posting, null, now, payout.withdrawal_id)
+    return
+  }
+  const refund = await store.refunds.lockById(payout.refund_id!)
+  if (refund && (await store.ledger.post(posting, refund.charge_id, now))) await store.refunds.update(refund.id, { network_fee_sats: refund.network_fee_sats + fee })
+}
+
+function payoutTimestampOf(status: Payout['status'], now: Date): Updateable<PayoutsTable> {
+  if (status === 'sent') return { sent_at: now }
+  if (status === 'completed') return { completed_at: now }
+  return {}
+}

@@ -1,0 +1,92 @@
+// Payouts (docs/treasury.md, "Payouts"): one row per movement out of the treasury, owned by a
+// withdrawal or a refund owed. The steps toward the treasury and the provider (the funded and
+// signed transaction, the provider's nonce and reply) are written once: a value already there
+// stays, so two runs that raced each keep the first, and the row answered is what stands.
+import { type Insertable, type Kysely, type Updateable } from 'kysely'
+import type { Database, Payout, PayoutsTable } from './schema.ts'
+
+const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'network_fee_sats', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
+const writeOnce = new Set<string>(writeOnceColumns)
+
+/** What a step may write on a payout. */
+export type PayoutStep = Pick<Updateable<PayoutsTable>, (typeof writeOnceColumns)[number] | 'confirmations' | 'provider_status' | 'provider_receipt_url' | 'payout_cents'>
+
+/** A provider reply that failed or was refunded after our DePix left: support looks. */
+const failedAtProvider = ['error', 'canceled', 'refunded']
+
+export function payoutsRepository(db: Kysely<Database>) {
+  return {
+    /** Undefined when the owner already has a live payout (a unique index keeps one). */
+    async insert(values: Insertable<PayoutsTable>): Promise<Payout | undefined> {
+      return db.insertInto('payouts').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst()
+    },
+
+    findById(id: string): Promise<Payout | undefined> {
+      return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** Inside a transaction, after its owner's locks: the payout, locked until commit. */
+    lockById(id: string): Promise<Payout | undefined> {
+      return db.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    update(id: string, values: Updateable<PayoutsTable>): Promise<Payout> {
+      return db.updateTable('payouts').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async storeStep(id: string, values: PayoutStep): Promise<Payout> {
+      return db
+        .updateTable('payouts')
+        .set((eb) => Object.fromEntries(Object.entries(values).map(([column, value]) =>
+          [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as (typeof writeOnceColumns)[number]), eb.val(value as string)) : value],
+        )))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    },
+
+    /** A nonce that was never sent (the provider said "not now"): the next run makes a new request. */
+    async forgetNonce(id: string, nonce: string): Promise<void> {
+      await db.updateTable('payouts').set({ provider_nonce: null }).where('id', '=', id).where('provider_nonce', '=', nonce).where('provider_withdrawal_id', 'is', null).execute()
+    },
+
+    findByProviderWithdrawalId(providerWithdrawalId: string): Promise<Payout | undefined> {
+      return db.selectFrom('payouts').selectAll().where('provider_withdrawal_id', '=', providerWithdrawalId).executeTakeFirst()
+    },
+
+    /** The owner's newest payout (the live one, if it has one). */
+    latestOf(owner: { withdrawalId: string } | { refundId: string }): Promise<Payout | undefined> {
+      const query = db.selectFrom('payouts').selectAll()
+      return ('withdrawalId' in owner ? query.where('withdrawal_id', '=', owner.withdrawalId) : query.where('refund_id', '=', owner.refundId))
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+    },
+
+    /** Every payout of these withdrawals, newest first. */
+    listForWithdrawals(withdrawalIds: readonly string[]): Promise<Payout[]> {
+      if (withdrawalIds.length === 0) return Promise.resolve([])
+      return db.selectFrom('payouts').selectAll().where('withdrawal_id', 'in', withdrawalIds).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
+    },
+
+    /** Every payout of these refunds, newest first. */
+    listForRefunds(refundIds: readonly string[]): Promise<Payout[]> {
+      if (refundIds.length === 0) return Promise.resolve([])
+      return db.selectFrom('payouts').selectAll().where('refund_id', 'in', refundIds).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
+    },
+
+    /** Payouts whose DePix left but whose Pix the provider reports failed, or refunded after it completed (alerts). */
+    failedAfterSending(owner: 'withdrawal' | 'refund'): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where(owner === 'withdrawal' ? 'withdrawal_id' : 'refund_id', 'is not', null)
+        .where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', failedAtProvider).orderBy('updated_at').execute()
+    },
+
+    /** Payouts whose transaction was broadcast: sent, completed, or sent and since come back. */
+    sentTransactions(): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where('txid', 'is not', null).where('status', 'in', ['sent', 'completed', 'returned']).orderBy('created_at').execute()
+    },
+
+    /** Refund payouts waiting for support, oldest first (a withdrawal's are listed with its withdrawal). */
+    refundPayoutsInReview(limit = 200): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where('refund_id', 'is not', null).where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
+    },
+  }
+}
