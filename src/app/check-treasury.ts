@@ -1,4 +1,4 @@
-// Solvency (docs/treasury.md, "Solvency"): per currency, what the accounts are owed (each
+// Solvency (docs/treasury.md, "The books meet the treasury"): per currency, what the accounts are owed (each
 // account's positive available + held + withdrawing, and the refunds owed to payers) beside what
 // the treasury wallet holds, and apart from it what accounts owe the service (a MED that took more
 // than was left: a receivable, never netted against other accounts' claims). A shortfall is logged

@@ -1,4 +1,4 @@
-// What keeps an account from taking money out (docs/treasury.md, "Who may withdraw"), read the
+// What keeps an account from taking money out (docs/treasury.md, "Payouts"), read the
 // same way wherever money is about to leave: the owner's confirm, an API withdrawal, support's
 // approval, and the worker's start of a send. One list, so none of them knows less than another.
 import { currencies } from '../domain/money.ts'
