@@ -15,6 +15,7 @@ import { quotesRepository } from './quotes.ts'
 import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
 import { upkeepRepository } from './upkeep.ts'
+import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { refundPayoutsRepository } from './refund-payouts.ts'
 import { refundsRepository } from './refunds.ts'
@@ -38,6 +39,7 @@ export type Store = {
   wallet: ReturnType<typeof walletRepository>
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   rateBuckets: ReturnType<typeof rateBucketsRepository>
+  providerChecks: ReturnType<typeof providerChecksRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
   refunds: ReturnType<typeof refundsRepository>
@@ -66,6 +68,7 @@ export function createStore(db: Kysely<Database>): Store {
     wallet: walletRepository(db),
     unknownDeposits: unknownDepositsRepository(db),
     rateBuckets: rateBucketsRepository(db),
+    providerChecks: providerChecksRepository(db),
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
     refunds: refundsRepository(db),
