@@ -77,7 +77,10 @@ test('the Prometheus rules name only metrics the service exports', { skip: skipO
   assert.deepEqual([...named].filter((name) => !exported.has(name)), [])
 })
 
-test('promtool accepts the Prometheus rules', { skip: skipOnSecondDatabase || (!installed('promtool') && 'promtool is not installed (apt-get install prometheus)') }, () => {
+// CI installs Debian's prometheus, which brings promtool (.ci/run), and must run the check.
+const withoutPromtool = !installed('promtool') && process.env.CI !== 'true' ? 'promtool is not installed (apt-get install prometheus)' : false
+
+test('promtool accepts the Prometheus rules', { skip: skipOnSecondDatabase || withoutPromtool }, () => {
   const checked = spawnSync('promtool', ['check', 'rules', 'deploy/prometheus-rules.yml'], { encoding: 'utf8' })
   assert.equal(checked.status, 0, checked.stdout + checked.stderr)
 })
