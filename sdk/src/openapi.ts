@@ -1133,8 +1133,6 @@ export interface operations {
                             /** Format: date-time */
                             checked_at?: string | null;
                             age_seconds?: number | null;
-                            /** @description What the failed check met (a time-out, a refusal). */
-                            detail?: string;
                         };
                         /** @description Why the instance is unready; absent when ready. */
                         reason?: string;
@@ -1189,8 +1187,6 @@ export interface operations {
                             /** Format: date-time */
                             checked_at?: string | null;
                             age_seconds?: number | null;
-                            /** @description What the failed check met (a time-out, a refusal). */
-                            detail?: string;
                         };
                         /** @description Why the instance is unready; absent when ready. */
                         reason?: string;

@@ -49,7 +49,6 @@ export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider'
       result: { type: 'string', enum: ['ok', 'failed', 'none'], description: '`none`: not checked yet, or the database could not be read.' },
       checked_at: { type: ['string', 'null'], format: 'date-time' },
       age_seconds: { type: ['integer', 'null'] },
-      detail: { type: 'string', description: 'What the failed check met (a time-out, a refusal).' },
     },
   }
   const readiness = {
@@ -89,7 +88,7 @@ export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider'
       database: database ? 'ok' : 'unreachable',
       provider: provider === null ? 'unknown' : provider.ready ? 'ok' : 'unreachable',
       provider_check: provider?.check
-        ? { result: provider.check.ok ? 'ok' : 'failed', checked_at: provider.check.checkedAt.toISOString(), age_seconds: provider.ageSeconds, ...(provider.check.detail === null ? {} : { detail: provider.check.detail }) }
+        ? { result: provider.check.ok ? 'ok' : 'failed', checked_at: provider.check.checkedAt.toISOString(), age_seconds: provider.ageSeconds }
         : { result: 'none', checked_at: null, age_seconds: null },
       ...(reason === null ? {} : { reason }),
       mail: mail ? 'ok' : 'failing',
@@ -103,7 +102,8 @@ function providerReason(provider: ProviderReadiness): string | null {
   switch (provider.reason) {
     case null: return null
     case 'never_checked': return "the provider has not been checked yet: the deployment asks its /ping once a minute; another instance may be asking now"
-    case 'failed': return `the provider's last check, ${provider.ageSeconds} s ago, failed: ${provider.check?.detail ?? 'no answer'}`
+    // What it met (an address, the provider's sentence) is for the log, not for a public endpoint.
+    case 'failed': return `the provider's last check, ${provider.ageSeconds} s ago, failed; the log says how (provider_check.detail)`
     case 'stale': return `the provider's last check is ${provider.ageSeconds} s old: nobody could ask its /ping since (its one call a minute is spent elsewhere?)`
   }
 }
