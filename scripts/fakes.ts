@@ -5,12 +5,14 @@
 // and an SMTP server that prints every message it receives, codes included. It prints the
 // environment production mode needs to use them and writes it to production.env in its folder.
 // A rehearsal tool: it needs the dev dependencies (smtp-server), so it runs after `npm ci`,
-// not after `npm ci --omit=dev`.
+// not after `npm ci --omit=dev`; in a production install it says so and what to run, before
+// anything starts. Its npm script `exec`s Node, so stopping npm stops the fakes and frees their ports.
+// The environment file holds plain NAME=value lines that a shell (`set -a; . production.env`) and
+// `docker run --env-file` read alike: no value needs quoting.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Fastify from 'fastify'
-import { SMTPServer } from 'smtp-server'
 import { createAdjustableClock } from '../src/clock.ts'
 import { integer, parseEnvironment, text, url } from '../src/config-schema.ts'
 import { environment, loadConfig } from '../src/config.ts'
@@ -19,6 +21,17 @@ import { startFakeEulen } from '../src/sandbox/fake-eulen.ts'
 import { startFakeTicker } from '../src/sandbox/fake-ticker.ts'
 import { SANDBOX_DEFAULT_PRICES, fundNewFakeTreasury } from '../src/sandbox/wiring.ts'
 import { openPglite } from '../src/store/database.ts'
+
+const { SMTPServer } = await import('smtp-server').catch((error: unknown) => {
+  if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error
+  process.stderr.write([
+    'npm run fakes needs the dev dependencies (its fake mail server is the smtp-server package), and this',
+    'install has none: `npm ci --omit=dev` leaves them out. Rehearse from a checkout of its own with `npm ci`',
+    '(all dependencies), then `npm run fakes` there; the production install stays as it is.',
+    '',
+  ].join('\n'))
+  process.exit(1)
+})
 
 // MODE is read because production's required variables depend on it; none of these is one.
 const settings = parseEnvironment({
@@ -163,15 +176,20 @@ const env: Record<string, string> = {
   OPS_TOKEN: secrets.opsToken,
   OPERATORS: 'admin@example.com:admin',
   SMTP_URL: `smtp://${host.includes(':') ? `[${host}]` : host}:${smtpPort}`,
-  MAIL_FROM: 'Pix rehearsal <no-reply@example.com>',
+  MAIL_FROM: 'no-reply@example.com',
   LIQUID_NETWORK: 'elementsregtest',
   ELEMENTS_RPC_URL: elements.url,
   ELEMENTS_RPC_USER: 'rpc',
   ELEMENTS_RPC_PASSWORD: secrets.rpcPassword,
   ELEMENTS_WALLET: 'treasury',
 }
-// Single-quoted, so the file can be sourced by a shell (set -a; . production.env) as well as read.
-const envText = Object.entries(env).map(([name, value]) => `${name}='${value.replaceAll("'", "'\\''")}'`).join('\n') + '\n'
+// NAME=value, unquoted: `docker run --env-file` takes a value literally, quotes included, while
+// a shell sourcing the file strips them. A value made only
+// of characters a shell leaves alone reads the same in both; anything else is refused here.
+for (const [name, value] of Object.entries(env)) {
+  if (!/^[A-Za-z0-9_@%+=:,./[\]-]+$/.test(value)) throw new Error(`${name} would read differently in a shell and in docker --env-file: ${value}`)
+}
+const envText = Object.entries(env).map(([name, value]) => `${name}=${value}`).join('\n') + '\n'
 const envFile = join(dataDir, 'production.env')
 writeFileSync(envFile, envText, { mode: 0o600 })
 

@@ -1,8 +1,12 @@
 // Composition root: read the config, start the service, listen, stop cleanly on SIGTERM/SIGINT.
+import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig, productionWarnings } from './config.ts'
 import { ensureDemoMerchant } from './sandbox/demo.ts'
 import { DataDirLockedError } from './store/database.ts'
 import { startService } from './service.ts'
+
+/** The release running (package.json's version; CHANGELOG.md says what it holds), logged at start. */
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 async function main() {
   const config = loadConfig()
@@ -26,7 +30,7 @@ async function main() {
     const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake, tokenCache: service.tokenCache })
     const lines = [
       '',
-      `Pix charge service (sandbox mode) at ${config.baseUrl} (listening at ${address})`,
+      `Pix charge service ${version} (sandbox mode) at ${config.baseUrl} (listening at ${address})`,
       `  database:        ${service.database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
       `  demo merchant:   ${demo.email} (merchantId ${demo.euid})`,
       `  demo API token:  ${demo.token}   (a new one each start; the previous one is revoked)`,
@@ -40,7 +44,7 @@ async function main() {
     ]
     process.stdout.write(lines.join('\n') + '\n')
   } else {
-    service.app.log.info({ baseUrl: config.baseUrl, address }, 'listening in production mode')
+    service.app.log.info({ baseUrl: config.baseUrl, address, version }, 'listening in production mode')
     for (const warning of productionWarnings(config)) service.app.log.warn({ warning: warning.code }, warning.message)
   }
 }

@@ -25,8 +25,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database and the provider answer
-         * @description The provider is asked at most once a minute (its /ping allows no more).
+         * Readiness: the database answers and the deployment's last provider check found it answering
+         * @description The provider's /ping allows one call a minute for the whole account: the deployment checks it once a minute (whichever instance is asked first) and every instance answers from that check, kept in the database. A check that failed, or is more than 5 minutes old, makes every instance unready, with the reason in `reason`.
          */
         get: operations["readyz"];
         put?: never;
@@ -1105,6 +1105,11 @@ export interface operations {
                      *       "status": "ready",
                      *       "database": "ok",
                      *       "provider": "ok",
+                     *       "provider_check": {
+                     *         "result": "ok",
+                     *         "checked_at": "2026-11-22T12:00:00.000Z",
+                     *         "age_seconds": 12
+                     *       },
                      *       "mail": "ok"
                      *     }
                      */
@@ -1113,8 +1118,24 @@ export interface operations {
                         status?: "ready" | "unready";
                         /** @enum {string} */
                         database?: "ok" | "unreachable";
-                        /** @enum {string} */
-                        provider?: "ok" | "unreachable";
+                        /**
+                         * @description `unknown` while the database, which holds the last check, does not answer.
+                         * @enum {string}
+                         */
+                        provider?: "ok" | "unreachable" | "unknown";
+                        /** @description The deployment's last check of the provider's /ping, shared by every instance (one a minute for the whole deployment). */
+                        provider_check?: {
+                            /**
+                             * @description `none`: not checked yet, or the database could not be read.
+                             * @enum {string}
+                             */
+                            result?: "ok" | "failed" | "none";
+                            /** Format: date-time */
+                            checked_at?: string | null;
+                            age_seconds?: number | null;
+                        };
+                        /** @description Why the instance is unready; absent when ready. */
+                        reason?: string;
                         /**
                          * @description The mail server answers and the outbox's last attempt went through; not part of readiness.
                          * @enum {string}
@@ -1138,6 +1159,11 @@ export interface operations {
                      *       "status": "ready",
                      *       "database": "ok",
                      *       "provider": "ok",
+                     *       "provider_check": {
+                     *         "result": "ok",
+                     *         "checked_at": "2026-11-22T12:00:00.000Z",
+                     *         "age_seconds": 12
+                     *       },
                      *       "mail": "ok"
                      *     }
                      */
@@ -1146,8 +1172,24 @@ export interface operations {
                         status?: "ready" | "unready";
                         /** @enum {string} */
                         database?: "ok" | "unreachable";
-                        /** @enum {string} */
-                        provider?: "ok" | "unreachable";
+                        /**
+                         * @description `unknown` while the database, which holds the last check, does not answer.
+                         * @enum {string}
+                         */
+                        provider?: "ok" | "unreachable" | "unknown";
+                        /** @description The deployment's last check of the provider's /ping, shared by every instance (one a minute for the whole deployment). */
+                        provider_check?: {
+                            /**
+                             * @description `none`: not checked yet, or the database could not be read.
+                             * @enum {string}
+                             */
+                            result?: "ok" | "failed" | "none";
+                            /** Format: date-time */
+                            checked_at?: string | null;
+                            age_seconds?: number | null;
+                        };
+                        /** @description Why the instance is unready; absent when ready. */
+                        reason?: string;
                         /**
                          * @description The mail server answers and the outbox's last attempt went through; not part of readiness.
                          * @enum {string}

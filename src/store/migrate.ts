@@ -25,6 +25,7 @@ import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked
 import * as networkFees from './migrations/021_network_fees.ts'
 import * as treasuryLocks from './migrations/023_treasury_locks.ts'
 import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
+import * as providerChecks from './migrations/025_provider_checks.ts'
 import * as payouts from './migrations/028_payouts.ts'
 
 /** Every migration of the service's database, by name, in order. */
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '021_network_fees': networkFees,
   '023_treasury_locks': treasuryLocks,
   '024_paid_amount_proposals': paidAmountProposals,
+  '025_provider_checks': providerChecks,
   '028_payouts': payouts,
 }
 

@@ -438,6 +438,14 @@ export type PaidAmountProposalsTable = {
   proposed_at: Date
 }
 
+export type ProviderChecksTable = {
+  name: string
+  checked_at: Date | null
+  ok: boolean | null
+  detail: string | null
+  claimed_at: Date | null
+}
+
 export type Database = {
   accounts: AccountsTable
   api_tokens: ApiTokensTable
@@ -457,6 +465,7 @@ export type Database = {
   unknown_deposits: UnknownDepositsTable
   account_balances: AccountBalancesTable
   rate_buckets: RateBucketsTable
+  provider_checks: ProviderChecksTable
   quote_references: QuoteReferencesTable
   charge_clawbacks: ChargeClawbacksTable
   refunds: RefundsTable

@@ -17,6 +17,7 @@ import type { Database } from './schema.ts'
 import { tokensRepository } from './tokens.ts'
 import { treasuryLocksRepository } from './treasury-locks.ts'
 import { upkeepRepository } from './upkeep.ts'
+import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
@@ -40,6 +41,7 @@ export type Store = {
   wallet: ReturnType<typeof walletRepository>
   unknownDeposits: ReturnType<typeof unknownDepositsRepository>
   rateBuckets: ReturnType<typeof rateBucketsRepository>
+  providerChecks: ReturnType<typeof providerChecksRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
   refunds: ReturnType<typeof refundsRepository>
@@ -70,6 +72,7 @@ export function createStore(db: Kysely<Database>): Store {
     wallet: walletRepository(db),
     unknownDeposits: unknownDepositsRepository(db),
     rateBuckets: rateBucketsRepository(db),
+    providerChecks: providerChecksRepository(db),
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
     refunds: refundsRepository(db),

@@ -1,17 +1,38 @@
 // Backups as docs/operations.md takes them, restored: PostgreSQL with pg_dump and pg_restore while
 // the service runs, the embedded database by stopping the service and archiving DATA_DIR. The
-// restored service finds the same balances, answers the same token and its books check.
+// restored service finds the same balances, answers the same token and its books check. The
+// PostgreSQL half runs the guide's own shell blocks, on a server of its own (the guide's role and
+// database names are the server's, not a test's): the superuser makes the role and the database,
+// the service runs as that role, and the dump and restore are that role's, but for the one step
+// the guide gives the superuser.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../src/config.ts'
 import { openPostgres } from '../../src/store/database.ts'
 import { startService, type Service } from '../../src/service.ts'
-import { migratedPgliteFolder, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { migratedPgliteFolder, testDatabase } from '../support/harness.ts'
+import { startPrivatePostgres } from '../support/private-postgres.ts'
+
+/** The shell blocks of a section of docs/operations.md (from its heading to the next of its level), in order. */
+function guideBlocks(heading: string): string[] {
+  const guide = readFileSync('docs/operations.md', 'utf8')
+  const start = guide.indexOf(`\n${heading}\n`)
+  assert.ok(start >= 0, `docs/operations.md has no "${heading}"`)
+  const level = heading.split(' ')[0]!
+  const end = guide.indexOf(`\n${level} `, start + heading.length + 2)
+  const section = guide.slice(start, end < 0 ? undefined : end)
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map(([, body]) => body!)
+}
+
+/** Runs a block in bash, as an operator's shell would (umask 022), in `cwd`; answers what it printed. */
+function shell(script: string, cwd: string, env: Record<string, string>): string {
+  return execFileSync('bash', ['-euo', 'pipefail', '-c', `umask 022\n${script}`], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+}
 
 const env = { BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off' }
 
@@ -71,24 +92,42 @@ async function restoredAlike(start: () => Promise<Service>, before: Awaited<Retu
   }
 }
 
-test('PostgreSQL: pg_dump of the running service, pg_restore into a new database: the same balances', { skip: testDatabase !== 'postgres' && 'the PostgreSQL run covers pg_dump; this run restores the embedded folder below' }, async () => {
-  const database = await openTestDatabase()
-  const url = database.url!
-  const restoredName = `pixtest_restored_${randomBytes(4).toString('hex')}`
-  const restoredUrl = Object.assign(new URL(url), { pathname: `/${restoredName}` }).href
+test('PostgreSQL as the guide makes it: a role owning only its database; pg_dump of the running service (0600), restored as that role: the same balances', { skip: testDatabase !== 'postgres' && 'the PostgreSQL run covers pg_dump; this run restores the embedded folder below' }, async () => {
+  const blocks = guideBlocks('### PostgreSQL')
+  assert.equal(blocks.length, 3, 'the role and database, the dump, the restore')
+  const [setup, dump, restore] = blocks as [string, string, string]
+  const server = await startPrivatePostgres()
+  const port = new URL(server.url).port
   const folder = mkdtempSync(join(tmpdir(), 'pix-pgdump-'))
+  // `sudo -u postgres` is the superuser through the local socket; here, the test server's superuser.
+  const superuser = { PGHOST: '127.0.0.1', PGPORT: port, PGUSER: 'postgres', PGDATABASE: 'postgres' }
+  const asSuperuser = (block: string) => block.replaceAll('sudo -u postgres ', '')
   const opsToken = randomBytes(24).toString('base64url')
   const start = async (databaseUrl: string) =>
     listening(startService(loadConfig({ ...env, DATABASE_URL: databaseUrl, OPS_TOKEN: opsToken, DATA_DIR: '/nonexistent' }), { logger: false, database: await openPostgres(databaseUrl, 3) }))
   try {
-    // The dump is taken while the service runs, as the guide takes it.
-    const { token, before } = await balancesOfACreditedService(() => start(url), () => execFileSync('pg_dump', ['--format=custom', `--file=${join(folder, 'pix.dump')}`, url]))
-    execFileSync('createdb', [`--maintenance-db=${url}`, restoredName])
-    execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, join(folder, 'pix.dump')])
-    await restoredAlike(() => start(restoredUrl), before, token)
+    const printed = shell(asSuperuser(setup), folder, superuser)
+    const databaseUrl = /^DATABASE_URL=(\S+)$/m.exec(printed)?.[1]?.replace('127.0.0.1:5432', `127.0.0.1:${port}`)
+    assert.match(databaseUrl ?? '', /^postgres:\/\/pix:[0-9a-f]{48}@127\.0\.0\.1:\d+\/pix$/, printed)
+    const role = execFileSync('psql', ['-XAtc', "select rolsuper, rolcreatedb, rolcreaterole from pg_roles where rolname = 'pix'", server.url], { encoding: 'utf8' })
+    assert.equal(role.trim(), 'f|f|f', 'the role is no superuser and may make no database or role')
+
+    // The service, as that role, makes its tables; the dump is taken while it runs, as that role.
+    const { token, before } = await balancesOfACreditedService(() => start(databaseUrl!), () => shell(dump, folder, { DATABASE_URL: databaseUrl! }))
+    const dumps = readdirSync(folder).filter((name) => name.endsWith('.dump'))
+    assert.equal(dumps.length, 1)
+    assert.equal(statSync(join(folder, dumps[0]!)).mode & 0o777, 0o600, 'the dump is readable by its owner only')
+
+    // The restore: the superuser makes the database, the role restores into it.
+    const restoreHere = asSuperuser(restore).replace(/pix-\d{4}-\d{2}-\d{2}\.dump/, dumps[0]!)
+    const [createdb, ...asRole] = restoreHere.trim().split('\n')
+    shell(createdb!, folder, superuser)
+    shell(asRole.join('\n'), folder, { DATABASE_URL: databaseUrl! })
+    const owners = execFileSync('psql', ['-XAtc', "select distinct tableowner from pg_tables where schemaname = 'public'", server.url.replace(/\/postgres$/, '/pix_restored')], { encoding: 'utf8' })
+    assert.equal(owners.trim(), 'pix', 'the restored tables are the role\'s')
+    await restoredAlike(() => start(databaseUrl!.replace(/\/pix$/, '/pix_restored')), before, token)
   } finally {
-    execFileSync('dropdb', ['--if-exists', `--maintenance-db=${url}`, restoredName])
-    await database.close()
+    await server.close()
     rmSync(folder, { recursive: true, force: true })
   }
 })
@@ -101,9 +140,14 @@ test('the embedded database: stop the service, archive DATA_DIR, unpack it elsew
   const start = (dir: string) => listening(startService(loadConfig({ ...env, DATA_DIR: dir, OPS_TOKEN: opsToken }), { logger: false }))
   try {
     const { token, before } = await balancesOfACreditedService(() => start(dataDir))
-    execFileSync('tar', ['-C', dataDir, '-czf', join(backups, 'pix.tgz'), '.'])
+    // The guide's archive line, between its stop and start of the service, as the operator's shell runs it.
+    const archive = guideBlocks('### The embedded database')[0]!.split('\n').find((line) => line.includes(' tar '))!
+    shell(archive.replaceAll('sudo ', '').replaceAll('/var/lib/pix-charge', dataDir).replaceAll('/var/backups', backups), backups, {})
+    const archives = readdirSync(backups).filter((name) => name.endsWith('.tgz'))
+    assert.equal(archives.length, 1)
+    assert.equal(statSync(join(backups, archives[0]!)).mode & 0o777, 0o600, 'the archive is readable by its owner only')
     mkdirSync(restoredDir)
-    execFileSync('tar', ['-C', restoredDir, '-xzf', join(backups, 'pix.tgz')])
+    execFileSync('tar', ['-C', restoredDir, '-xzf', join(backups, archives[0]!)])
     await restoredAlike(() => start(restoredDir), before, token)
   } finally {
     rmSync(dataDir, { recursive: true, force: true })

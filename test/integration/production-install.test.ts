@@ -5,7 +5,7 @@
 // runtime dependency, or this fails before the first request.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,8 +20,9 @@ test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeou
   const folder = mkdtempSync(join(tmpdir(), 'pix-production-install-'))
   const database = skip ? null : await openTestDatabase()
   try {
-    // What a checkout holds, uncommitted edits included, and nothing installed or generated.
-    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { encoding: 'utf8' }).split('\0').filter((file) => file && existsSync(file))
+    // What a checkout holds, uncommitted edits included, and nothing installed or generated (a
+    // worktree's node_modules may be a symlink, which .gitignore's `node_modules/` does not match).
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { encoding: 'utf8' }).split('\0').filter((file) => file && file !== 'node_modules' && existsSync(file))
     for (const file of files) {
       mkdirSync(join(folder, dirname(file)), { recursive: true })
       cpSync(file, join(folder, file))
@@ -29,6 +30,11 @@ test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeou
     // The machine's npm (not the pinned Node's), as on a fresh machine.
     execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: folder, stdio: 'pipe' })
     assert.ok(!existsSync(join(folder, 'node_modules/typescript')), 'dev dependencies were installed')
+    // The rehearsal's fakes need the dev dependencies: here they say which install they need, not a stack.
+    const fakes = spawnSync('npm', ['run', '--silent', 'fakes'], { cwd: folder, env: { PATH: process.env.PATH, HOME: process.env.HOME, FAKES_PORT: '0', FAKES_DATA_DIR: join(folder, 'fakes') }, encoding: 'utf8', timeout: 60_000 })
+    assert.equal(fakes.status, 1, fakes.stdout + fakes.stderr)
+    assert.match(fakes.stderr, /^npm run fakes needs the dev dependencies .*`npm ci`/s)
+    assert.doesNotMatch(fakes.stderr, /ERR_MODULE_NOT_FOUND|\n\s+at /)
 
     const child = spawn('npm', ['start'], {
       cwd: folder,

@@ -57,6 +57,14 @@ test('the rehearsal section: production mode against npm run fakes, an owner joi
   try {
     const controls = await until('the fakes did not start', fakes, () => /provider controls\s+(http:\/\/\S+)/.exec(fakes.output)?.[1])
     await until('the fakes printed no environment', fakes, () => fakes.output.includes(`${fakesDir}/production.env`))
+    // The file reads the same to a shell (the next block) and to `docker run --env-file`, which
+    // takes everything after the first = as the value, quotes included.
+    const envFile = readFileSync(`${fakesDir}/production.env`, 'utf8')
+    const asDocker = Object.fromEntries(envFile.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+    assert.ok(Object.keys(asDocker).length > 10 && asDocker.MODE === 'production', envFile)
+    const names = Object.keys(asDocker)
+    const sourced = (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `set -a; . ${fakesDir}/production.env; set +a; for name in ${names.join(' ')}; do printf '%s\\0' "\${!name}"; done`], { env: shell })).stdout
+    assert.deepEqual(Object.fromEntries(sourced.split('\0').slice(0, -1).map((value, i) => [names[i], value])), asDocker)
     service = background(blocks[1]!.replaceAll('./data/fakes', fakesDir).replaceAll('./data/rehearsal', dataDir), shell)
     await until('production mode did not start', service, () => service!.output.includes('"msg":"listening in production mode"'))
 
@@ -96,5 +104,29 @@ test('the rehearsal section: production mode against npm run fakes, an owner joi
     await stop(fakes)
     rmSync(fakesDir, { recursive: true, force: true })
     rmSync(dataDir, { recursive: true, force: true })
+  }
+})
+
+test('stopping npm run fakes (npm alone gets SIGTERM, as a terminal or a supervisor sends it) stops the fakes and frees their ports', { skip: skipOnSecondDatabase, timeout: 60_000 }, async () => {
+  const fakesDir = await migratedPgliteFolder('pix-fakes-stop-')
+  const npm = spawn('npm', ['run', 'fakes'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, FAKES_PORT: '0', FAKES_DATA_DIR: fakesDir }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const run = { child: npm as ChildProcess, output: '' }
+  npm.stdout.on('data', (chunk) => (run.output += chunk))
+  npm.stderr.on('data', (chunk) => (run.output += chunk))
+  try {
+    const controls = await until('the fakes did not start', run, () => /provider controls\s+(http:\/\/\S+)/.exec(run.output)?.[1])
+    assert.equal((await fetch(`${controls}/payouts`)).status, 200)
+    npm.kill('SIGTERM')
+    await once(npm, 'exit')
+    // npm has exited; so has Node under it, its ports closed.
+    await assert.rejects(fetch(`${controls}/payouts`), 'the fakes outlived npm')
+  } finally {
+    // Whatever is left of its process group (the fakes, when they outlived npm).
+    try {
+      process.kill(-npm.pid!, 'SIGKILL')
+    } catch {
+      // Nothing left.
+    }
+    rmSync(fakesDir, { recursive: true, force: true })
   }
 })

@@ -5,7 +5,8 @@
 // loopback. CI installs Caddy (.ci/run) and must run this; a machine without it skips.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:https'
 import { tmpdir } from 'node:os'
@@ -127,4 +128,37 @@ test('a request sent while the service restarts waits for it behind the proxy (l
   await sleep(500)
   service = await startTestService(serviceEnv)
   assert.equal((await waiting).status, 200)
+})
+
+test('the local rehearsal of the Caddy section runs as printed: pix.localhost over TLS from Caddy\'s own CA, nothing added to the trusted CAs', { skip, timeout: 60_000 }, async () => {
+  const guide = readFileSync('docs/operations.md', 'utf8')
+  const section = guide.slice(guide.indexOf('## TLS in front: Caddy'), guide.indexOf('\n## ', guide.indexOf('## TLS in front: Caddy') + 5))
+  const run = /^PIX_SITE=pix\.localhost caddy run .*$/m.exec(section)?.[0]
+  const check = /^curl --cacert .*\/readyz$/m.exec(section)?.[0]
+  assert.ok(run && check, 'the section shows the rehearsal and its check')
+  const home = mkdtempSync(join(tmpdir(), 'pix-caddy-rehearsal-'))
+  const [https, http] = [await freePort(), await freePort()]
+  // The guide's ports are 8443 and 8880; the file reads others from the environment, so this test takes free ones.
+  const env = { PATH: process.env.PATH, HOME: home, PIX_HTTPS_PORT: String(https), PIX_HTTP_PORT: String(http), PIX_UPSTREAM: `127.0.0.1:${upstreamPort}` }
+  const trusted = spawnSync('ls', ['/usr/local/share/ca-certificates'], { encoding: 'utf8' }).stdout
+  // bash runs the one command in its own place (exec), so the signal below reaches Caddy.
+  const rehearsal = spawn('bash', ['-c', run], { cwd: process.cwd(), env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  rehearsal.stderr!.on('data', (chunk) => (log += chunk))
+  try {
+    const curl = check.replace(':8443/', `:${https}/`)
+    let answer = ''
+    for (let waited = 0; !answer.includes('"status"'); waited += 200) {
+      if (waited > 20_000 || rehearsal.exitCode !== null) assert.fail(`no answer through the rehearsal:\n${answer}\n${log}`)
+      await sleep(200)
+      // Not spawnSync: the service behind Caddy answers from this very process.
+      answer = (await promisify(execFile)('bash', ['-c', curl], { env, encoding: 'utf8' }).catch(() => ({ stdout: '' }))).stdout
+    }
+    assert.equal(JSON.parse(answer).status, 'ready', answer)
+    assert.equal(spawnSync('ls', ['/usr/local/share/ca-certificates'], { encoding: 'utf8' }).stdout, trusted, 'the rehearsal changed the trusted CAs')
+  } finally {
+    rehearsal.kill('SIGTERM')
+    if (rehearsal.exitCode === null) await new Promise((resolve) => rehearsal.once('exit', resolve))
+    rmSync(home, { recursive: true, force: true })
+  }
 })

@@ -1,6 +1,7 @@
 // Integration runner: postgres only (every test here skips on PGlite).
 // Two service instances on one PostgreSQL database receive the same provider webhook at the same
-// moment: the payment is credited once.
+// moment: the payment is credited once. They are ready together, and stay so through a rolling
+// restart, though the provider allows the deployment one /ping a minute.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
@@ -37,6 +38,35 @@ test('the same webhook at two instances at once credits once', { skip: testDatab
   } finally {
     await first.close()
     await second.close()
+    await database.close()
+  }
+})
+
+test('two instances are ready together and stay ready through a rolling restart, on one /ping a minute', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  // The provider's published limits held as production holds them; both instances share the deployment's budget.
+  const config = loadConfig({ DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_LIMITS: 'on' })
+  const clock = createAdjustableClock(T0)
+  const start = async () => startService(config, { database: await openPostgres(database.url!, 5), clock, logger: false })
+  const instances = [await start(), await start()]
+  const readiness = async () => Promise.all(instances.map(async (instance) => {
+    const answer = await instance.app.inject({ method: 'GET', url: '/readyz' })
+    return `${answer.statusCode} ${answer.json().reason ?? ''}`.trim()
+  }))
+  try {
+    // A load balancer polls both every 10 s for 3 minutes; each instance in turn is restarted.
+    for (let poll = 0; poll < 18; poll++) {
+      assert.deepEqual(await readiness(), ['200', '200'], `poll ${poll}`)
+      if (poll === 6 || poll === 12) {
+        const which = poll === 6 ? 0 : 1
+        await instances[which]!.close()
+        instances[which] = await start()
+        assert.deepEqual(await readiness(), ['200', '200'], `just after restarting instance ${which}`)
+      }
+      clock.advance(10)
+    }
+  } finally {
+    for (const instance of instances) await instance.close()
     await database.close()
   }
 })
