@@ -344,6 +344,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       config: { bodyMayBeEmpty: true },
     },
     async (request) => {
+      // A withdrawal asked for a moment ago is broadcast first, so these blocks confirm it.
+      await finishWorkTheSandboxCaused(deps.jobs)
       sandbox.elements.mine(request.body.blocks ?? 1)
       await store.jobs.bringForward('send_withdrawal', deps.clock.now())
       await store.jobs.bringForward('send_refund_payout', deps.clock.now())
