@@ -1,7 +1,6 @@
 // Integration runner: pglite only (every test here skips on PostgreSQL).
 // The OpenAPI document is generated from the routes' own schemas: every public route is in it,
 // every path in it answers in the running service, and each lists the error codes it can answer.
-import { parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
@@ -15,6 +14,7 @@ import { errorAudience, errorCatalogue } from '../../src/domain/errors.ts'
 import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
 import { errorFix } from '../../src/i18n/catalogue.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
+import { parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 
 let service: TestService
 before(async () => {
