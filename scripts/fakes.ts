@@ -106,6 +106,7 @@ controls.post('/mine', async (request) => {
   elements.mine(Number.isInteger(blocks) && blocks > 0 && blocks <= 100 ? blocks : 1)
   return { height: elements.height() }
 })
+controls.get('/address', async () => ({ address: elements.outsideAddress(), network: 'elementsregtest' }))
 controls.get('/payouts', async () => ({ payouts: (await provider.payouts()).map((row) => ({ id: row.id, status: row.status, pix_key: row.pix_key, payout_cents: row.payout_cents })) }))
 controls.post<{ Params: { id: string } }>('/payouts/:id', async (request) => {
   const outcome = ((request.body ?? {}) as Body).outcome ?? 'sent'
@@ -182,6 +183,11 @@ const env: Record<string, string> = {
   ELEMENTS_RPC_USER: 'rpc',
   ELEMENTS_RPC_PASSWORD: secrets.rpcPassword,
   ELEMENTS_WALLET: 'treasury',
+  // The service runs on the wall clock here: without this a new destination waits a day. Honoured
+  // only on elementsregtest, so this line copied into a real deployment stops its start.
+  REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '0',
+  // A payout on its way is looked at every 2 s rather than 30: a rehearsed withdrawal completes as soon as its blocks are mined.
+  TREASURY_POLL_SECONDS: '2',
 }
 // NAME=value, unquoted: `docker run --env-file` takes a value literally, quotes included, while
 // a shell sourcing the file strips them. A value made only
@@ -196,9 +202,10 @@ writeFileSync(envFile, envText, { mode: 0o600 })
 process.stdout.write([
   `Fakes of what production mode talks to, kept in ${dataDir}:`,
   `  provider (Eulen API)   ${provider.url}`,
-  `  provider controls      ${controlsUrl}   POST /pay {code, payer_name, payer_tax_number}, /med, /clock {advance_seconds}, /mine, GET /payouts, POST /payouts/{id}`,
+  `  provider controls      ${controlsUrl}   POST /pay {code, payer_name, payer_tax_number}, /med, /clock {advance_seconds}, /mine, GET /address, GET /payouts, POST /payouts/{id}`,
   `  price tickers          ${ticker.url} and ${ticker.checkUrl}`,
   `  Elements node (RPC)    ${elements.url}`,
+  `  a Liquid address       ${elements.outsideAddress()}   (elementsregtest, nobody's: a destination to withdraw to)`,
   `  SMTP (prints mail)     smtp://${host}:${smtpPort}`,
   `The provider's webhooks go to ${settings.SERVICE_URL}/provider/webhooks.`,
   '',

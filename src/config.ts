@@ -309,6 +309,14 @@ export const environment = {
   WITHDRAWAL_30D_LIMIT_BRL: custom(positiveBrl, { default: 5_000_000, documentedDefault: '`50000.00`', description: "What one account may withdraw in any 30 days, in BRL terms; beyond it a withdrawal waits for support's review" }),
   WITHDRAWAL_REVIEW_BRL: custom(positiveBrl, { default: 300_000, documentedDefault: '`3000.00`', description: "A withdrawal above this (BRL terms) waits for support's review" }),
   DESTINATION_COOLDOWN_HOURS: integer({ default: 24, minimum: 1, maximum: 720, description: 'How long a newly confirmed destination waits before it can receive (its e-mail carries a link that cancels it)' }),
+  // A rehearsal's service runs on the wall clock and cannot wait a day for a destination; a
+  // regtest network holds no money, so a shorter wait there risks nothing (docs/operations.md).
+  REHEARSAL_DESTINATION_COOLDOWN_SECONDS: integer({
+    minimum: 0,
+    maximum: 86_400,
+    documentedDefault: 'unset',
+    description: 'Rehearsals only: replaces `DESTINATION_COOLDOWN_HOURS` with these seconds (`npm run fakes` sets `0`), so a withdrawal can be rehearsed at once. Accepted only with `LIQUID_NETWORK=elementsregtest`, a network with no money on it; with any other network the service refuses to start',
+  }),
   // More hops than any real chain of proxies is a mistake, and would let clients pick their address.
   TRUST_PROXY_HOPS: integer({
     default: 0,
@@ -386,9 +394,23 @@ export function loadConfig(env: Env = process.env): Config {
         monthlyCents: values.WITHDRAWAL_30D_LIMIT_BRL,
         reviewCents: values.WITHDRAWAL_REVIEW_BRL,
       },
-      cooldownMs: values.DESTINATION_COOLDOWN_HOURS * 3_600_000,
+      cooldownMs: destinationCooldownMs(values),
     },
   }
+}
+
+/**
+ * How long a new destination waits: the hours configured, or a rehearsal's seconds on regtest.
+ * A shortened wait is refused with a real network's addresses: there it would be a wrongly copied
+ * line of a rehearsal's environment, and the wait is what protects an owner whose session was taken.
+ */
+function destinationCooldownMs(values: { DESTINATION_COOLDOWN_HOURS: number; REHEARSAL_DESTINATION_COOLDOWN_SECONDS: number | null; LIQUID_NETWORK: LiquidNetwork }): number {
+  const rehearsal = values.REHEARSAL_DESTINATION_COOLDOWN_SECONDS
+  if (rehearsal === null) return values.DESTINATION_COOLDOWN_HOURS * 3_600_000
+  if (values.LIQUID_NETWORK !== 'elementsregtest') {
+    throw new ConfigError(`REHEARSAL_DESTINATION_COOLDOWN_SECONDS is for rehearsals against fakes (LIQUID_NETWORK=elementsregtest), not ${values.LIQUID_NETWORK}: remove it; DESTINATION_COOLDOWN_HOURS sets the cool-down`)
+  }
+  return rehearsal * 1000
 }
 
 /** The node's address and how to log in: a user and password, or the cookie file; production needs one of them. */

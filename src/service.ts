@@ -38,6 +38,8 @@ export type ServiceOptions = {
   database?: OpenedDatabase
   /** The service clock: tests pass a frozen one; the sandbox's moves on /sandbox/clock. */
   clock?: AdjustableClock
+  /** Wall-clock time (sessions, webhook-timestamp); tests pass one they move by hand. */
+  wallClock?: Clock
   logger?: FastifyServerOptions['logger']
   /** How webhook hosts are resolved, when not by the system's DNS (tests: names that resolve as a test needs). */
   resolveHost?: ResolveHost
@@ -59,6 +61,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // The provider account's limits are the deployment's: every instance draws from the same buckets.
     const takeProviderToken: TakeToken = (call, limit) => store.rateBuckets.take(`provider:${call}`, limit)
     let clock: Clock = options.clock ?? systemClock
+    const wallClock: Clock = options.wallClock ?? systemClock
     let provider: PaymentProvider
     let sandbox: SandboxParts | undefined
     let mailer: Mailer
@@ -101,7 +104,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       leaseMs: config.jobLeaseMs,
       log: { error: (details, message) => app?.log.error(details, message) },
       handlers: jobHandlers({
-        store, clock, wallClock: systemClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookDestinations,
+        store, clock, wallClock, provider, quotes, publicWebhooksOnly: config.publicWebhooksOnly, webhookDestinations,
         sweepPlans: sweepPlans(config.providerDelayHours), mailer, mailSeal, baseUrl: config.baseUrl, operators: config.operators,
         treasury, network: config.treasury.network, confirmations: config.treasury.confirmations, followEveryMs: config.treasury.pollMs,
         log: { warn: (details, message) => app?.log.warn(details, message), error: (details, message) => app?.log.error(details, message) } }),
@@ -124,6 +127,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         store,
         provider,
         clock,
+        wallClock,
         tokenCache,
         providerWebhookSecrets,
         opsTokens,

@@ -582,7 +582,10 @@ export interface components {
             tax_number?: string;
             /** @description The payer's full name, sent to the provider with tax_number; no control characters, surrounding spaces trimmed. */
             payer_name?: string;
-            /** @description Where the service POSTs this charge's events; https in production. */
+            /**
+             * Format: uri
+             * @description Where the service POSTs this charge's events: an absolute http(s) URL without credentials; https and a public address in production.
+             */
             webhook_url?: string;
             /** @description Signs the webhooks: a plain secret or a Standard Webhooks whsec_ secret. */
             webhook_secret?: string;
@@ -597,7 +600,11 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
-        };
+        } & ({
+            euid: string;
+        } | {
+            tax_number: string;
+        });
         /**
          * ChargeCreated
          * @example {
@@ -815,13 +822,16 @@ export interface components {
              * @enum {unknown}
              */
             currency: "DEPIX" | "BTC" | "USDt";
-            /** @description In the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt. */
+            /** @description An integer in the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt (not a string, no decimals). */
             amount: number;
             /** @description A destination confirmed in the Wallet and past its cool-down (GET /api/withdrawal-destinations). */
             destination_id: string;
-            /** @description Where the service POSTs this withdrawal's changes (withdrawal.<status>); https in production. */
+            /**
+             * Format: uri
+             * @description Where the service POSTs this withdrawal's changes (withdrawal.<status>): an absolute http(s) URL without credentials; https and a public address in production.
+             */
             webhook_url?: string;
-            /** @description Signs the webhooks, as for charges. */
+            /** @description Signs the webhooks, as for charges; no control characters, surrounding spaces trimmed. */
             webhook_secret?: string;
         };
         /**
@@ -1206,7 +1216,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 printable ASCII characters; a UUID per charge you mean to create. */
+                /** @description 1 to 255 printable ASCII characters, spaces allowed inside; your order id or a UUID, one per charge you mean to create. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1376,6 +1386,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
                 payment_id: string;
             };
             cookie?: never;
@@ -1488,6 +1499,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
                 payment_id: string;
             };
             cookie?: never;
@@ -1851,6 +1863,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description A charge's `id`: 32 lowercase hex characters. */
                 payment_id?: string;
             };
             header?: never;
@@ -2208,7 +2221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 printable ASCII characters; one per withdrawal you mean to make. */
+                /** @description 1 to 255 printable ASCII characters, spaces allowed inside; one per withdrawal you mean to make. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2257,7 +2270,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalRecord"];
                 };
             };
-            /** @description `invalid_json`, `invalid_request`, `currency_invalid`, `amount_below_minimum`, `amount_above_maximum`, `destination_currency_invalid`, `webhook_url_invalid`, `webhook_secret_invalid`, `idempotency_key_invalid` */
+            /** @description `invalid_json`, `invalid_request`, `currency_invalid`, `amount_invalid`, `amount_below_minimum`, `amount_above_maximum`, `destination_currency_invalid`, `webhook_url_invalid`, `webhook_secret_invalid`, `idempotency_key_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2265,7 +2278,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "invalid_json" | "invalid_request" | "currency_invalid" | "amount_below_minimum" | "amount_above_maximum" | "destination_currency_invalid" | "webhook_url_invalid" | "webhook_secret_invalid" | "idempotency_key_invalid";
+                        code: "invalid_json" | "invalid_request" | "currency_invalid" | "amount_invalid" | "amount_below_minimum" | "amount_above_maximum" | "destination_currency_invalid" | "webhook_url_invalid" | "webhook_secret_invalid" | "idempotency_key_invalid";
                     };
                 };
             };
@@ -2374,6 +2387,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The withdrawal's `id`: `wd_` and 24 lowercase hex characters. */
                 withdrawal_id: string;
             };
             cookie?: never;
@@ -2600,6 +2614,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The charge's `id` and `.png`. */
                 file: string;
             };
             cookie?: never;

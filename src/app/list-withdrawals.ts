@@ -1,7 +1,7 @@
 // An account's withdrawals and destinations as the API answers them (GET /api/withdrawals, with
 // the filters and cursor of GET /api/payments; GET /api/withdrawals/{id}; GET
 // /api/withdrawal-destinations), and as the Wallet lists them.
-import type { DestinationRecord, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
+import { withdrawalIdPattern, type DestinationRecord, type WithdrawalList, type WithdrawalRecord } from '../contract/api.ts'
 import { DomainError } from '../domain/errors.ts'
 import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import type { Payout, Withdrawal } from '../store/schema.ts'
@@ -9,7 +9,8 @@ import type { Store } from '../store/store.ts'
 import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
 import { toDestinationRecord, toWithdrawalRecord } from './withdrawal-records.ts'
 
-export const isWithdrawalId = (id: string) => /^wd_[0-9a-f]{24}$/.test(id)
+const withdrawalId = new RegExp(withdrawalIdPattern)
+export const isWithdrawalId = (id: string) => withdrawalId.test(id)
 
 export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Promise<WithdrawalRecord> {
   const destination = (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!

@@ -4,8 +4,13 @@
 // (Static), so a field is declared once. Imports only the domain.
 import { Type, type Static } from 'typebox'
 import { chargeStatuses, holdReasons, webhookEventNames } from '../domain/charge.ts'
+import { freeTextPattern, webhookUrlPattern } from '../domain/charge-request.ts'
 import { currencies } from '../domain/money.ts'
 import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
+
+/** A withdrawal's id and a destination's, as the service makes them: a prefix and 24 lowercase hex characters. */
+export const withdrawalIdPattern = '^wd_[0-9a-f]{24}$'
+export const destinationIdPattern = '^dst_[0-9a-f]{24}$'
 
 /** A schema's own examples, to build a list's example from its items'. */
 const examplesOf = (schema: object) => (schema as { examples: unknown[] }).examples
@@ -241,10 +246,15 @@ export const WithdrawalWebhookBody = Type.Object(
 export const CreateWithdrawalBody = Type.Object(
   {
     currency: Type.Enum(currencies, { description: 'DEPIX (to a Pix key or a Liquid address), BTC (L-BTC) or USDt (to a Liquid address).' }),
-    amount: Type.Integer({ minimum: 1, description: "In the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt." }),
-    destination_id: Type.String({ maxLength: 64, description: 'A destination confirmed in the Wallet and past its cool-down (GET /api/withdrawal-destinations).' }),
-    webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: "Where the service POSTs this withdrawal's changes (withdrawal.<status>); https in production." })),
-    webhook_secret: Type.Optional(Type.String({ maxLength: 255, description: 'Signs the webhooks, as for charges.' })),
+    amount: Type.Integer({ minimum: 1, description: "An integer in the currency's smallest unit, as balances are: centavos, satoshis, or 10^-6 USDt (not a string, no decimals)." }),
+    destination_id: Type.String({ pattern: destinationIdPattern, description: 'A destination confirmed in the Wallet and past its cool-down (GET /api/withdrawal-destinations).' }),
+    webhook_url: Type.Optional(Type.String({
+      maxLength: 2048,
+      format: 'uri',
+      pattern: webhookUrlPattern,
+      description: "Where the service POSTs this withdrawal's changes (withdrawal.<status>): an absolute http(s) URL without credentials; https and a public address in production.",
+    })),
+    webhook_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: freeTextPattern, description: 'Signs the webhooks, as for charges; no control characters, surrounding spaces trimmed.' })),
   },
   {
     additionalProperties: false,

@@ -59,10 +59,19 @@ function freeText(value: string | undefined, max: number, code: 'payer_name_inva
   return trimmed
 }
 
+/**
+ * A webhook URL as the OpenAPI document says it (with `format: uri`): http or https, two slashes,
+ * a host that starts with neither a colon nor credentials. WHATWG's URL parser forgives more
+ * (`http:/host`, `HTTP:host`); the document and the service accept the same.
+ */
+export const webhookUrlPattern = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:\\s][^/?#@\\s]*(?:[/?#]\\S*)?$'
+const webhookUrlShape = new RegExp(webhookUrlPattern)
+
 /** An absolute http(s) URL with a host and no credentials; production demands https. */
 export function parseWebhookUrl(raw: string, requireHttps: boolean): URL {
   let url: URL
   try {
+    if (!webhookUrlShape.test(raw)) throw new TypeError('not the shape of a webhook URL')
     url = new URL(raw)
   } catch {
     throw new DomainError('webhook_url_invalid', { param: 'webhook_url' })

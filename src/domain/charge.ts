@@ -23,8 +23,10 @@ export const chargeStatuses = [
 export type ChargeStatus = (typeof chargeStatuses)[number]
 
 /** A payment id: 128 random bits as 32 lower-case hex characters. */
+export const chargeIdPattern = '^[0-9a-f]{32}$'
+const chargeId = new RegExp(chargeIdPattern)
 export function isChargeId(value: string): boolean {
-  return /^[0-9a-f]{32}$/.test(value)
+  return chargeId.test(value)
 }
 
 /** QR validity: 10 minutes after creation. */

@@ -51,6 +51,7 @@ export const errorCatalogue = {
   destination_canceled: { status: 409 },
   destination_currency_invalid: { status: 400 },
   currency_invalid: { status: 400 },
+  amount_invalid: { status: 400 },
   amount_below_minimum: { status: 400 },
   amount_above_maximum: { status: 400 },
   insufficient_funds: { status: 409 },

@@ -19,6 +19,8 @@ export const chargeBoundsCents: Record<Currency, { min: number; max: number }> =
   BTC: { min: 2_000, max: 500_000 },
 }
 
+/** A BRL amount as text: digits, then a dot and one or two decimals (the OpenAPI document says the same). */
+export const brlValuePattern = '^[0-9]+(?:\\.[0-9]{1,2})?$'
 const brlAmountPattern = /^(\d+)(?:\.(\d{1,2}))?$/
 
 /**

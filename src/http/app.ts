@@ -1,6 +1,8 @@
 // The Fastify application: strict JSON, request ids, error mapping, and the routes by audience.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import AjvCompiler from '@fastify/ajv-compiler'
+import type { Ajv } from 'ajv'
+import nextVocabulary from 'ajv/dist/vocabularies/next.js'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DomainError } from '../domain/errors.ts'
@@ -21,6 +23,15 @@ import { consoleRoutes } from '../console/routes.ts'
 
 const ajvCompilers = AjvCompiler()
 type ValidatorFactory = ReturnType<typeof AjvCompiler>
+
+/**
+ * Fastify's Ajv speaks JSON Schema draft-07; the OpenAPI 3.1 document is 2020-12, whose
+ * `dependentRequired` (a field that needs another) the schemas use. This plugin teaches Ajv the
+ * 2019+ keywords, so the service validates by the same words the document says.
+ */
+export function jsonSchemaNextKeywords(ajv: Ajv): Ajv {
+  return ajv.addVocabulary(nextVocabulary.default)
+}
 
 /**
  * A query string is text: `?limit=2` is coerced to the integer its schema declares (what Fastify
@@ -162,7 +173,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
     clientErrorHandler: clientErrorHandler(errorContext, newRequestId),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false }, plugins: [jsonSchemaNextKeywords] },
     schemaController: { compilersFactory: { buildValidator: onFirstUse(coercingQueries, schemas), buildSerializer: onFirstUse(SerializerSelector(), schemas) } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Behind a TLS-terminating proxy: the client's address and https come from X-Forwarded-*.

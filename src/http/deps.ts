@@ -20,6 +20,11 @@ export type AppDeps = {
   store: Store
   provider: PaymentProvider
   clock: Clock
+  /**
+   * Wall-clock time, even in the sandbox whose service clock has moved: what measures a person at
+   * the keyboard (session idle and absolute limits) or a receiver's own clock (webhook-timestamp).
+   */
+  wallClock: Clock
   /** Who may receive webhooks (checked when a charge or withdrawal names one). */
   webhookDestinations: WebhookDestinations
   tokenCache?: TokenCache

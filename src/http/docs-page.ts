@@ -89,6 +89,9 @@ const endpoints: Endpoint[] = [
   },
 ]
 
+/** A regtest address nobody owns (the key hash is twenty 0x07 bytes), ready to paste as a sandbox destination; README.md shows the same. */
+export const SANDBOX_READY_ADDRESS = 'el1qqfumuen7l8wthtz45p3ftn58pvrs9xlumvkuu2xet8egzkcklqtespc8qurswpc8qurswpc8qurswpc8qurswnp99krjj0slq'
+
 /** The sandbox's controls, each with its text in the catalogue (docs.sandboxControls). */
 const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; call: string }> = [
   { id: 'accounts', call: 'POST /sandbox/accounts {email, tax_number, name?, purchase?}' },
@@ -102,6 +105,7 @@ const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; c
   { id: 'treasury', call: 'GET /sandbox/treasury · PUT /sandbox/treasury {DEPIX?, BTC?, USDt?}' },
   { id: 'lock', call: 'POST /sandbox/treasury/lock {currency?}' },
   { id: 'mine', call: 'POST /sandbox/treasury/mine {blocks?}' },
+  { id: 'liquidAddress', call: 'GET /sandbox/liquid-address' },
   { id: 'payout', call: 'POST /sandbox/withdrawals/{id}/payout {outcome?: sent | error | refunded}' },
 ]
 
@@ -195,6 +199,7 @@ ${endpoint.body !== undefined && html`<p>${t.request}</p>${code(json(endpoint.bo
 ${endpointHtml}
 <h2 id="sandbox">${t.sandboxTitle}</h2><p>${t.sandboxLead}</p>
 ${table(sandboxControls.map((control) => html`<tr><td><code>${control.call}</code></td><td>${trusted(t.sandboxControls[control.id])}</td></tr>`))}
+<h3 id="sandbox-withdrawal">${t.withdrawalWalkTitle}</h3><ol>${t.withdrawalWalkSteps.map((step) => html`<li>${trusted(step, { address: SANDBOX_READY_ADDRESS })}</li>`)}</ol>
 <h2 id="webhooks">${t.webhooksTitle}</h2><p>${trusted(t.webhooksLead)}</p>
 ${code(json(exampleOf(WebhookBody)))}
 <p>${trusted(t.eventsLead)}</p>${table(html`<tr><th>${t.event}</th><th></th><th>${t.meaning}</th></tr>${events}`)}

@@ -8,30 +8,54 @@ import { isDatabaseUnavailable } from '../store/database.ts'
 
 export type ErrorContext = { docsUrl: string; supportEmail: string }
 
+/** A schema failure's code: the code alone (the param is the field), or the code and the field to name. */
+export type FieldErrorCode = ErrorCode | { code: ErrorCode; param: string }
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Schema failures on these body fields answer with the field's own code. */
-    fieldErrorCodes?: Record<string, ErrorCode>
+    /**
+     * Schema failures on these body fields answer with the field's own code: `field.keyword`
+     * (`amount.minimum`) before `field`; a rule across fields by its keyword (`anyOf`,
+     * `dependentRequired`).
+     */
+    fieldErrorCodes?: Record<string, FieldErrorCode>
+    /** The same for path parameters, query strings and headers, by name (an id that cannot exist answers the route's not-found code). */
+    partErrorCodes?: Record<string, FieldErrorCode>
     /** A POST whose body is all optional: no body at all counts as an empty object. */
     bodyMayBeEmpty?: boolean
   }
 }
 
-type ValidationIssue = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }
+type ValidationIssue = { instancePath: string; schemaPath?: string; keyword: string; params: Record<string, unknown>; message?: string }
 
-function validationError(error: FastifyError, fieldCodes: Record<string, ErrorCode>): DomainError {
-  const issue = (error.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as ValidationIssue
+const withCode = (entry: FieldErrorCode, field: string, message?: string) =>
+  typeof entry === 'string' ? new DomainError(entry, { param: field, message }) : new DomainError(entry.code, { param: entry.param, message })
+
+// How headers are named in `param`, as a person writes them.
+const headerNames: Record<string, string> = { 'idempotency-key': 'Idempotency-Key' }
+
+function validationError(error: FastifyError, fieldCodes: Record<string, FieldErrorCode>, partCodes: Record<string, FieldErrorCode>): DomainError {
+  const issues = (error.validation ?? []) as ValidationIssue[]
+  // One of two fields is required and the one sent has the wrong type: that field is at fault, not the other's absence.
+  const inAnyOf = (each: ValidationIssue) => (each.schemaPath ?? '').includes('/anyOf/')
+  const issue = (issues[0] !== undefined && inAnyOf(issues[0]) ? issues.find((each) => inAnyOf(each) && each.instancePath !== '') : undefined) ??
+    issues[0] ?? { instancePath: '', keyword: '', params: {} }
   const where = error.validationContext ?? 'body'
   // An unknown field of the body itself; one inside a field (a metadata key) is that field's error.
   if (issue.keyword === 'additionalProperties' && issue.instancePath === '') {
     const field = String(issue.params.additionalProperty)
     return new DomainError('invalid_request', { param: field, message: `Unknown field "${field}".` })
   }
+  // A rule across fields (one of two fields required, one field needing another) has a code of its own.
+  const rule = issue.instancePath !== '' ? '' : issue.keyword === 'dependentRequired' ? 'dependentRequired' : inAnyOf(issue) ? 'anyOf' : ''
+  const codes = where === 'body' ? fieldCodes : partCodes
+  if ((rule === 'anyOf' || rule === 'dependentRequired') && codes[rule]) return withCode(codes[rule], String(issue.params.property ?? ''))
   const field =
     issue.keyword === 'required' ? String(issue.params.missingProperty) : (issue.instancePath.split('/')[1] ?? '')
-  if (where === 'body' && field !== '' && fieldCodes[field]) {
+  const entry = codes[`${field}.${issue.keyword}`] ?? codes[field]
+  if (field !== '' && entry) {
     const message = issue.keyword === 'required' ? `${field} is required.` : undefined
-    return new DomainError(fieldCodes[field], { param: field, message })
+    return withCode(entry, where === 'headers' ? (headerNames[field] ?? field) : field, message)
   }
   if (field === '') return new DomainError('invalid_request', { message: `The ${where} must be a JSON object.` })
   return new DomainError('invalid_request', { param: field, message: `${field} ${issue.message ?? 'is not valid'}.` })
@@ -39,7 +63,7 @@ function validationError(error: FastifyError, fieldCodes: Record<string, ErrorCo
 
 /** Fastify's own errors (parsing, limits, validation) to catalogue codes. */
 export function fromFastifyError(error: FastifyError, request: FastifyRequest): DomainError | null {
-  if (error.validation) return validationError(error, request.routeOptions?.config?.fieldErrorCodes ?? {})
+  if (error.validation) return validationError(error, request.routeOptions?.config?.fieldErrorCodes ?? {}, request.routeOptions?.config?.partErrorCodes ?? {})
   switch (error.code) {
     case 'FST_ERR_BAD_URL':
       return new DomainError('invalid_request', { message: 'The URL is not valid: check its percent-encoding.' })

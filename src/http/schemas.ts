@@ -2,12 +2,13 @@
 // generated from them. Money-bearing bodies reject unknown fields. What the API answers is in
 // contract/api.ts, where the use cases can derive their result types from it.
 import { Type, type Static } from 'typebox'
-import { chargeStatuses, webhookEventNames } from '../domain/charge.ts'
-import { currencies } from '../domain/money.ts'
-import { freeTextPattern, METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_VALUE_LENGTH, PAYER_NAME_MAX_LENGTH } from '../domain/charge-request.ts'
+import { chargeIdPattern, chargeStatuses, webhookEventNames } from '../domain/charge.ts'
+import { brlValuePattern, currencies } from '../domain/money.ts'
+import { freeTextPattern, METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_VALUE_LENGTH, PAYER_NAME_MAX_LENGTH, webhookUrlPattern } from '../domain/charge-request.ts'
 import { euidPattern, taxNumberPattern } from '../domain/tax-number.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
+import type { FieldErrorCode } from './errors.ts'
 import { BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 export const ErrorBody = Type.Object({
@@ -46,9 +47,21 @@ export const cancelErrors = errorResponses([...authCodes, 'payment_not_found', '
 export const qrErrors = errorResponses(['payment_not_found', 'invalid_request'])
 export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
 
+/**
+ * The Idempotency-Key header of a create: 1 to 255 printable ASCII characters, spaces inside
+ * (`pedido 1042`) but not at either end, where HTTP drops them anyway.
+ */
+export const idempotencyKeyPattern = '^[\\x21-\\x7E](?:[\\x20-\\x7E]{0,253}[\\x21-\\x7E])?$'
+export const IdempotencyKeyHeaders = (purpose: string) => Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: idempotencyKeyPattern, description: `1 to 255 printable ASCII characters, spaces allowed inside; ${purpose}.` })),
+})
+
+/** Where a charge's or a withdrawal's webhooks go: an absolute http(s) URL without credentials. */
+const WebhookUrl = (description: string) => Type.String({ maxLength: 2048, format: 'uri', pattern: webhookUrlPattern, description })
+
 export const CreatePaymentBody = Type.Object(
   {
-    value: Type.Union([Type.String({ maxLength: 32 }), Type.Number()], {
+    value: Type.Union([Type.String({ maxLength: 32, pattern: brlValuePattern }), Type.Number({ minimum: 0 })], {
       description: 'BRL amount as a decimal with a dot and at most two decimals ("10.50"); 10.00 to 5000.00 (20.00 for BTC).',
       examples: ['25.00'],
     }),
@@ -68,7 +81,7 @@ export const CreatePaymentBody = Type.Object(
       pattern: freeTextPattern,
       description: "The payer's full name, sent to the provider with tax_number; no control characters, surrounding spaces trimmed.",
     })),
-    webhook_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Where the service POSTs this charge\'s events; https in production.' })),
+    webhook_url: Type.Optional(WebhookUrl('Where the service POSTs this charge\'s events: an absolute http(s) URL without credentials; https and a public address in production.')),
     webhook_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: freeTextPattern, description: 'Signs the webhooks: a plain secret or a Standard Webhooks whsec_ secret.' })),
     webhook_events: Type.Optional(
       Type.Array(Type.String({ maxLength: 64, enum: [...webhookEventNames] }), {
@@ -88,14 +101,25 @@ export const CreatePaymentBody = Type.Object(
   },
   {
     additionalProperties: false,
+    // A payer is named by euid, or by tax_number up to R$ 10,00; opt-in events need somewhere to go.
+    // In an allOf, with each branch's property typed, so a generated client's type says it too
+    // (openapi-typescript makes `{…} & ({euid} | {tax_number})` of it; a bare anyOf became unknown).
+    allOf: [{ anyOf: [{ required: ['euid'], properties: { euid: { type: 'string' } } }, { required: ['tax_number'], properties: { tax_number: { type: 'string' } } }] }],
+    dependentRequired: { webhook_events: ['webhook_url'] },
     title: 'CreatePaymentRequest',
     examples: [{ value: '25.00', email: 'store@example.com', euid: 'EU123456789012345', webhook_url: 'https://store.example/pix-hooks', webhook_secret: 'a long random secret' }],
   },
 )
 export type CreatePaymentBody = Static<typeof CreatePaymentBody>
 
+/**
+ * Which error code a schema failure answers with: per body field (`field.keyword` before `field`),
+ * and per rule across fields by its keyword (`anyOf`, `dependentRequired`), with the field it names.
+ */
+export type FieldErrorCodes = Record<string, FieldErrorCode>
+
 /** Which error code a schema failure on each create-payment field answers with. */
-export const createPaymentFieldCodes: Record<string, ErrorCode> = {
+export const createPaymentFieldCodes: FieldErrorCodes = {
   value: 'value_invalid',
   email: 'email_invalid',
   swap_to: 'swap_to_invalid',
@@ -106,6 +130,8 @@ export const createPaymentFieldCodes: Record<string, ErrorCode> = {
   webhook_secret: 'webhook_secret_invalid',
   webhook_events: 'webhook_events_invalid',
   metadata: 'metadata_invalid',
+  anyOf: { code: 'payer_identity_required', param: 'euid' },
+  dependentRequired: { code: 'webhook_events_invalid', param: 'webhook_events' },
 }
 
 /** A page's size: an integer in the document; `?limit=2` is coerced from the query string's text. */
@@ -122,16 +148,19 @@ export const PaymentListQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const PaymentIdParams = Type.Object({ payment_id: Type.String({ maxLength: 64 }) })
+export const PaymentIdParams = Type.Object({ payment_id: Type.String({ pattern: chargeIdPattern, description: 'The charge\'s `id`: 32 lowercase hex characters.' }) })
 
-export const QrFileParams = Type.Object({ file: Type.String({ maxLength: 64 }) })
+export const QrFileParams = Type.Object({ file: Type.String({ pattern: chargeIdPattern.replace(/\$$/, '\\.png$'), description: 'The charge\'s `id` and `.png`.' }) })
+
+/** A charge id in a query string, as a filter. */
+export const ChargeIdFilter = Type.String({ pattern: chargeIdPattern, description: 'A charge\'s `id`: 32 lowercase hex characters.' })
 
 
 /** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
 export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
 
 export const withdrawalErrors = errorResponses([
-  ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'currency_invalid', 'amount_below_minimum', 'amount_above_maximum',
+  ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'currency_invalid', 'amount_invalid', 'amount_below_minimum', 'amount_above_maximum',
   'destination_not_found', 'destination_not_confirmed', 'destination_cooling_down', 'destination_currency_invalid', 'insufficient_funds', 'withdrawal_limit_exceeded',
   'withdrawal_not_allowed', 'quote_unavailable', 'webhook_url_invalid', 'webhook_secret_invalid', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use',
 ])
@@ -139,9 +168,12 @@ export const withdrawalReadErrors = errorResponses([...authCodes, 'withdrawal_no
 
 
 /** Which error code a schema failure on each create-withdrawal field answers with. */
-export const createWithdrawalFieldCodes: Record<string, ErrorCode> = {
+export const createWithdrawalFieldCodes: FieldErrorCodes = {
   currency: 'currency_invalid',
-  amount: 'amount_below_minimum',
+  // Not an integer: the amount is unreadable; an integer below 1: below any minimum.
+  amount: 'amount_invalid',
+  'amount.minimum': 'amount_below_minimum',
+  destination_id: 'destination_not_found',
   webhook_url: 'webhook_url_invalid',
   webhook_secret: 'webhook_secret_invalid',
 }

@@ -366,6 +366,14 @@ export async function startFakeElements(options: FakeElementsOptions) {
 
   return {
     url,
+    network: options.network,
+    /**
+     * A confidential address of the node's network that belongs to nobody the fake knows (an owner's
+     * outside wallet): what a sandbox walk-through or a rehearsal withdraws to.
+     */
+    outsideAddress(): string {
+      return freshAddress().address
+    },
     /**
      * Sets what the wallet holds of `currency`: its spendable coins replaced by `coins` confirmed
      * coins sharing the amount (a treasury that has received many deposits holds many coins).

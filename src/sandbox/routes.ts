@@ -302,6 +302,18 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     { description: 'What the treasury wallet holds, in balances\' units (centavos, satoshis, 10^-6 USDt), the chain height, and how many of its coins are locked.', examples: [{ DEPIX: 100000000, BTC: 1000000000, USDt: 100000000000, height: 12, locked_coins: 0 }] },
   )
 
+  app.get('/sandbox/liquid-address', {
+    schema: {
+      operationId: 'sandboxLiquidAddress',
+      summary: 'A Liquid address to withdraw to',
+      description: 'A new confidential address of the sandbox\'s network (elementsregtest unless LIQUID_NETWORK says otherwise) that belongs to nobody: add it as a destination in the Wallet, as an owner adds the address of their own wallet.',
+      response: {
+        200: Type.Object({ address: Type.String(), network: Type.String() }, { examples: [{ address: 'el1qqfumuen7l8wthtz45p3ftn58pvrs9xlumvkuu2xet8egzkcklqtespc8qurswpc8qurswpc8qurswpc8qurswnp99krjj0slq', network: 'elementsregtest' }] }),
+        ...errors,
+      },
+    },
+  }, async () => ({ address: sandbox.elements.outsideAddress(), network: sandbox.elements.network }))
+
   app.get('/sandbox/treasury', { schema: { operationId: 'sandboxTreasury', summary: 'What the sandbox treasury holds', response: { 200: TreasuryView, ...errors } } }, async () => treasuryView())
 
   app.put(
@@ -355,6 +367,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       config: { bodyMayBeEmpty: true },
     },
     async (request) => {
+      // A withdrawal asked for a moment ago is broadcast first, so these blocks confirm it.
+      await finishWorkTheSandboxCaused(deps.jobs)
       sandbox.elements.mine(request.body.blocks ?? 1)
       await store.jobs.bringForward('send_payout', deps.clock.now())
       await finishWorkTheSandboxCaused(deps.jobs)

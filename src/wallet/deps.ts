@@ -1,4 +1,4 @@
 // What the Wallet's routes are given of the app's parts.
 import type { RouteDeps } from '../http/deps.ts'
 
-export type WalletDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'webhookDestinations' | 'tokenCache' | 'opsTokens' | 'mailSeal' | 'authFailures' | 'simulatePurchase' | 'quotes'>
+export type WalletDeps = Pick<RouteDeps, 'store' | 'clock' | 'wallClock' | 'config' | 'provider' | 'webhookDestinations' | 'tokenCache' | 'opsTokens' | 'mailSeal' | 'authFailures' | 'simulatePurchase' | 'quotes'>

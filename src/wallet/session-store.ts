@@ -1,7 +1,9 @@
 // The store behind @fastify/session: rows keyed by the SHA-256 of the session id (the cookie
 // holds the id; a database leak gives no usable session), ended after 30 minutes idle or 12 hours
-// in all, on the service clock. Deleting the row revokes the session wherever its cookie is.
-// The support console keeps its own sessions the same way, in rows of its own.
+// in all, on the wall clock: the limits measure the person at the keyboard, so moving the
+// sandbox's clock (a day, to pass a cool-down) does not sign them out (docs/design.md). Deleting
+// the row revokes the session wherever its cookie is. The support console keeps its own sessions
+// the same way, in rows of its own.
 import { createHash } from 'node:crypto'
 import type { Session } from 'fastify'
 import type { SessionStore } from '@fastify/session'
@@ -25,7 +27,7 @@ export type SessionRows<Owner> = {
 const accountOf = (session: Session) => (typeof session.accountId === 'number' ? session.accountId : null)
 
 export function createSessionStore<Owner = number>(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; wallClock: Clock },
   rows: SessionRows<Owner> = deps.store.wallet as unknown as SessionRows<Owner>,
   ownerOf: (session: Session) => Owner | null = accountOf as unknown as (session: Session) => Owner | null,
 ): SessionStore {
@@ -39,19 +41,19 @@ export function createSessionStore<Owner = number>(
           const hash = hashOf(sessionId)
           const row = await rows.findSession(hash)
           if (!row) return null
-          const now = deps.clock.now().getTime()
+          const now = deps.wallClock.now().getTime()
           if (now - row.last_seen_at.getTime() > SESSION_IDLE_MS || now - row.created_at.getTime() > SESSION_ABSOLUTE_MS) {
             await rows.deleteSession(hash)
             return null
           }
-          await rows.touchSession(hash, deps.clock.now())
+          await rows.touchSession(hash, deps.wallClock.now())
           return row.data as Session
         })(),
         callback,
       )
     },
     set(sessionId, session, callback) {
-      run(rows.saveSession(hashOf(sessionId), ownerOf(session), JSON.stringify(session), deps.clock.now()), callback)
+      run(rows.saveSession(hashOf(sessionId), ownerOf(session), JSON.stringify(session), deps.wallClock.now()), callback)
     },
     destroy(sessionId, callback) {
       run(rows.deleteSession(hashOf(sessionId)), callback)

@@ -1,8 +1,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { freeTextPattern, parseChargeRequest, type ChargeRequestInput } from '../../src/domain/charge-request.ts'
+import AjvCompiler from '@fastify/ajv-compiler'
+import { freeTextPattern, parseChargeRequest, parseWebhookUrl, webhookUrlPattern, type ChargeRequestInput } from '../../src/domain/charge-request.ts'
 import { DomainError } from '../../src/domain/errors.ts'
+import { brlValuePattern, parseBrlToCents } from '../../src/domain/money.ts'
 
 const base: ChargeRequestInput = { value: '10.00', email: 'Customer@Example.com', tax_number: '111.444.777-35' }
 const parse = (changes: Partial<ChargeRequestInput>, publicWebhooksOnly = false) =>
@@ -65,4 +67,24 @@ test('payer_name is at most 100 characters, as JSON Schema counts them (code poi
   assert.equal(code({ payer_name: '😀'.repeat(100) }), 'ok')
   assert.equal(code({ payer_name: '😀'.repeat(101) }), 'payer_name_invalid:payer_name')
   assert.equal(code({ payer_name: ` ${'a'.repeat(100)} ` }), 'ok')
+})
+
+test('the OpenAPI pattern for value as text accepts exactly the amounts the service reads', () => {
+  const pattern = new RegExp(brlValuePattern)
+  const character = fc.constantFrom('0', '1', '9', '.', ',', ' ', '-', '+', 'e', '١')
+  fc.assert(fc.property(fc.array(character, { maxLength: 8 }).map((characters) => characters.join('')), (text) => {
+    assert.equal(pattern.test(text), parseBrlToCents(text) !== null, JSON.stringify(text))
+  }), { numRuns: 3000 })
+})
+
+test('a webhook_url the OpenAPI schema accepts (format uri and its pattern) is one the service accepts', () => {
+  // Ajv with its formats, as the service and a client validate the document's schema.
+  const compile = AjvCompiler()({}, { customOptions: {} }) as unknown as (route: { schema: object }) => (value: unknown) => boolean
+  const schemaAccepts = compile({ schema: { type: 'string', format: 'uri', pattern: webhookUrlPattern } })
+  const piece = fc.constantFrom('http', 'https', 'HTTPS', 'ftp', ':', '/', '//', 'h', 'h.io', '127.0.0.1', '[::1]', '@', 'u:p@', ':80', ':x', '?q=1', '#f', ' ', '%20', '%zz', 'é', '\\')
+  fc.assert(fc.property(fc.array(piece, { maxLength: 7 }).map((pieces) => pieces.join('')), (text) => {
+    if (!schemaAccepts(text)) return
+    assert.doesNotThrow(() => parseWebhookUrl(text, false), JSON.stringify(text))
+  }), { numRuns: 5000 })
+  for (const url of ['http://h.io/hooks', 'https://127.0.0.1:8443/a?b#c', 'http://[::1]/x']) assert.ok(schemaAccepts(url), url)
 })

@@ -160,3 +160,15 @@ test('a previous secret is accepted only beside its successor: *_PREVIOUS alone 
   assert.throws(() => loadConfig({ OPS_TOKEN_PREVIOUS: 'old-o' }), /OPS_TOKEN_PREVIOUS is set without OPS_TOKEN/)
   assert.throws(() => loadConfig({ PROVIDER_WEBHOOK_SECRET_PREVIOUS: 'old-s' }), /PROVIDER_WEBHOOK_SECRET_PREVIOUS is set without PROVIDER_WEBHOOK_SECRET/)
 })
+
+test('REHEARSAL_DESTINATION_COOLDOWN_SECONDS: a rehearsal on regtest may shorten the cool-down; a real network refuses to start with it', () => {
+  assert.equal(loadConfig({ ...production }).withdrawals.cooldownMs, 24 * 3_600_000)
+  assert.equal(loadConfig({ ...production, LIQUID_NETWORK: 'elementsregtest', REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '0' }).withdrawals.cooldownMs, 0)
+  assert.equal(loadConfig({ ...production, LIQUID_NETWORK: 'elementsregtest', REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '90' }).withdrawals.cooldownMs, 90_000)
+  assert.equal(loadConfig({ REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '60' }).withdrawals.cooldownMs, 60_000, 'the sandbox is on regtest')
+  for (const network of ['liquidv1', 'liquidtestnet']) {
+    assert.throws(() => loadConfig({ ...production, LIQUID_NETWORK: network, DEPIX_ASSET_ID: 'ab'.repeat(32), REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '0' }),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(`REHEARSAL_DESTINATION_COOLDOWN_SECONDS is for rehearsals against fakes (LIQUID_NETWORK=elementsregtest), not ${network}`), network)
+  }
+  assert.throws(() => loadConfig({ ...production, LIQUID_NETWORK: 'elementsregtest', REHEARSAL_DESTINATION_COOLDOWN_SECONDS: '86401' }), /^ConfigError: REHEARSAL_DESTINATION_COOLDOWN_SECONDS must be between 0 and 86400/)
+})

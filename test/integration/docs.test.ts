@@ -14,6 +14,7 @@ import { errorAudience, errorCatalogue } from '../../src/domain/errors.ts'
 import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
 import { errorFix } from '../../src/i18n/catalogue.ts'
 import { skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
+import { parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 
 let service: TestService
 before(async () => {
@@ -97,7 +98,12 @@ test('/docs in both languages: the withdrawal endpoints with curl and examples, 
     assert.match(section('withdrawals'), /&quot;next_cursor&quot;: null/)
     assert.match(section('withdrawal-destinations'), /&quot;state&quot;: &quot;active&quot;/)
     assert.ok(page.includes(concept) && page.includes('R$ 6.000,00') && page.includes('<code>in_review</code>'), `${lang}: the withdrawals concept`)
-    for (const call of ['GET /sandbox/treasury', 'POST /sandbox/treasury/mine {blocks?}', 'POST /sandbox/withdrawals/{id}/payout']) assert.ok(page.includes(call), `${lang}: ${call}`)
+    for (const call of ['GET /sandbox/treasury', 'POST /sandbox/treasury/mine {blocks?}', 'POST /sandbox/withdrawals/{id}/payout', 'GET /sandbox/liquid-address']) assert.ok(page.includes(call), `${lang}: ${call}`)
+    // The sandbox withdrawal walk-through, with an address ready to paste that the service accepts.
+    const walk = page.slice(page.indexOf('<h3 id="sandbox-withdrawal">'), page.indexOf('id="webhooks"'))
+    assert.equal((walk.match(/<li>/g) ?? []).length, 6, `${lang}: the walk-through's steps`)
+    for (const text of ['/sandbox/liquid-address', '/sandbox/outbox?email=', '86401', '/api/withdrawals', '/sandbox/treasury/mine']) assert.ok(walk.includes(text), `${lang}: the walk-through names ${text}`)
+    assert.ok(parseLiquidAddress(/<code>(el1[0-9a-z]+)<\/code>/.exec(walk)![1]!, 'elementsregtest'), `${lang}: a ready regtest address`)
     const webhooks = page.slice(page.indexOf('id="webhooks"'), page.indexOf('id="statuses"'))
     assert.match(webhooks, /<p id="withdrawal-webhooks">[\s\S]*<code>withdrawal\.completed<\/code>[\s\S]*&quot;withdrawal_id&quot;/)
     const merchantErrors = page.slice(page.indexOf('id="errors"')).split('<h3>')[1]!

@@ -46,8 +46,8 @@ async function stop(run: { child: ChildProcess }) {
   await once(run.child, 'exit')
 }
 
-test('the rehearsal section: production mode against npm run fakes, an owner joins through the Wallet, a charge is paid and delivered', { skip: skipOnSecondDatabase, timeout: 120_000 }, async () => {
-  assert.equal(blocks.length, 4, 'the section has four shell blocks')
+test('the rehearsal section: production mode against npm run fakes, an owner joins through the Wallet, a charge is paid and delivered, a withdrawal completes', { skip: skipOnSecondDatabase, timeout: 150_000 }, async () => {
+  assert.equal(blocks.length, 5, 'the section has five shell blocks')
   assert.equal(blocks[0], 'npm run fakes\n')
   const [fakesDir, dataDir] = [await migratedPgliteFolder('pix-rehearsal-fakes-'), await migratedPgliteFolder('pix-rehearsal-data-')]
   const base = `http://127.0.0.1:${await freePort()}`
@@ -99,6 +99,21 @@ test('the rehearsal section: production mode against npm run fakes, an owner joi
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', charge], { env: shell })
     const lines = stdout.trim().split('\n')
     assert.deepEqual([JSON.parse(lines[0]!).status, lines[1], JSON.parse(lines[2]!).delivered, lines[3]], ['delayed', 'pending', 1, 'depix_sent'], stdout)
+
+    // The withdrawal: the address the fakes printed, added and confirmed in the Wallet, usable at
+    // once (the rehearsal's cool-down); then the section's block, in the same shell's variables.
+    const address = /a Liquid address\s+(\S+)/.exec(fakes.output)![1]!
+    await wallet.get('/wallet/destinations')
+    const added = await wallet.post('/wallet/destinations', { type: 'liquid', value: address, label: '' })
+    assert.equal(added.status, 303, added.html)
+    await wallet.get(added.location!)
+    // The Wallet speaks Portuguese unless asked otherwise, and so does its mail.
+    const destinationCode = await until('no destination code was mailed', fakes, () =>
+      /(?:Código para confirmá-lo|Code to confirm it): (\d{6})/.exec(fakes.output.slice(fakes.output.lastIndexOf(`mail to ${email}:`)))?.[1])
+    assert.equal((await wallet.post(`${added.location!}/confirm`, { code: destinationCode })).location, '/wallet/destinations?notice=confirmed')
+    const withdraw = `BASE=${base} FAKES=${controls} TOKEN=${token}\n${blocks[4]!}`
+    const withdrawn = (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', withdraw], { env: shell })).stdout.trim().split('\n')
+    assert.deepEqual([withdrawn[0], JSON.parse(withdrawn[1]!).height > 0, withdrawn[2]], ['sent', true, 'completed'], withdrawn.join('\n'))
   } finally {
     if (service) await stop(service)
     await stop(fakes)

@@ -3,12 +3,15 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { startTestService, type TestService } from '../support/harness.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { startTestService, T0, type TestService } from '../support/harness.ts'
 import { signedInClient, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
+// The wall clock, which sessions are measured on, moved by hand apart from the sandbox's clock.
+const wallClock = createAdjustableClock(T0)
 before(async () => {
-  service = await startTestService()
+  service = await startTestService({}, { wallClock })
 })
 after(() => service.close())
 
@@ -189,17 +192,17 @@ test('sessions end after 30 minutes idle, 12 hours in all, or "Sair"', async () 
   const client = await signUp('session@example.com', generateCpf())
   const signedIn = async () => /session@example\.com/.test((await client.get('/wallet')).html)
   assert.ok(await signedIn())
-  service.sandbox!.clock.advance(29 * 60)
+  wallClock.advance(29 * 60)
   assert.ok(await signedIn(), 'still within 30 minutes idle')
-  service.sandbox!.clock.advance(31 * 60)
+  wallClock.advance(31 * 60)
   assert.ok(!(await signedIn()), 'idle for 31 minutes')
 
   const busy = await signUp('session2@example.com', generateCpf())
   for (let minutes = 0; minutes < 12 * 60 - 20; minutes += 20) {
-    service.sandbox!.clock.advance(20 * 60)
+    wallClock.advance(20 * 60)
     assert.ok(/session2@example\.com/.test((await busy.get('/wallet')).html), `active after ${minutes + 20} minutes`)
   }
-  service.sandbox!.clock.advance(40 * 60)
+  wallClock.advance(40 * 60)
   assert.doesNotMatch((await busy.get('/wallet')).html, /session2@example\.com/)
 
   const leaving = await signUp('session3@example.com', generateCpf())
@@ -207,6 +210,15 @@ test('sessions end after 30 minutes idle, 12 hours in all, or "Sair"', async () 
   assert.equal((await leaving.post('/wallet/sign-out')).status, 303)
   assert.doesNotMatch((await leaving.get('/wallet')).html, /session3@example\.com/)
   assert.equal(await service.database.db.selectFrom('wallet_sessions').select('id_hash').where('account_id', '=', (await service.store.accounts.findByEmail('session3@example.com'))!.id).executeTakeFirst(), undefined)
+})
+
+test('moving the sandbox clock a day (past a destination\'s cool-down) keeps the Wallet signed in', async () => {
+  const client = await signUp('clockmove@example.com', generateCpf())
+  assert.match((await client.get('/wallet')).html, /clockmove@example\.com/)
+  await service.advance(25 * 3600)
+  assert.match((await client.get('/wallet')).html, /clockmove@example\.com/, 'the Wallet session survives /sandbox/clock')
+  await service.advance(13 * 3600)
+  assert.match((await client.get('/wallet')).html, /clockmove@example\.com/, 'beyond the 12-hour absolute limit of the service clock too')
 })
 
 test('a form without its CSRF token is refused with a clear page', async () => {

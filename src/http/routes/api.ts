@@ -16,10 +16,13 @@ import { createChargeDeps, type RouteDeps } from '../deps.ts'
 import { createAddressWindows } from '../address-windows.ts'
 import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
-import { idempotencyKeyOf } from './idempotency-key.ts'
+import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
 import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
-import { cancelErrors, CreatePaymentBody, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
+import { cancelErrors, ChargeIdFilter, CreatePaymentBody, IdempotencyKeyHeaders, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
+
+/** An id no charge can have is a charge not found, as one of another account's is. */
+const paymentIdCodes = { payment_id: 'payment_not_found' } as const
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -70,13 +73,11 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         description:
           'Creates a charge of `value` BRL for the account named by `email`, valid 10 minutes. Send an `Idempotency-Key` to make retries safe: ' +
           'the same key and body answer the same charge; another body with the key is refused.',
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 printable ASCII characters; a UUID per charge you mean to create.' })),
-        }),
+        headers: IdempotencyKeyHeaders('your order id or a UUID, one per charge you mean to create'),
         body: CreatePaymentBody,
         response: { 200: ChargeCreated, ...createPaymentErrors },
       },
-      config: { fieldErrorCodes: createPaymentFieldCodes },
+      config: { fieldErrorCodes: createPaymentFieldCodes, partErrorCodes: idempotencyKeyCodes },
       // Authenticate before validating: an anonymous caller learns nothing about the body rules.
       onRequest: authenticated,
     },
@@ -100,6 +101,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         params: PaymentIdParams,
         response: { 200: ChargeRecord, ...readErrors },
       },
+      config: { partErrorCodes: paymentIdCodes },
       onRequest: authenticated,
     },
     async (request) => getCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
@@ -117,6 +119,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         params: PaymentIdParams,
         response: { 200: ChargeRecord, ...cancelErrors },
       },
+      config: { partErrorCodes: paymentIdCodes },
       onRequest: authenticated,
     },
     async (request) => cancelCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
@@ -167,7 +170,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         operationId: 'listWebhookDeliveries',
         summary: 'List webhook deliveries and their attempts',
         description: 'The newest webhook events of the token\'s charges, optionally for one payment, with every attempt.',
-        querystring: Type.Object({ payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ payment_id: Type.Optional(ChargeIdFilter) }, { additionalProperties: false }),
         response: { 200: WebhookDeliveries, ...deliveryErrors },
       },
       onRequest: authenticated,
@@ -208,6 +211,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       params: QrFileParams,
       response: { 200: Type.Unsafe({ description: 'The QR code.', content: { 'image/png': { schema: { type: 'string', contentEncoding: 'binary' } } } }), ...qrErrors },
     },
+    config: { partErrorCodes: { file: { code: 'payment_not_found', param: 'payment_id' } } },
   }, async (request, reply) => {
     const wait = qrReaders.wait(request.ip)
     if (wait > 0) throw limited(wait)

@@ -5,10 +5,11 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { getWithdrawal, listDestinations, listWithdrawals } from '../../app/list-withdrawals.ts'
 import { createApiWithdrawal } from '../../app/request-withdrawal.ts'
-import { CreateWithdrawalBody, DestinationList, WithdrawalList, WithdrawalRecord } from '../../contract/api.ts'
+import { CreateWithdrawalBody, DestinationList, WithdrawalList, WithdrawalRecord, withdrawalIdPattern } from '../../contract/api.ts'
+import { DomainError } from '../../domain/errors.ts'
 import type { RouteDeps } from '../deps.ts'
-import { createWithdrawalFieldCodes, withdrawalErrors, WithdrawalListQuery, withdrawalReadErrors } from '../schemas.ts'
-import { idempotencyKeyOf } from './idempotency-key.ts'
+import { createWithdrawalFieldCodes, IdempotencyKeyHeaders, withdrawalErrors, WithdrawalListQuery, withdrawalReadErrors } from '../schemas.ts'
+import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 
 export type WithdrawalRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'quotes' | 'mailSeal' | 'webhookDestinations'> & {
   /** The API's authentication, run first on every route. */
@@ -29,11 +30,11 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<WithdrawalRouteDeps> = 
         'Withdraws `amount` of `currency` from the available balance to a destination confirmed in the Wallet and past its cool-down. DEPIX pays a 2 % fee ' +
         '(rounded up to the centavo); a Pix key also pays the provider\'s payout fee out of what it receives. Above the review threshold or the rolling limits it ' +
         'waits for support (`in_review`). Send an `Idempotency-Key`: a retry with the same key and body answers the same withdrawal.',
-      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 printable ASCII characters; one per withdrawal you mean to make.' })) }),
+      headers: IdempotencyKeyHeaders('one per withdrawal you mean to make'),
       body: CreateWithdrawalBody,
       response: { 200: WithdrawalRecord, ...withdrawalErrors },
     },
-    config: { fieldErrorCodes: createWithdrawalFieldCodes },
+    config: { fieldErrorCodes: createWithdrawalFieldCodes, partErrorCodes: idempotencyKeyCodes },
     onRequest: deps.authenticated,
   }, async (request) =>
     createApiWithdrawal(useCaseDeps(request.log), {
@@ -50,6 +51,11 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<WithdrawalRouteDeps> = 
       response: { 200: WithdrawalList, ...withdrawalReadErrors },
     },
     onRequest: deps.authenticated,
+    // The router forgives a trailing slash, so /api/withdrawals/ (a client's path with an empty
+    // id) would answer the list where a withdrawal was expected.
+    preValidation: async (request) => {
+      if (request.url.split('?')[0]!.endsWith('/')) throw new DomainError('withdrawal_not_found', { param: 'withdrawal_id', message: 'The path has no withdrawal id.' })
+    },
   }, async (request) =>
     listWithdrawals(deps, {
       accountId: request.merchant.accountId,
@@ -64,9 +70,10 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<WithdrawalRouteDeps> = 
     schema: {
       operationId: 'getWithdrawal',
       summary: 'Read a withdrawal',
-      params: Type.Object({ withdrawal_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ withdrawal_id: Type.String({ pattern: withdrawalIdPattern, description: 'The withdrawal\'s `id`: `wd_` and 24 lowercase hex characters.' }) }),
       response: { 200: WithdrawalRecord, ...withdrawalReadErrors },
     },
+    config: { partErrorCodes: { withdrawal_id: 'withdrawal_not_found' } },
     onRequest: deps.authenticated,
   }, async (request) => getWithdrawal(deps, { accountId: request.merchant.accountId, withdrawalId: request.params.withdrawal_id }))
 
