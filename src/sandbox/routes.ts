@@ -407,6 +407,14 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
   )
 
+  /** The fake provider's word on a Pix-out whose DePix was sent, as its withdraw webhook; the work it causes done before the answer. */
+  const finishPix = async (providerPayoutId: string | null, outcome: 'sent' | 'error' | 'refunded' | undefined, notFound: () => DomainError) => {
+    if (providerPayoutId === null) throw notFound()
+    const status = await sandbox.fake.finishPayout(providerPayoutId, outcome ?? 'sent')
+    if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
+    await finishWorkTheSandboxCaused(deps.jobs)
+  }
+
   app.post(
     '/sandbox/refund-payouts/:id/payout',
     {
@@ -422,10 +430,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
     async (request) => {
       const payout = await store.payouts.findById(request.params.id)
-      if (!payout || payout.refund_id === null || payout.provider_withdrawal_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
-      const status = await sandbox.fake.finishPayout(payout.provider_withdrawal_id, request.body.outcome ?? 'sent')
-      if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
-      await finishWorkTheSandboxCaused(deps.jobs)
+      if (!payout || payout.refund_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
+      await finishPix(payout.provider_withdrawal_id, request.body.outcome, () => new DomainError('refund_payout_not_found', { param: 'id' }))
       const after = (await store.payouts.findById(payout.id))!
       return { id: after.id, status: after.status }
     },
@@ -447,10 +453,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     async (request) => {
       const withdrawal = await store.withdrawals.findById(request.params.id)
       const payout = withdrawal ? await store.payouts.latestOf({ withdrawalId: withdrawal.id }) : undefined
-      if (!withdrawal || !payout || payout.provider_withdrawal_id === null) throw new DomainError('withdrawal_not_found', { param: 'id' })
-      const status = await sandbox.fake.finishPayout(payout.provider_withdrawal_id, request.body.outcome ?? 'sent')
-      if (status !== 200) throw new Error(`the service answered the withdraw webhook with HTTP ${status}`)
-      await finishWorkTheSandboxCaused(deps.jobs)
+      if (!withdrawal) throw new DomainError('withdrawal_not_found', { param: 'id' })
+      await finishPix(payout?.provider_withdrawal_id ?? null, request.body.outcome, () => new DomainError('withdrawal_not_found', { param: 'id' }))
       const after = (await store.withdrawals.findById(withdrawal.id))!
       return { id: after.id, status: after.status }
     },

@@ -2,7 +2,7 @@
 // withdrawal or a refund owed. The steps toward the treasury and the provider (the funded and
 // signed transaction, the provider's nonce and reply) are written once: a value already there
 // stays, so two runs that raced each keep the first, and the row answered is what stands.
-import { type Insertable, type Kysely, type Updateable } from 'kysely'
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { Database, Payout, PayoutsTable } from './schema.ts'
 
 const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'network_fee_sats', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
@@ -54,17 +54,17 @@ export function payoutsRepository(db: Kysely<Database>) {
       return db.selectFrom('payouts').selectAll().where('provider_withdrawal_id', '=', providerWithdrawalId).executeTakeFirst()
     },
 
-    /** The owner's newest payout (the live one, if it has one). */
+    /** The owner's live payout if it has one (at most one), else its newest. */
     latestOf(owner: { withdrawalId: string } | { refundId: string }): Promise<Payout | undefined> {
       const query = db.selectFrom('payouts').selectAll()
       return ('withdrawalId' in owner ? query.where('withdrawal_id', '=', owner.withdrawalId) : query.where('refund_id', '=', owner.refundId))
-        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+        .orderBy(sql`status in ('failed', 'returned')`).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
     },
 
-    /** Every payout of these withdrawals, newest first. */
+    /** Every payout of these withdrawals, live ones first, then newest first. */
     listForWithdrawals(withdrawalIds: readonly string[]): Promise<Payout[]> {
       if (withdrawalIds.length === 0) return Promise.resolve([])
-      return db.selectFrom('payouts').selectAll().where('withdrawal_id', 'in', withdrawalIds).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
+      return db.selectFrom('payouts').selectAll().where('withdrawal_id', 'in', withdrawalIds).orderBy(sql`status in ('failed', 'returned')`).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()
     },
 
     /** Every payout of these refunds, newest first. */

@@ -130,7 +130,7 @@ test('Idempotency-Key: its pattern is in the document, and a space inside is pri
   await service.advance(24 * 3600)
   const creates = [
     { url: '/api/create-payment', body: (n: number) => ({ value: `10.${String(n).padStart(2, '0')}`, email: 'buyer@example.com', euid }), token },
-    { url: '/api/withdrawals', body: () => ({ currency: 'DEPIX', amount: 200, destination_id: destination }), token: owner.token },
+    { url: '/api/withdrawals', body: () => ({ currency: 'DEPIX', amount: 205, destination_id: destination }), token: owner.token },
   ]
   let n = 0
   for (const create of creates) {
@@ -151,9 +151,10 @@ test('create-withdrawal: a type error names amount; each field\'s boundaries are
   const destination = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
   await service.advance(24 * 3600)
   const valid = compile({ schema: document.components.schemas.CreateWithdrawalRequest })
-  const base = { currency: 'DEPIX', amount: 200, destination_id: destination }
+  // R$ 2,05: the least a Pix key can be sent, R$ 2,00 reaching the provider after our 2 %.
+  const base = { currency: 'DEPIX', amount: 205, destination_id: destination }
   const cases: Array<[field: string, value: unknown, refusal: [code: string, status: number] | null]> = [
-    ['amount', 200, null],
+    ['amount', 205, null],
     ['amount', 'abc', ['amount_invalid', 400]],
     ['amount', '1000', ['amount_invalid', 400]],
     ['amount', 500.5, ['amount_invalid', 400]],
