@@ -32,6 +32,7 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     clawback: charge.clawback,
     providerReturning: charge.provider_returning,
     refund: refund ? { owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
+    holdReason: charge.hold_reason,
   }
 }
 
@@ -197,14 +198,14 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
  * learnt before the decision, the status entry); written by the statement that writes the move.
  */
 export async function applyChargeDecision(
-  store: Store, { charge, account }: LockedCharge, decision: Extract<ChargeDecision, { kind: 'move' }>, context: DecisionContext,
+  store: Store, { charge, account }: LockedCharge, decision: Extract<ChargeDecision, { outcome: 'moved' }>, context: DecisionContext,
   pending: { values: Updateable<ChargesTable>; timeline: readonly ChargeTimelineEntry[] },
 ): Promise<Charge> {
   const values: Updateable<ChargesTable> = {
     ...pending.values,
-    status: decision.to,
+    status: decision.status,
     updated_at: context.now,
-    ...(decision.holdReason === undefined ? {} : { hold_reason: decision.holdReason }),
+    hold_reason: decision.reviewReason,
     ...(context.providerStatus === undefined ? {} : { provider_status: context.providerStatus }),
   }
   for (const effect of decision.effects) Object.assign(values, await carryOut(store, { charge, account }, effect, context))

@@ -55,15 +55,15 @@ export async function moveCharge(deps: { store: Store; clock: Clock }, target: C
     const event = await move.event(store, charge, now, account)
     // Only a charge support refunded has a refund obligation, owed (will_refund) or settled (refunded).
     const refund = event !== null && (charge.status === 'will_refund' || charge.status === 'refunded') ? await store.refunds.findByCharge(charge.id) : undefined
-    const decision = event === null ? { kind: 'ignore' as const } : decideCharge(chargeView(charge, refund), event)
-    if (decision.kind !== 'move') {
+    const decision = event === null ? { outcome: 'unchanged' as const } : decideCharge(chargeView(charge, refund), event)
+    if (decision.outcome !== 'moved') {
       if (kept) await store.charges.update(charge.id, kept, timeline)
       else await store.charges.recordTimeline(charge.id, timeline)
-      return decision.kind === 'refuse' ? { kind: 'refused', charge, code: decision.code } : { kind: 'unchanged', charge }
+      return decision.outcome === 'refused' ? { kind: 'refused', charge, code: decision.code } : { kind: 'unchanged', charge }
     }
     // The charge's timeline (the console): each status it took, what moved it, and who.
-    if (decision.to !== charge.status) {
-      timeline.push({ kind: 'status', source: event!.kind, from: charge.status, to: decision.to, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
+    if (decision.status !== charge.status) {
+      timeline.push({ kind: 'status', source: event!.kind, from: charge.status, to: decision.status, body: move.context?.actor ? { actor: move.context.actor } : null, at: now })
     }
     const moved = await applyChargeDecision(store, { charge, account }, decision, { ...move.context, now }, { values: kept ?? {}, timeline })
     await move.after?.(store, charge, moved, now)

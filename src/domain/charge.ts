@@ -1,6 +1,7 @@
 // A charge's statuses (spec section 3) and the one transition function: every event, carrying the
 // facts it needs, to the next status and what must happen with it: what to credit, release or
 // take back, in which amounts. Nothing outside decideCharge decides a status or an amount.
+import type { Decision } from './decision.ts'
 import { takeBack, type ClawbackKind, type TakeBack } from './clawback.ts'
 import { creditedAmount, type Currency } from './money.ts'
 import { creditCapUnits, type Quote } from './quotes.ts'
@@ -91,6 +92,8 @@ export type ChargeView = {
   providerReturning: boolean
   /** A refund obligation: what it still owes the payer, what we paid, what claw-backs cost after we paid. */
   refund: { owedCents: number; paidByUsCents: number; lossCents: number } | null
+  /** Why it is held, kept by the moves that keep its status. */
+  holdReason: HoldReason | null
 }
 
 /** Everything that can happen to a charge, each with the facts it needs. */
@@ -150,13 +153,16 @@ export type ChargeEffect =
 
 export type RefusalCode = 'payment_not_cancelable' | 'payment_not_held' | 'quote_unavailable' | 'paid_amount_required' | 'payment_taken_back' | 'payment_not_taken_back' | 'refund_not_owed'
 
-export type ChargeDecision =
-  /** Nothing changes (a duplicate, a stale report, a time not yet come). */
-  | { kind: 'ignore' }
-  /** The event is not allowed now; the caller is told why. */
-  | { kind: 'refuse'; code: RefusalCode }
-  /** `holdReason` undefined leaves the charge's own as it is. */
-  | { kind: 'move'; to: ChargeStatus; holdReason?: HoldReason | null; effects: ChargeEffect[] }
+/**
+ * The one decision shape (domain/decision.ts): unchanged (a duplicate, a stale report, a time not
+ * yet come); refused with why; or moved, with why it is held (`reviewReason`, null when it is not;
+ * a move that keeps the status keeps the charge's own) and the effects.
+ */
+export type ChargeDecision = Decision<ChargeStatus, HoldReason, never, ChargeEffect, RefusalCode>
+
+const unchanged: ChargeDecision = { outcome: 'unchanged' }
+const refuse = (code: RefusalCode): ChargeDecision => ({ outcome: 'refused', code })
+const move = (to: ChargeStatus, holdReason: HoldReason | null, effects: ChargeEffect[]): ChargeDecision => ({ outcome: 'moved', status: to, reviewReason: holdReason, failureCode: null, effects })
 
 /** A provider tax number may come masked ("***.444.777-**"): compare the characters shown. */
 export function taxNumberMatches(reported: string, informed: string): boolean {
@@ -204,7 +210,7 @@ const creditEffects = (to: 'depix_sent' | 'after7d', arrivedCents: number, units
     : [credit, { kind: 'bind_payer' }, { kind: 'queue_webhook', event: 'payment.confirmed' }]
 }
 
-const hold = (reason: HoldReason): ChargeDecision => ({ kind: 'move', to: 'security_hold', holdReason: reason, effects: [] })
+const hold = (reason: HoldReason): ChargeDecision => move('security_hold', reason, [])
 
 /** The checks of decisions section 4 (amended by 13 and 14), in order, once the provider says the money arrived. */
 export function decideArrival(charge: ChargeView, report: PaymentReport, facts: ArrivalFacts): ChargeDecision {
@@ -218,7 +224,7 @@ export function decideArrival(charge: ChargeView, report: PaymentReport, facts: 
   const units = creditUnits(charge.currency, arrived, facts.quote)
   if (units === null) return hold('quote_unavailable')
   const to = matches ? 'depix_sent' : 'after7d'
-  return { kind: 'move', to, holdReason: null, effects: creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : facts.quote) }
+  return move(to, null, creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : facts.quote))
 }
 
 /**
@@ -276,17 +282,12 @@ function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalC
   const arrivedCents = charge.paidCents ?? charge.valueCents
   const step = takeBack({ currency: charge.currency, arrivedCents, creditedUnits: charge.creditedUnits ?? 0, quoteMicros: charge.quoteMicros, takenBackCents: charge.takenBackCents, takenBackUnits: charge.takenBackUnits }, principalCents)
   // Nothing left to take: the blocks a MED brings still count.
-  if (step === null) return kind === 'med' ? { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] } : { kind: 'ignore' }
-  return {
-    kind: 'move',
-    to: step.whole ? 'refunded' : charge.status,
-    ...(step.whole ? { holdReason: null } : {}),
-    effects: [
-      { kind: 'block_identities' },
-      { kind: 'take_back', from: charge.status === 'after7d' ? 'held' : 'available', step },
-      record(kind, step.takenBackCents, principalCents === null),
-    ],
-  }
+  if (step === null) return kind === 'med' ? move(charge.status, charge.holdReason, [{ kind: 'block_identities' }]) : unchanged
+  return move(step.whole ? 'refunded' : charge.status, step.whole ? null : charge.holdReason, [
+    { kind: 'block_identities' },
+    { kind: 'take_back', from: charge.status === 'after7d' ? 'held' : 'available', step },
+    record(kind, step.takenBackCents, principalCents === null),
+  ])
 }
 
 /**
@@ -295,41 +296,33 @@ function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalC
  * no longer be released, and a payment that arrives later is held for support (decisions 14).
  */
 function recordClawback(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
-  if (kind !== 'med' && (kind === 'will_refund' ? charge.providerReturning : charge.clawback === 'refunded')) return { kind: 'ignore' }
+  if (kind !== 'med' && (kind === 'will_refund' ? charge.providerReturning : charge.clawback === 'refunded')) return unchanged
   const arrived = charge.paidCents
   const all = kind === 'refunded' || (kind === 'med' && principalCents === null)
   const taken = kind === 'will_refund' ? charge.takenBackCents
     : arrived === null ? charge.takenBackCents + (principalCents ?? 0)
     : Math.min(arrived, charge.takenBackCents + (all ? arrived : principalCents!))
-  return { kind: 'move', to: charge.status, effects: [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), record(kind, taken, all)] }
+  return move(charge.status, charge.holdReason, [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), record(kind, taken, all)])
 }
 
 /** The provider took back (part of) what a refund obligation owes the payer: it settles that part. */
 function providerSettlesRefund(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
   const owed = charge.refund?.owedCents ?? 0
-  if (owed === 0) return { kind: 'ignore' }
+  if (owed === 0) return unchanged
   const amount = principalCents === null || principalCents <= 0 ? owed : Math.min(principalCents, owed)
-  return {
-    kind: 'move',
-    to: amount === owed ? 'refunded' : charge.status,
-    effects: [
-      { kind: 'settle_refund', amountCents: amount, by: 'provider', owedAfter: owed - amount },
-      record(kind, charge.takenBackCents + amount, principalCents === null),
-    ],
-  }
+  return move(amount === owed ? 'refunded' : charge.status, charge.holdReason, [
+    { kind: 'settle_refund', amountCents: amount, by: 'provider', owedAfter: owed - amount },
+    record(kind, charge.takenBackCents + amount, principalCents === null),
+  ])
 }
 
 /** A MED on a payment whose refund we already paid: the provider took back money that left us. */
 function clawBackPaidRefund(charge: ChargeView, principalCents: number | null): ChargeDecision {
   const refund = charge.refund!
   const left = refund.paidByUsCents - refund.lossCents
-  if (left <= 0) return { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+  if (left <= 0) return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
   const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
-  return {
-    kind: 'move',
-    to: charge.status,
-    effects: [{ kind: 'block_identities' }, { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record('med', charge.takenBackCents + amount, principalCents === null)],
-  }
+  return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }, { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record('med', charge.takenBackCents + amount, principalCents === null)])
 }
 
 function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus, 'depix_sent'>): ChargeDecision {
@@ -337,22 +330,22 @@ function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus
     if (status === 'refunded') {
       // Its "refunded" after we credited is a claw-back of everything, arriving through the deposit
       // webhook; after MEDs for part of it, it may only close those: recorded for support, not guessed.
-      return charge.takenBackCents === 0 ? clawBackCredit(charge, 'refunded', null) : charge.clawback === 'refunded' ? { kind: 'ignore' } : { kind: 'move', to: charge.status, effects: [record('refunded', charge.takenBackCents, false)] }
+      return charge.takenBackCents === 0 ? clawBackCredit(charge, 'refunded', null) : charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record('refunded', charge.takenBackCents, false)])
     }
     // Recorded, which lists it for support (the provider will refund money we credited; decisions 14).
-    if (status === 'will_refund' && !charge.providerReturning) return { kind: 'move', to: charge.status, effects: [record('will_refund', charge.takenBackCents, false)] }
-    return { kind: 'ignore' }
+    if (status === 'will_refund' && !charge.providerReturning) return move(charge.status, charge.holdReason, [record('will_refund', charge.takenBackCents, false)])
+    return unchanged
   }
-  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? recordClawback(charge, status, null) : { kind: 'ignore' }
+  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? recordClawback(charge, status, null) : unchanged
   if (charge.refund !== null) {
-    if (status !== 'refunded') return { kind: 'ignore' }
+    if (status !== 'refunded') return unchanged
     // The provider returned what we owe the payer; after a part was taken back, which part is not ours to guess.
     if (charge.takenBackCents === 0) return providerSettlesRefund(charge, 'refunded', null)
-    return charge.clawback === 'refunded' ? { kind: 'ignore' } : { kind: 'move', to: charge.status, effects: [record('refunded', charge.takenBackCents, false)] }
+    return charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record('refunded', charge.takenBackCents, false)])
   }
   const to = providerStatusMap[status]
-  if (!forwardMoves[charge.status].includes(to)) return { kind: 'ignore' }
-  return { kind: 'move', to, holdReason: null, effects: [] }
+  if (!forwardMoves[charge.status].includes(to)) return unchanged
+  return move(to, null, [])
 }
 
 export const reviewDecisions = ['release', 'refund', 'close'] as const
@@ -384,20 +377,20 @@ export function reviewDecisionsFor(charge: ChargeView): ReviewDecision[] {
 
 function decideReview(charge: ChargeView, event: Extract<ChargeEvent, { kind: 'review' }>): ChargeDecision {
   const refusal = reviewRefusal(charge, event.decision)
-  if (refusal !== null) return { kind: 'refuse', code: refusal }
-  if (event.decision === 'close') return { kind: 'move', to: 'refunded', holdReason: null, effects: [] }
+  if (refusal !== null) return refuse(refusal)
+  if (event.decision === 'close') return move('refunded', null, [])
   const arrived = charge.paidCents ?? event.enteredPaidCents
-  if (arrived === null) return { kind: 'refuse', code: 'paid_amount_required' }
+  if (arrived === null) return refuse('paid_amount_required')
   if (event.decision === 'refund') {
     const remaining = arrived - charge.takenBackCents
-    if (remaining <= 0) return { kind: 'refuse', code: 'payment_taken_back' }
-    return { kind: 'move', to: 'will_refund', holdReason: null, effects: [{ kind: 'owe_refund', amountCents: remaining, arrivedCents: arrived }] }
+    if (remaining <= 0) return refuse('payment_taken_back')
+    return move('will_refund', null, [{ kind: 'owe_refund', amountCents: remaining, arrivedCents: arrived }])
   }
   const units = creditUnits(charge.currency, arrived, event.facts.quote)
-  if (units === null) return { kind: 'refuse', code: 'quote_unavailable' }
+  if (units === null) return refuse('quote_unavailable')
   // Released by support: continues at the payer checks (decisions 4, step 3 or 4).
   const to = event.facts.payerMatchesInformed ? 'depix_sent' : 'after7d'
-  return { kind: 'move', to, holdReason: null, effects: creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : event.facts.quote) }
+  return move(to, null, creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : event.facts.quote))
 }
 
 function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
@@ -405,19 +398,14 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
     case 'provider_status':
       return decideProviderStatus(charge, event.status)
     case 'money_arrived':
-      if (!awaitsArrival(charge.status)) return { kind: 'ignore' }
+      if (!awaitsArrival(charge.status)) return unchanged
       return decideArrival(charge, event.report, event.facts)
     case 'expiry_due':
-      if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
-      return { kind: 'move', to: 'expired', holdReason: null, effects: [] }
+      if (charge.status !== 'waiting_payment' || event.expiresAt.getTime() > event.now.getTime()) return unchanged
+      return move('expired', null, [])
     case 'release_due':
-      if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return { kind: 'ignore' }
-      return {
-        kind: 'move',
-        to: 'depix_sent',
-        holdReason: null,
-        effects: [{ kind: 'release_credit', units: (charge.creditedUnits ?? 0) - charge.takenBackUnits }, { kind: 'queue_webhook', event: 'balance.released' }],
-      }
+      if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return unchanged
+      return move('depix_sent', null, [{ kind: 'release_credit', units: (charge.creditedUnits ?? 0) - charge.takenBackUnits }, { kind: 'queue_webhook', event: 'balance.released' }])
     case 'review':
       return decideReview(charge, event)
     case 'med':
@@ -425,7 +413,7 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       if (charge.refund !== null) {
         if (charge.refund.owedCents === 0) return clawBackPaidRefund(charge, event.principalCents)
         const settled = providerSettlesRefund(charge, 'med', event.principalCents)
-        return settled.kind === 'move' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : { kind: 'move', to: charge.status, effects: [{ kind: 'block_identities' }] }
+        return settled.outcome === 'moved' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
       }
       // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
       // which is then held for support (decisions 13 and 14).
@@ -434,13 +422,13 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       // Canceling twice is a retry, not an error. Anything past waiting_payment has a payment on its
       // way or done; the provider has no cancel, so a late payment still arrives and is processed
       // (decisions 4: money that arrived is never dropped).
-      if (charge.status === 'canceled') return { kind: 'ignore' }
-      if (charge.status !== 'waiting_payment') return { kind: 'refuse', code: 'payment_not_cancelable' }
-      return { kind: 'move', to: 'canceled', holdReason: null, effects: [] }
+      if (charge.status === 'canceled') return unchanged
+      if (charge.status !== 'waiting_payment') return refuse('payment_not_cancelable')
+      return move('canceled', null, [])
     case 'refund_paid': {
       const owed = charge.refund?.owedCents ?? 0
-      if (charge.status !== 'will_refund' || owed === 0) return { kind: 'refuse', code: 'refund_not_owed' }
-      return { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: owed, by: 'us', owedAfter: 0 }] }
+      if (charge.status !== 'will_refund' || owed === 0) return refuse('refund_not_owed')
+      return move('refunded', charge.holdReason, [{ kind: 'settle_refund', amountCents: owed, by: 'us', owedAfter: 0 }])
     }
   }
 }
@@ -451,18 +439,18 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
  */
 export function decideCharge(charge: ChargeView, event: ChargeEvent): ChargeDecision {
   const decision = decideMove(charge, event)
-  if (decision.kind !== 'move') return decision
+  if (decision.outcome !== 'moved') return decision
   const optIn = optInEventFor(charge.status, decision)
   if (optIn === null || !charge.webhookEvents.includes(optIn)) return decision
   return { ...decision, effects: [...decision.effects, { kind: 'queue_webhook', event: optIn }] }
 }
 
 /** The opt-in event a move announces, if any: a change of status, or money taken back. */
-function optInEventFor(from: ChargeStatus, decision: Extract<ChargeDecision, { kind: 'move' }>): WebhookEventName | null {
+function optInEventFor(from: ChargeStatus, decision: Extract<ChargeDecision, { outcome: 'moved' }>): WebhookEventName | null {
   // Money we had credited and the provider took back, in part or in whole, is a dispute.
   if (decision.effects.some((effect) => effect.kind === 'take_back')) return 'payment.disputed'
-  if (from === decision.to) return null
-  switch (decision.to) {
+  if (from === decision.status) return null
+  switch (decision.status) {
     case 'expired':
       return 'payment.expired'
     case 'security_hold':

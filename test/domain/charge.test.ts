@@ -25,26 +25,26 @@ const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('
 const okFacts: ArrivalFacts = { blocked: false, boundElsewhere: false, quote }
 const base: Omit<ChargeView, 'status' | 'informedEuid' | 'informedTaxNumber'> = {
   valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0,
-  takenBackAll: false, clawback: null, providerReturning: false, refund: null,
+  takenBackAll: false, clawback: null, providerReturning: false, refund: null, holdReason: null,
 }
 const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: 'EU000000000000001', informedTaxNumber: null, ...extra })
 const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })
 const matching: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
 const stranger: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
 const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts })
-const toOf = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.to : decision.kind === 'refuse' ? `refuse:${decision.code}` : 'ignore')
-const effectKinds = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.effects.map((effect) => effect.kind) : [])
+const toOf = (decision: ChargeDecision) => (decision.outcome === 'moved' ? decision.status : decision.outcome === 'refused' ? `refuse:${decision.code}` : 'ignore')
+const effectKinds = (decision: ChargeDecision) => (decision.outcome === 'moved' ? decision.effects.map((effect) => effect.kind) : [])
 
 test('decisions section 4, in order', () => {
   const arrival = (charge: ChargeView, payer: PaymentReport, facts = okFacts) => toOf(decideArrival(charge, payer, facts))
   assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true, boundElsewhere: true }), 'security_hold')
-  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true }) as { holdReason: string }).holdReason, 'prior_med')
-  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }) as { holdReason: string }).holdReason, 'identity_bound_elsewhere')
+  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, blocked: true }) as { reviewReason: string }).reviewReason, 'prior_med')
+  assert.equal((decideArrival(euidCharge('waiting_payment'), matching, { ...okFacts, boundElsewhere: true }) as { reviewReason: string }).reviewReason, 'identity_bound_elsewhere')
   assert.equal(arrival(euidCharge('waiting_payment'), matching), 'depix_sent')
   assert.equal(arrival(taxCharge('waiting_payment'), matching), 'depix_sent')
   assert.equal(arrival(euidCharge('waiting_payment'), stranger), 'after7d')
-  assert.equal((decideArrival(taxCharge('waiting_payment'), stranger, okFacts) as { holdReason: string }).holdReason, 'payer_mismatch')
-  assert.equal((decideArrival(euidCharge('waiting_payment', { currency: 'BTC' }), matching, { ...okFacts, quote: null }) as { holdReason: string }).holdReason, 'quote_unavailable')
+  assert.equal((decideArrival(taxCharge('waiting_payment'), stranger, okFacts) as { reviewReason: string }).reviewReason, 'payer_mismatch')
+  assert.equal((decideArrival(euidCharge('waiting_payment', { currency: 'BTC' }), matching, { ...okFacts, quote: null }) as { reviewReason: string }).reviewReason, 'quote_unavailable')
   // A DEPIX credit needs no quote.
   assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quote: null }), 'depix_sent')
 })
@@ -52,8 +52,8 @@ test('decisions section 4, in order', () => {
 test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
   const paid = (cents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { ...matching, valueInCents: cents }, facts)
   for (const cents of [1000, 950, 1050, 1049, 951]) assert.equal(toOf(paid(cents)), 'depix_sent', String(cents))
-  for (const cents of [949, 1051, 2000, 1, 0, null]) assert.equal((paid(cents) as { holdReason: string }).holdReason, 'amount_mismatch', String(cents))
-  assert.equal((paid(2000, { ...okFacts, blocked: true }) as { holdReason: string }).holdReason, 'prior_med')
+  for (const cents of [949, 1051, 2000, 1, 0, null]) assert.equal((paid(cents) as { reviewReason: string }).reviewReason, 'amount_mismatch', String(cents))
+  assert.equal((paid(2000, { ...okFacts, blocked: true }) as { reviewReason: string }).reviewReason, 'prior_med')
   fc.assert(fc.property(fc.integer({ min: 1000, max: 500_000 }), fc.integer({ min: 0, max: 1_000_000 }), (value, got) => {
     assert.equal(paidAmountFits(value, got), got > 0 && Math.abs(got - value) * 20 <= value)
   }))
@@ -61,8 +61,8 @@ test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amou
 
 test('the credit carries its amount: what arrived less the fee, converted at the quote; the executor re-reads nothing', () => {
   const decision = decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_050 }, okFacts)
-  assert.equal(decision.kind, 'move')
-  const credit = (decision as Extract<ChargeDecision, { kind: 'move' }>).effects[0]
+  assert.equal(decision.outcome, 'moved')
+  const credit = (decision as Extract<ChargeDecision, { outcome: 'moved' }>).effects[0]
   // floor(9950 × 10^8 × 100 / (35 000 000 × 106))
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 10_050, units: 26819, quote })
 })
@@ -70,14 +70,14 @@ test('the credit carries its amount: what arrived less the fee, converted at the
 test('decisions 14: no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
   fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros, reference) => {
     const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros, referenceMicros: reference } })
-    if (decision.kind !== 'move' || decision.to === 'security_hold') return
+    if (decision.outcome !== 'moved' || decision.status === 'security_hold') return
     const credit = decision.effects.find((effect) => effect.kind === 'credit')!
     assert.ok(credit.kind === 'credit' && credit.units <= creditCapUnits(arrivedCents, currency, reference))
   }), { numRuns: 2000 })
   // BTC last accepted at R$ 350.000,00; now 8 % lower, within the 10 % band: R$ 100,00 would credit
   // 28 993 sats, above the cap of 28 857 (R$ 100,00 at R$ 350.000,00, plus 1 %).
   const lower = decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_000 }, { ...okFacts, quote: { ...quote, micros: 322_000_000_000 } })
-  assert.equal((lower as { holdReason: string }).holdReason, 'quote_unavailable')
+  assert.equal((lower as { reviewReason: string }).reviewReason, 'quote_unavailable')
   assert.equal(toOf(decideArrival(euidCharge('waiting_payment', { currency: 'BTC', valueCents: 10_000 }), { ...matching, valueInCents: 10_000 }, { ...okFacts, quote: { ...quote, micros: 340_000_000_000 } })), 'depix_sent')
 })
 
@@ -94,15 +94,15 @@ test('provider statuses map to ours from waiting_payment', () => {
   }
   for (const [provider, ours] of Object.entries(expected)) {
     const decision = decideCharge(taxCharge('waiting_payment'), { kind: 'provider_status', status: provider as never })
-    assert.equal(decision.kind === 'move' ? decision.to : 'waiting_payment', ours, provider)
+    assert.equal(decision.outcome === 'moved' ? decision.status : 'waiting_payment', ours, provider)
   }
 })
 
 test('statuses decided by us never move on the provider\'s word; money that arrived is always processed', () => {
   for (const status of ['security_hold', 'depix_sent', 'after7d', 'refunded'] as const) {
-    assert.equal(decideCharge(taxCharge(status), arrived(matching)).kind, 'ignore', `${status} arrival`)
+    assert.equal(decideCharge(taxCharge(status), arrived(matching)).outcome, 'unchanged', `${status} arrival`)
     for (const provider of ['pending', 'delayed', 'approved', 'under_review', 'canceled', 'expired', 'error'] as const) {
-      assert.equal(decideCharge(taxCharge(status), { kind: 'provider_status', status: provider }).kind, 'ignore', `${status} ${provider}`)
+      assert.equal(decideCharge(taxCharge(status), { kind: 'provider_status', status: provider }).outcome, 'unchanged', `${status} ${provider}`)
     }
   }
   for (const status of ['waiting_payment', 'expired', 'canceled', 'error', 'pending', 'under_review'] as const) {
@@ -123,18 +123,18 @@ test('masked tax numbers match on the characters shown, and only with enough sho
 test('the one state machine: expiry, release, review and MED are decided by decideCharge', () => {
   const now = new Date('2026-11-22T12:10:00Z')
   const earlier = new Date('2026-11-22T12:09:59Z')
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: earlier }), { kind: 'move', to: 'expired', holdReason: null, effects: [] })
-  assert.equal(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now: earlier, expiresAt: now }).kind, 'ignore')
-  assert.equal(decideCharge(taxCharge('depix_sent'), { kind: 'expiry_due', now, expiresAt: earlier }).kind, 'ignore')
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: earlier }), { outcome: 'moved', status: 'expired', reviewReason: null, failureCode: null, effects: [] })
+  assert.equal(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now: earlier, expiresAt: now }).outcome, 'unchanged')
+  assert.equal(decideCharge(taxCharge('depix_sent'), { kind: 'expiry_due', now, expiresAt: earlier }).outcome, 'unchanged')
   const held = euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 })
   assert.deepEqual(decideCharge(held, { kind: 'release_due', now, releaseAt: earlier }), {
-    kind: 'move', to: 'depix_sent', holdReason: null, effects: [{ kind: 'release_credit', units: 900 }, { kind: 'queue_webhook', event: 'balance.released' }],
+    outcome: 'moved', status: 'depix_sent', reviewReason: null, failureCode: null, effects: [{ kind: 'release_credit', units: 900 }, { kind: 'queue_webhook', event: 'balance.released' }],
   })
-  assert.equal(decideCharge(held, { kind: 'release_due', now: earlier, releaseAt: now }).kind, 'ignore')
+  assert.equal(decideCharge(held, { kind: 'release_due', now: earlier, releaseAt: now }).outcome, 'unchanged')
   const release = (charge: ChargeView, payerMatchesInformed: boolean, q: Quote | null = quote, entered: number | null = null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote: q, payerMatchesInformed }, enteredPaidCents: entered })
-  assert.deepEqual(decideCharge(taxCharge('depix_sent'), release(taxCharge('depix_sent'), true)), { kind: 'refuse', code: 'payment_not_held' })
+  assert.deepEqual(decideCharge(taxCharge('depix_sent'), release(taxCharge('depix_sent'), true)), { outcome: 'refused', code: 'payment_not_held' })
   const hold = taxCharge('security_hold', { paidCents: 1000, currency: 'BTC' })
-  assert.deepEqual(decideCharge(hold, release(hold, true, null)), { kind: 'refuse', code: 'quote_unavailable' })
+  assert.deepEqual(decideCharge(hold, release(hold, true, null)), { outcome: 'refused', code: 'quote_unavailable' })
   assert.equal(toOf(decideCharge(hold, release(hold, true))), 'depix_sent')
   assert.equal(toOf(decideCharge(hold, release(hold, false))), 'after7d')
   assert.equal(toOf(decideCharge(hold, { kind: 'review', decision: 'refund', enteredPaidCents: null })), 'will_refund')
@@ -142,7 +142,7 @@ test('the one state machine: expiry, release, review and MED are decided by deci
   assert.equal(toOf(medded), 'refunded')
   assert.deepEqual(effectKinds(medded), ['block_identities', 'take_back', 'record_clawback'])
   assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med', principalCents: null }), {
-    kind: 'move', to: 'waiting_payment', effects: [{ kind: 'block_identities' }, { kind: 'record_clawback', clawback: 'med', takenBackCents: 0, all: true }],
+    outcome: 'moved', status: 'waiting_payment', reviewReason: null, failureCode: null, effects: [{ kind: 'block_identities' }, { kind: 'record_clawback', clawback: 'med', takenBackCents: 0, all: true }],
   })
   const refundedAfterCredit = decideCharge(taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 }), { kind: 'provider_status', status: 'refunded' })
   assert.equal(toOf(refundedAfterCredit), 'refunded')
@@ -161,7 +161,7 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
   ] as const) {
     const decision = decideCharge(hold, event)
     assert.equal(toOf(decision), 'security_hold', JSON.stringify(event))
-    const recorded = (decision as Extract<ChargeDecision, { kind: 'move' }>).effects.find((effect) => effect.kind === 'record_clawback')
+    const recorded = (decision as Extract<ChargeDecision, { outcome: 'moved' }>).effects.find((effect) => effect.kind === 'record_clawback')
     assert.equal(recorded?.kind === 'record_clawback' && recorded.clawback, clawback)
     assert.ok(!effectKinds(decision).includes('take_back'), 'a hold posted nothing, so nothing is taken back from the account')
     const after: ChargeView = {
@@ -172,71 +172,71 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
       providerReturning: clawback !== 'med',
     }
     assert.deepEqual(reviewDecisionsFor(after), offered, JSON.stringify(event))
-    assert.deepEqual(decideCharge(after, { kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: null }), { kind: 'refuse', code: 'payment_taken_back' })
+    assert.deepEqual(decideCharge(after, { kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: null }), { outcome: 'refused', code: 'payment_taken_back' })
     assert.equal(toOf(decideCharge(after, { kind: 'review', decision: 'close' })), (offered as readonly string[]).includes('close') ? 'refunded' : 'refuse:payment_not_taken_back')
   }
   // A MED without an amount on a hold whose amount nobody stated took it all: nothing is left to refund.
   const silent = taxCharge('security_hold')
-  const whole = (decideCharge(silent, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>).effects.find((effect) => effect.kind === 'record_clawback')
+  const whole = (decideCharge(silent, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>).effects.find((effect) => effect.kind === 'record_clawback')
   assert.ok(whole?.kind === 'record_clawback' && whole.all)
-  assert.deepEqual(decideCharge({ ...silent, clawback: 'med', takenBackAll: true }, { kind: 'review', decision: 'refund', enteredPaidCents: 1000 }), { kind: 'refuse', code: 'payment_taken_back' })
+  assert.deepEqual(decideCharge({ ...silent, clawback: 'med', takenBackAll: true }, { kind: 'review', decision: 'refund', enteredPaidCents: 1000 }), { outcome: 'refused', code: 'payment_taken_back' })
   // A partial MED leaves R$ 8,00 with us: refunding owes exactly that; closing would drop it.
   const partial = { ...hold, clawback: 'med' as const, takenBackCents: 200 }
-  assert.deepEqual(decideCharge(partial, { kind: 'review', decision: 'close' }), { kind: 'refuse', code: 'payment_not_taken_back' })
-  assert.deepEqual((decideCharge(partial, { kind: 'review', decision: 'refund', enteredPaidCents: null }) as Extract<ChargeDecision, { kind: 'move' }>).effects, [{ kind: 'owe_refund', amountCents: 800, arrivedCents: 1000 }])
-  assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { kind: 'refuse', code: 'payment_not_taken_back' })
+  assert.deepEqual(decideCharge(partial, { kind: 'review', decision: 'close' }), { outcome: 'refused', code: 'payment_not_taken_back' })
+  assert.deepEqual((decideCharge(partial, { kind: 'review', decision: 'refund', enteredPaidCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>).effects, [{ kind: 'owe_refund', amountCents: 800, arrivedCents: 1000 }])
+  assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { outcome: 'refused', code: 'payment_not_taken_back' })
 })
 
 test('decisions 14: a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
   const silent = taxCharge('security_hold', { paidCents: null })
   const release = (entered: number | null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: entered })
-  assert.deepEqual(decideCharge(silent, release(null)), { kind: 'refuse', code: 'paid_amount_required' })
-  assert.deepEqual(decideCharge(silent, { kind: 'review', decision: 'refund', enteredPaidCents: null }), { kind: 'refuse', code: 'paid_amount_required' })
-  const credit = (decideCharge(silent, release(700)) as Extract<ChargeDecision, { kind: 'move' }>).effects[0]
+  assert.deepEqual(decideCharge(silent, release(null)), { outcome: 'refused', code: 'paid_amount_required' })
+  assert.deepEqual(decideCharge(silent, { kind: 'review', decision: 'refund', enteredPaidCents: null }), { outcome: 'refused', code: 'paid_amount_required' })
+  const credit = (decideCharge(silent, release(700)) as Extract<ChargeDecision, { outcome: 'moved' }>).effects[0]
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 700, units: 600, quote: null })
 })
 
 test('decisions 14: a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
   const btc = euidCharge('depix_sent', { currency: 'BTC', paidCents: 1000, creditedUnits: 2425, quoteMicros: 350_000_000_000 })
-  const first = decideCharge(btc, { kind: 'med', principalCents: 200 }) as Extract<ChargeDecision, { kind: 'move' }>
-  assert.equal(first.to, 'depix_sent')
+  const first = decideCharge(btc, { kind: 'med', principalCents: 200 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  assert.equal(first.status, 'depix_sent')
   const step = first.effects.find((effect) => effect.kind === 'take_back')!
   // floor(200 × 10^8 × 100 / (35 000 000 × 106)) = 539 sats
   assert.ok(step.kind === 'take_back')
   assert.deepEqual([step.step.principalCents, step.step.units, step.step.lossCents, step.step.whole], [200, 539, 0, false])
-  const rest = decideCharge({ ...btc, takenBackCents: 200, takenBackUnits: 539 }, { kind: 'med', principalCents: 800 }) as Extract<ChargeDecision, { kind: 'move' }>
-  assert.equal(rest.to, 'refunded')
+  const rest = decideCharge({ ...btc, takenBackCents: 200, takenBackUnits: 539 }, { kind: 'med', principalCents: 800 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  assert.equal(rest.status, 'refunded')
   const last = rest.effects.find((effect) => effect.kind === 'take_back')!
   assert.ok(last.kind === 'take_back')
   // Exactly what was credited, in all; the fixed fee is the service's loss.
   assert.deepEqual([last.step.units + 539, last.step.lossCents], [2425, 100])
-  assert.equal(decideCharge({ ...btc, takenBackCents: 1000, takenBackUnits: 2425, status: 'refunded' }, { kind: 'med', principalCents: 100 }).kind, 'move')
+  assert.equal(decideCharge({ ...btc, takenBackCents: 1000, takenBackUnits: 2425, status: 'refunded' }, { kind: 'med', principalCents: 100 }).outcome, 'moved')
 })
 
 test('refunds owed: paid by us or taken back by the provider, refunded only when nothing is owed', () => {
   const owing = taxCharge('will_refund', { paidCents: 1000, refund: { owedCents: 1000, paidByUsCents: 0, lossCents: 0 } })
-  assert.deepEqual(decideCharge(owing, { kind: 'refund_paid' }), { kind: 'move', to: 'refunded', effects: [{ kind: 'settle_refund', amountCents: 1000, by: 'us', owedAfter: 0 }] })
-  const part = decideCharge(owing, { kind: 'med', principalCents: 300 }) as Extract<ChargeDecision, { kind: 'move' }>
-  assert.equal(part.to, 'will_refund')
+  assert.deepEqual(decideCharge(owing, { kind: 'refund_paid' }), { outcome: 'moved', status: 'refunded', reviewReason: null, failureCode: null, effects: [{ kind: 'settle_refund', amountCents: 1000, by: 'us', owedAfter: 0 }] })
+  const part = decideCharge(owing, { kind: 'med', principalCents: 300 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  assert.equal(part.status, 'will_refund')
   assert.deepEqual(part.effects.find((effect) => effect.kind === 'settle_refund'), { kind: 'settle_refund', amountCents: 300, by: 'provider', owedAfter: 700 })
   assert.equal(toOf(decideCharge(owing, { kind: 'provider_status', status: 'refunded' })), 'refunded')
-  assert.deepEqual(decideCharge(taxCharge('will_refund', { refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } }), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+  assert.deepEqual(decideCharge(taxCharge('will_refund', { refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } }), { kind: 'refund_paid' }), { outcome: 'refused', code: 'refund_not_owed' })
   // After we paid, a MED takes back money that left us: the service's loss, once per report.
   const paidOut = taxCharge('refunded', { paidCents: 1000, refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } })
-  const loss = decideCharge(paidOut, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>
+  const loss = decideCharge(paidOut, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.deepEqual(loss.effects.find((effect) => effect.kind === 'clawback_loss'), { kind: 'clawback_loss', amountCents: 1000, lossAfter: 1000 })
   // A provider "refunded" after part of a refund owed was taken back is not guessed at: recorded for support.
   const partlyTaken = decideCharge({ ...owing, takenBackCents: 300, refund: { owedCents: 700, paidByUsCents: 0, lossCents: 0 } }, { kind: 'provider_status', status: 'refunded' })
   assert.deepEqual(effectKinds(partlyTaken), ['record_clawback'])
   assert.equal(toOf(partlyTaken), 'will_refund')
-  assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { kind: 'refuse', code: 'refund_not_owed' })
+  assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { outcome: 'refused', code: 'refund_not_owed' })
 })
 
 test('merchant cancel: only waiting_payment moves (to canceled); canceled again is ignored; a payment that arrives afterwards is still credited', () => {
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'merchant_cancel' }), { kind: 'move', to: 'canceled', holdReason: null, effects: [] })
-  assert.deepEqual(decideCharge(taxCharge('canceled'), { kind: 'merchant_cancel' }), { kind: 'ignore' })
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'merchant_cancel' }), { outcome: 'moved', status: 'canceled', reviewReason: null, failureCode: null, effects: [] })
+  assert.deepEqual(decideCharge(taxCharge('canceled'), { kind: 'merchant_cancel' }), { outcome: 'unchanged' })
   for (const status of ['pending', 'under_review', 'security_hold', 'depix_sent', 'after7d', 'expired', 'will_refund', 'refunded', 'error'] as const) {
-    assert.deepEqual(decideCharge(taxCharge(status), { kind: 'merchant_cancel' }), { kind: 'refuse', code: 'payment_not_cancelable' }, status)
+    assert.deepEqual(decideCharge(taxCharge(status), { kind: 'merchant_cancel' }), { outcome: 'refused', code: 'payment_not_cancelable' }, status)
   }
   const late = decideCharge(taxCharge('canceled'), { kind: 'money_arrived', report: { valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }, facts: { blocked: false, boundElsewhere: false, quote: null } })
   assert.equal(toOf(late), 'depix_sent')
@@ -245,19 +245,19 @@ test('merchant cancel: only waiting_payment moves (to canceled); canceled again 
 test('a will_refund after credit is recorded once (support is alerted), and nothing is debited until the money goes', () => {
   const credited = taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 })
   const announced = decideCharge(credited, { kind: 'provider_status', status: 'will_refund' })
-  assert.deepEqual(announced, { kind: 'move', to: 'depix_sent', effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0, all: false }] })
-  assert.equal(decideCharge({ ...credited, clawback: 'will_refund', providerReturning: true }, { kind: 'provider_status', status: 'will_refund' }).kind, 'ignore')
+  assert.deepEqual(announced, { outcome: 'moved', status: 'depix_sent', reviewReason: null, failureCode: null, effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0, all: false }] })
+  assert.equal(decideCharge({ ...credited, clawback: 'will_refund', providerReturning: true }, { kind: 'provider_status', status: 'will_refund' }).outcome, 'unchanged')
   // Its "refunded" after MEDs for part of it may only close those: recorded for support, not guessed.
   assert.deepEqual(effectKinds(decideCharge({ ...credited, takenBackCents: 200, takenBackUnits: 200 }, { kind: 'provider_status', status: 'refunded' })), ['record_clawback'])
 })
 
 test('decisions 14: a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
   const waiting = taxCharge('waiting_payment')
-  const medded = decideCharge(waiting, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { kind: 'move' }>
+  const medded = decideCharge(waiting, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.deepEqual(effectKinds(medded), ['block_identities', 'record_clawback'])
   const after: ChargeView = { ...waiting, clawback: 'med', takenBackAll: true }
   // Even were the blocks somehow not seen, the claw-back holds it.
-  assert.equal((decideCharge(after, arrived(matching)) as { holdReason: string }).holdReason, 'prior_med')
+  assert.equal((decideCharge(after, arrived(matching)) as { reviewReason: string }).reviewReason, 'prior_med')
   assert.deepEqual(reviewDecisionsFor({ ...after, status: 'security_hold', paidCents: 1000 }), ['close'])
 })
 
@@ -286,8 +286,8 @@ function replay(start: ChargeView, events: ChargeEvent[]) {
     const before = charge
     const decision = decideCharge(charge, event)
     decisions.push({ event, before, decision })
-    if (decision.kind !== 'move') continue
-    const next = { ...charge, status: decision.to }
+    if (decision.outcome !== 'moved') continue
+    const next = { ...charge, status: decision.status }
     for (const effect of decision.effects) {
       switch (effect.kind) {
         case 'credit':
@@ -362,11 +362,11 @@ test('property: adverse sequences of every event (claw-backs while held, partial
         let credits = 0
         let refundsOwed = 0
         for (const { event, before, decision } of decisions) {
-          if (decision.kind !== 'move') continue
-          reached.add(decision.to)
-          const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before.status) && ['pending', 'under_review'].includes(decision.to)) ||
-            (before.status === 'security_hold' && decision.to === 'will_refund' && event.kind === 'review')
-          assert.ok(rank[decision.to] >= rank[before.status] || backwardsAllowed, `${before.status} → ${decision.to} on ${event.kind}`)
+          if (decision.outcome !== 'moved') continue
+          reached.add(decision.status)
+          const backwardsAllowed = (['expired', 'canceled', 'error'].includes(before.status) && ['pending', 'under_review'].includes(decision.status)) ||
+            (before.status === 'security_hold' && decision.status === 'will_refund' && event.kind === 'review')
+          assert.ok(rank[decision.status] >= rank[before.status] || backwardsAllowed, `${before.status} → ${decision.status} on ${event.kind}`)
           for (const effect of decision.effects) {
             // Never owe the payer what the provider returns or already took.
             if (effect.kind === 'owe_refund') {
@@ -416,7 +416,7 @@ test('property: adverse sequences of every event (claw-backs while held, partial
 test('opt-in webhook events: each names the status change it announces, and only for a charge that asked', () => {
   const now = new Date('2026-11-22T12:10:00Z')
   const optedIn = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...taxCharge(status, extra), webhookEvents: optInWebhookEvents })
-  const events = (decision: ChargeDecision) => (decision.kind === 'move' ? decision.effects.flatMap((effect) => (effect.kind === 'queue_webhook' ? [effect.event] : [])) : [])
+  const events = (decision: ChargeDecision) => (decision.outcome === 'moved' ? decision.effects.flatMap((effect) => (effect.kind === 'queue_webhook' ? [effect.event] : [])) : [])
   assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), ['payment.expired'])
   assert.deepEqual(events(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), [])
   assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), arrived(matching, { ...okFacts, blocked: true }))), ['payment.held'])
