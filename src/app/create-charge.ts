@@ -20,6 +20,7 @@ import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import type { WebhookDestinations } from '../webhooks/destination.ts'
 import { requestHash } from './request-hash.ts'
+import { withIdempotencyKey } from './idempotent-request.ts'
 
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
 export const RETRY_AFTER_PROVIDER_FAILURE_SECONDS = 5
@@ -185,30 +186,20 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
 
 export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
   const request = parseChargeRequest(command.body, { publicWebhooksOnly: deps.publicWebhooksOnly })
-  const key = command.idempotencyKey
-  if (key === undefined) return (await createUnclaimed(deps, command, request, newChargeId())).created
-
   const accountId = command.merchant.accountId
-  const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), newChargeId(), deps.clock.now())
-  if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
-  if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use', { retryAfterSeconds: claim.retryAfterSeconds })
-  if (claim.outcome === 'replay') return claim.body as ChargeCreated
-
-  let made: { created: ChargeCreated; keyAnswered: boolean }
-  try {
-    // A process that died holding this key may have stored the charge before it could answer;
-    // if not, it may have left a deposit at the provider, which is looked for and kept for support
+  return withIdempotencyKey(deps, {
+    accountId, key: command.idempotencyKey, requestHash: requestHash(command.body), newId: newChargeId,
+    // A process that died holding this key may have stored the charge before it could answer; if
+    // not, it may have left a deposit at the provider, which is looked for and kept for support
     // (its QR was never shown, so it cannot be handed out) before the charge is made.
-    const stored = claim.outcome === 'resumed' ? await deps.store.charges.findForMerchant(claim.chargeId, accountId) : undefined
-    if (claim.outcome === 'resumed' && !stored) await lookForLostDeposit(deps, request.valueCents, claim.claimedAt)
-    made = stored ? { created: creationResult(deps, stored), keyAnswered: false } : await createUnclaimed(deps, command, request, claim.chargeId, key)
-  } catch (error) {
-    // Nothing was charged: give the key back so a corrected or later retry can use it.
-    await deps.store.idempotency.release(accountId, key).catch((releaseError: unknown) => {
-      deps.log?.warn({ err: releaseError }, 'could not release an idempotency key')
-    })
-    throw error
-  }
-  if (!made.keyAnswered) await deps.store.idempotency.complete(accountId, key, 200, made.created)
-  return made.created
+    findMade: async (id) => {
+      const stored = await deps.store.charges.findForMerchant(id, accountId)
+      return stored ? creationResult(deps, stored) : undefined
+    },
+    beforeRemaking: (claimedAt) => lookForLostDeposit(deps, request.valueCents, claimedAt),
+    make: async (id, key) => {
+      const made = await createUnclaimed(deps, command, request, id, key)
+      return { answer: made.created, keyAnswered: made.keyAnswered }
+    },
+  })
 }

@@ -20,6 +20,7 @@ import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './mov
 import type { QuoteBook } from './quote-book.ts'
 import { requestHash } from './request-hash.ts'
 import { withdrawalBlockers } from './withdrawal-blockers.ts'
+import { withIdempotencyKey } from './idempotent-request.ts'
 import { isLive } from '../domain/payout.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
 
@@ -185,21 +186,13 @@ export async function createApiWithdrawal(
       accountId: request.accountId, destinationId: request.body.destination_id, currency: request.body.currency, amount: request.body.amount,
       lang: 'pt-BR', via: 'api', webhookUrl, webhookSecret, actor: `token:${request.tokenId}`, address: request.address,
     }, id))
-  const key = request.idempotencyKey
-  if (key === undefined) return make(newWithdrawalId())
-  const claim = await deps.store.idempotency.claim(request.accountId, key, withdrawalRequestHash(request.body), newWithdrawalId(), deps.clock.now())
-  if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
-  if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use', { retryAfterSeconds: claim.retryAfterSeconds })
-  if (claim.outcome === 'replay') return claim.body as WithdrawalRecord
-  let record: WithdrawalRecord
-  try {
+  return withIdempotencyKey(deps, {
+    accountId: request.accountId, key: request.idempotencyKey, requestHash: withdrawalRequestHash(request.body), newId: newWithdrawalId,
     // A process that died holding the key may have made the withdrawal (one transaction): then it is the answer.
-    const made = claim.outcome === 'resumed' ? await deps.store.withdrawals.findForAccount(claim.chargeId, request.accountId) : undefined
-    record = made ? await withdrawalRecord(deps.store, made) : await make(claim.chargeId)
-  } catch (error) {
-    await deps.store.idempotency.release(request.accountId, key).catch((releaseError: unknown) => deps.log?.warn({ err: releaseError }, 'could not release an idempotency key'))
-    throw error
-  }
-  await deps.store.idempotency.complete(request.accountId, key, 200, record)
-  return record
+    findMade: async (id) => {
+      const made = await deps.store.withdrawals.findForAccount(id, request.accountId)
+      return made ? withdrawalRecord(deps.store, made) : undefined
+    },
+    make: async (id) => ({ answer: await make(id) }),
+  })
 }

@@ -127,7 +127,8 @@ export type IdempotencyKeysTable = {
   response_body: Json | null
   created_at: Date
   lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>
-  charge_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** The id of the record the request makes (a charge's, a withdrawal's), fixed before it is made. */
+  subject_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type JobsTable = {
