@@ -9,8 +9,7 @@ import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
 import type { ConsoleQueue } from '../store/console.ts'
 import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
 import type { Account, Charge, ChargeClawback, Payout, Refund, Withdrawal } from '../store/schema.ts'
-import type { Currency } from '../domain/money.ts'
-import { withdrawalBlockers, type WithdrawalBlocker } from './withdrawal-blockers.ts'
+import { withdrawalsInReview, type WithdrawalInReview } from './withdrawals-in-review.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
 import { listHolds, type HeldPayment } from './list-holds.ts'
@@ -20,7 +19,7 @@ export const QUEUE_PAGE_SIZE = 20
 export type QueuePage =
   | { queue: 'holds'; rows: HeldPayment[] }
   | { queue: 'refunds'; rows: Refund[] }
-  | { queue: 'withdrawals'; rows: Array<Withdrawal & { email: string | null; balances: Record<Currency, number> | null; blockers: WithdrawalBlocker[] }> }
+  | { queue: 'withdrawals'; rows: WithdrawalInReview[] }
   | { queue: 'unknown_deposits'; rows: Awaited<ReturnType<Store['console']['unknownDeposits']>> }
   | { queue: 'provider_refusals'; rows: Awaited<ReturnType<Store['console']['providerRefusals']>> }
   | { queue: 'stuck_reconciliations'; rows: Awaited<ReturnType<Store['console']['stuckReconciliations']>> }
@@ -40,17 +39,7 @@ export async function queuePage(deps: { store: Store; clock: Clock }, queue: Con
     case 'refunds':
       return { queue, ...cut(await store.console.refundsOwed(page)) }
     case 'withdrawals': {
-      const rows = await store.console.withdrawalsInReview(page)
-      // Beside each: what approving would meet, the account's balances and what blocks it.
-      const withEmail = await Promise.all(rows.map(async (row) => {
-        const account = await store.accounts.findById(row.account_id)
-        return {
-          ...row, email: account?.email ?? null,
-          balances: account ? await store.ledger.balances(account.id, 'available') : null,
-          blockers: account ? await withdrawalBlockers(store, account, deps.clock.now()) : [],
-        }
-      }))
-      return { queue, ...cut(withEmail) }
+      return { queue, ...cut(await withdrawalsInReview(deps, page)) }
     }
     case 'unknown_deposits':
       return { queue, ...cut(await store.console.unknownDeposits(page)) }

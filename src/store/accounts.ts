@@ -34,6 +34,12 @@ export function accountsRepository(db: Kysely<Database>) {
     },
 
     /** Inside a transaction: serializes changes to one account (token issuance, postings). */
+    /** Several accounts in one read (a support queue's rows). */
+    findByIds(ids: readonly number[]): Promise<Account[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('accounts').selectAll().where('id', 'in', ids).execute()
+    },
+
     lockById(id: number): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
     },

@@ -10,7 +10,7 @@ import { checkLedger } from '../../app/check-ledger.ts'
 import { checkTreasury } from '../../app/check-treasury.ts'
 import { withdrawalRecord } from '../../app/list-withdrawals.ts'
 import { reviewWithdrawal } from '../../app/review-withdrawal.ts'
-import { withdrawalBlockers } from '../../app/withdrawal-blockers.ts'
+import { withdrawalsInReview } from '../../app/withdrawals-in-review.ts'
 import { listHolds } from '../../app/list-holds.ts'
 import { recordBlock } from '../../app/record-block.ts'
 import { payRefundByPix, reviewRefundPayout } from '../../app/pay-refund.ts'
@@ -257,18 +257,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // Withdrawals waiting for support (decisions 15): why, and what was asked; approve, reject, or
   // record that a sent payout came back to the treasury.
   app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => ({
-    withdrawals: await Promise.all((await deps.store.withdrawals.inReview(200)).map(async (withdrawal) => {
-      const account = await deps.store.accounts.findById(withdrawal.account_id)
-      return {
-        ...(await withdrawalRecord(deps.store, withdrawal)),
-        email: account?.email ?? null,
-        brl_cents: withdrawal.brl_cents,
-        via: withdrawal.via,
-        // What approving would meet, beside the item: the account's balances and what blocks it.
-        balances: account ? await deps.store.ledger.balances(account.id, 'available') : null,
-        blockers: account ? await withdrawalBlockers(deps.store, account, deps.clock.now()) : [],
-      }
-    })),
+    withdrawals: await Promise.all((await withdrawalsInReview(deps, { offset: 0, limit: 200 })).map(async (withdrawal) => ({
+      ...(await withdrawalRecord(deps.store, withdrawal)),
+      email: withdrawal.email,
+      brl_cents: withdrawal.brl_cents,
+      via: withdrawal.via,
+      // What approving would meet, beside the item: the account's balances and what blocks it.
+      balances: withdrawal.balances,
+      blockers: withdrawal.blockers,
+    }))),
   }))
 
   app.post(
