@@ -22,6 +22,7 @@ import * as consoleTables from './migrations/017_console.ts'
 import * as chargeMetadata from './migrations/018_charge_metadata.ts'
 import * as databaseUpkeep from './migrations/019_database_upkeep.ts'
 import * as chargeAccountsChecked from './migrations/020_charge_accounts_checked.ts'
+import * as secondFactors from './migrations/027_second_factors.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '018_charge_metadata': chargeMetadata,
   '019_database_upkeep': databaseUpkeep,
   '020_charge_accounts_checked': chargeAccountsChecked,
+  '027_second_factors': secondFactors,
 }
 
 /**

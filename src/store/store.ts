@@ -18,6 +18,7 @@ import { upkeepRepository } from './upkeep.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { refundPayoutsRepository } from './refund-payouts.ts'
 import { refundsRepository } from './refunds.ts'
+import { secondFactorsRepository } from './second-factors.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
@@ -46,6 +47,7 @@ export type Store = {
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
+  factors: ReturnType<typeof secondFactorsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -74,6 +76,7 @@ export function createStore(db: Kysely<Database>): Store {
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),
+    factors: secondFactorsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },
