@@ -25,6 +25,9 @@ export type RelyingParty = { id: string; name: string; origin: string }
 
 export type FactorDeps = { store: Store; clock: Clock; mailSeal: MailSeal; totpSeal: Sealer; relyingParty: RelyingParty }
 
+/** The session's last factor check (ms on the service clock), handed to an action that needs a step-up. */
+export type StepUpProof = { checkedAt: number | null }
+
 /** Who is told of a change, in which language. */
 export type Notify = { email: string; lang: Lang }
 
@@ -148,6 +151,11 @@ export async function useRecoveryCode(deps: FactorDeps, request: { holder: Holde
 export function newTotpSecret(label: string, issuer: string): { secret: string; uri: string } {
   const secret = new Secret({ size: 20 }).base32
   return { secret, uri: totpOf(secret, label, issuer).toString() }
+}
+
+/** The otpauth:// URI of a secret, for its QR. */
+export function totpUriOf(secret: string, label: string, issuer: string): string {
+  return totpOf(secret, label, issuer).toString()
 }
 
 function totpOf(secret: string, label = '', issuer = ''): TOTP {
