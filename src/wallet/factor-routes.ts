@@ -11,10 +11,10 @@ import {
   passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, useRecoveryCode, type CheckedFactor, type FactorDeps,
 } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
-import { accountHolder, factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
+import { accountHolder, factorName, PENDING_SIGN_IN_MS, stepUpFresh } from '../domain/second-factor.ts'
 import { langOf, translate, type Lang } from '../i18n/catalogue.ts'
 import { createSealer } from '../secrets/seal.ts'
-import type { WalletDeps } from './deps.ts'
+import type { FactorGate, WalletDeps } from './deps.ts'
 import { checkPage, factorsPage, recoveryCodesPage, totpEnrolPage } from './factor-pages.ts'
 import type { WalletPageHelpers } from './withdrawal-routes.ts'
 
@@ -57,14 +57,7 @@ export function formPageOf(url: string): string {
 /** Per holder: tries at a factor an hour, across sessions and addresses. */
 const FACTOR_TRIES = { perMinute: 20 / 60, burst: 20 }
 
-export type FactorGate = {
-  /** Refused with step_up_required unless the owner has no factor or checked one within 5 minutes. */
-  stepUp(request: FastifyRequest): Promise<void>
-  /** The factor check of the session, for a use case that checks the step-up inside its transaction. */
-  stepUpProof(request: FastifyRequest): { holder: Holder; checkedAt: number | null }
-  /** Whether the owner must check a factor before the page's form can be sent. */
-  needsStepUp(request: FastifyRequest): Promise<boolean>
-}
+export type { FactorGate }
 
 export function registerFactorPages(app: FastifyInstance, deps: WalletDeps, helpers: WalletPageHelpers): FactorGate {
   const { pageOf, html, accountOf, field, signedIn, protect, protectSignedIn } = helpers

@@ -13,8 +13,7 @@ import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
 import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import { createCodeTryLimit } from './code-tries.ts'
-import type { WalletDeps } from './deps.ts'
-import type { FactorGate } from './factor-routes.ts'
+import type { FactorGate, WalletDeps } from './deps.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
 
 export type WalletPageHelpers = {
