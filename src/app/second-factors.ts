@@ -225,6 +225,8 @@ export async function passkeyRegistrationOptions(deps: FactorDeps, request: { ho
     attestationType: 'none',
     excludeCredentials: passkeys.map((factor) => ({ id: factor.credential_id!, transports: factor.transports ?? [] })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+    // EdDSA, ES256, RS256: what passkeys use; not the post-quantum ones still experimental in Node.
+    supportedAlgorithmIDs: [-8, -7, -257],
   })
 }
 
