@@ -17,7 +17,7 @@ import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
-import { passkeyJs, walletCss, walletJs, webauthnBrowserFiles } from './assets.ts'
+import { walletCss, walletJs } from './assets.ts'
 import { formPageOf, registerFactorPages } from './factor-routes.ts'
 import { factorsCard } from './factor-pages.ts'
 import { hasFactor, noticeTokenIssued, factorsOf } from '../app/second-factors.ts'
@@ -110,14 +110,12 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const lang = langFor(request)
     const message = mapped.localized && mapped.detail !== undefined ? mapped.detail : errorText(mapped.code, lang)
     // A money action refused for want of a fresh factor links to the check, and back to the form's page.
-    const stepUpNext = mapped.code === 'step_up_required' ? formPageOf(request.url) : null
+    const stepUpNext = mapped.code === 'step_up_required' ? formPageOf('/wallet', request.url) : null
     return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure, stepUpNext), mapped.status)
   })
 
   serveAsset(app, '/wallet/assets/wallet.css', walletCss)
   serveAsset(app, '/wallet/assets/wallet.js', walletJs)
-  serveAsset(app, '/wallet/assets/passkey.js', passkeyJs('/wallet/assets/webauthn/index.js'))
-  for (const [path, body] of webauthnBrowserFiles()) serveAsset(app, `/wallet/assets/webauthn/${path}` as `/${string}.js`, body)
 
   const pageHelpers = { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protect, protectSignedIn }
   const factors = registerFactorPages(app, deps, pageHelpers)
@@ -175,7 +173,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     await request.session.regenerate()
     // With a second factor, the e-mail code is half of it: the session waits for the factor.
     if (await hasFactor(deps, accountHolder(accountId))) {
-      request.session.pendingAccountId = accountId
+      request.session.pendingHolder = accountHolder(accountId)
       request.session.pendingSince = deps.clock.now().getTime()
       return reply.redirect('/wallet/check', 303)
     }
