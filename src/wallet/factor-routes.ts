@@ -61,7 +61,10 @@ export function formPageOf(prefix: '/wallet' | '/console', url: string): string 
   const path = url.split('?')[0]!
   if (path === `${prefix}/token` || path === `${prefix}/recovery-codes`) return prefix
   if (path.startsWith(`${prefix}/factors/`) && path !== `${prefix}/factors/totp`) return `${prefix}/factors`
-  if (prefix === '/console') return nextUnder(prefix, path.replace(/\/(review|paid|payout|identity|activate|reset)$/, '').replace(/^\/console\/(tokens\/[^/]+|quotes)$/, '/console'))
+  if (prefix === '/console') {
+    if (path === '/console/quotes') return '/console/money'
+    return nextUnder(prefix, path.replace(/\/(factors\/reset|review|paid|payout|identity)$/, '').replace(/^\/console\/(tokens\/[^/]+\/activate|operators)$/, '/console').replace(/^\/console\/refund-payouts\/.*$/, '/console'))
+  }
   return nextUnder(prefix, path.replace(/\/confirm$/, ''))
 }
 
