@@ -190,6 +190,22 @@ export async function enrolTotp(deps: FactorDeps, request: { holder: Holder; sec
 }
 
 /**
+ * Seals again, under the current secret, every TOTP secret that only a previous one opens: run at
+ * start, so the restart that begins an OPS_TOKEN rotation carries every app over before the old
+ * secret is dropped. Answers how many were sealed again.
+ */
+export async function resealTotpSecrets(deps: { store: Store; totpSeal: Sealer }): Promise<number> {
+  let count = 0
+  for (const factor of await deps.store.factors.sealedTotp()) {
+    if (deps.totpSeal.isCurrent(factor.totp_secret_sealed)) continue
+    const secret = deps.totpSeal.open(factor.totp_secret_sealed)
+    if (secret === null) continue
+    if (await deps.store.factors.reseal(factor.id, factor.totp_secret_sealed, deps.totpSeal.seal(secret))) count++
+  }
+  return count
+}
+
+/**
  * Checks a typed TOTP code against the holder's TOTP factors. A code is taken once: its time step
  * must be later than the last one the factor accepted, so a code seen over a shoulder, or sent
  * twice, is refused within its window too.

@@ -48,6 +48,18 @@ export function secondFactorsRepository(db: Kysely<Database>) {
       return row !== undefined
     },
 
+    /** Every TOTP factor's sealed secret (to seal again under a new OPS_TOKEN). */
+    async sealedTotp(): Promise<Array<{ id: number; totp_secret_sealed: string }>> {
+      const rows = await db.selectFrom('second_factors').select(['id', 'totp_secret_sealed']).where('kind', '=', 'totp').orderBy('id').execute()
+      return rows.map((row) => ({ id: row.id, totp_secret_sealed: row.totp_secret_sealed! }))
+    },
+
+    /** Replaces a sealed secret, unless it changed meanwhile (a check sealed it already). */
+    async reseal(id: number, previous: string, sealed: string): Promise<boolean> {
+      const row = await db.updateTable('second_factors').set({ totp_secret_sealed: sealed }).where('id', '=', id).where('totp_secret_sealed', '=', previous).returning('id').executeTakeFirst()
+      return row !== undefined
+    },
+
     async delete(holder: string, ids: readonly number[]): Promise<void> {
       if (ids.length === 0) return
       await db.deleteFrom('second_factors').where('holder', '=', holder).where('id', 'in', ids).execute()

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import QRCode from 'qrcode'
 import {
   cancelRemoval, checkPasskey, checkTotp, enrolPasskey, enrolTotp, factorLabel, factorsOf, hasFactor, newTotpSecret, passkeyCheckOptions,
-  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
+  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, resealTotpSecrets, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
 } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
 import { accountHolder, factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
@@ -293,6 +293,11 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
 
 /** The Wallet's owners: their factors under /wallet, held as `account:<id>`. */
 export function registerFactorPages(app: FastifyInstance, deps: WalletDeps, helpers: WalletPageHelpers): FactorGate {
+  // Once per instance, before it listens: TOTP secrets sealed under a previous OPS_TOKEN only are sealed under the current one.
+  app.addHook('onReady', async () => {
+    const resealed = await resealTotpSecrets({ store: deps.store, totpSeal: createSealer(deps.opsTokens, 'totp-secret') })
+    if (resealed > 0) app.log.info({ resealed }, 'TOTP secrets sealed under the current OPS_TOKEN')
+  })
   return registerFactorRoutes(app, {
     prefix: '/wallet',
     deps: { ...deps, baseUrl: deps.config.baseUrl },

@@ -6,8 +6,12 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Secret, TOTP } from 'otpauth'
+import { randomBytes } from 'node:crypto'
 import { createAdjustableClock } from '../../src/clock.ts'
-import { startTestService, T0, type TestService } from '../support/harness.ts'
+import { loadConfig } from '../../src/config.ts'
+import { startService } from '../../src/service.ts'
+import { enrolTotp as enrolTotpOn } from '../support/factors.ts'
+import { openTestDatabase, startTestService, T0, type TestService } from '../support/harness.ts'
 import { newestCode, signedInClient, walletClient } from '../support/wallet-client.ts'
 import { ownerWithBalance } from '../support/withdrawals.ts'
 
@@ -208,4 +212,41 @@ test('adding a second factor to an owner who has one, or removing one, needs a f
   await owner.wallet.get('/wallet/factors')
   assert.equal((await owner.wallet.post(`/wallet/factors/${rows[0]!.id}/remove`)).location, '/wallet/factors?notice=removed')
   assert.ok((await mails(owner.email)).some((mail) => /segundo fator foi removido: Tablet/.test(mail.subject)))
+})
+
+test('an OPS_TOKEN rotation carries TOTP apps over: the restart with the previous token seals them under the new one', async () => {
+  const database = await openTestDatabase()
+  const shared = { ...database, close: async () => {} }
+  const rotationClock = createAdjustableClock(T0)
+  const start = (env: Record<string, string>) =>
+    startService(loadConfig({ DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', ...env }), { database: shared, clock: rotationClock, logger: false })
+  const [oldOps, newOps] = [randomBytes(24).toString('base64url'), randomBytes(24).toString('base64url')]
+  try {
+    const before_ = await start({ OPS_TOKEN: oldOps })
+    await before_.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'rotate@example.com', tax_number: '52998224725', name: 'Dona Rotação' } })
+    const { secret } = await enrolTotpOn(before_, await signedInClient(before_, 'rotate@example.com'), '/wallet')
+    await before_.close()
+    const sealedBefore = await database.db.selectFrom('second_factors').select('totp_secret_sealed').executeTakeFirstOrThrow()
+    const during = await start({ OPS_TOKEN: newOps, OPS_TOKEN_PREVIOUS: oldOps })
+    await during.app.ready()
+    await during.close()
+    const sealedAfter = await database.db.selectFrom('second_factors').select('totp_secret_sealed').executeTakeFirstOrThrow()
+    assert.notEqual(sealedAfter.totp_secret_sealed, sealedBefore.totp_secret_sealed, 'sealed again at start')
+    const after_ = await start({ OPS_TOKEN: newOps })
+    try {
+      rotationClock.advance(30)
+      const client = walletClient(after_)
+      await client.get('/wallet')
+      await client.post('/wallet/sign-in', { email: 'rotate@example.com' })
+      await client.get('/wallet/code?email=rotate%40example.com')
+      assert.equal((await client.post('/wallet/code', { email: 'rotate@example.com', code: await newestCode(after_, 'rotate@example.com') })).location, '/wallet/check')
+      await client.get('/wallet/check')
+      const passed = await client.post('/wallet/check/totp', { code: TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: rotationClock.now().getTime() }), next: '/wallet' })
+      assert.equal(passed.location, '/wallet', 'the app still works once the old token is gone')
+    } finally {
+      await after_.close()
+    }
+  } finally {
+    await database.close()
+  }
 })
