@@ -137,3 +137,39 @@ test('passkeys in Chromium: enrol, sign in with it, a step-up passed, a replayed
     await service.close()
   }
 })
+
+test('an operator in Chromium: can only enrol at first, enrols a passkey under the console\'s CSP, signs in with it', { skip, timeout: 120_000 }, async () => {
+  const port = await freePort()
+  const base = `http://localhost:${port}`
+  const service = await startTestService({ BASE_URL: base, PORT: String(port), OPERATORS: 'ana@example.com:admin' })
+  const context = await browser.newContext({ locale: 'pt-BR' })
+  try {
+    const page = await pageWithAuthenticator(context)
+    const codeFor = async () => ((await (await fetch(`${base}/sandbox/outbox?email=ana%40example.com`)).json()) as { mails: Array<{ code: string | null }> }).mails.find((mail) => mail.code)!.code!
+    const signIn = async () => {
+      await page.goto(`${base}/console`)
+      await page.getByLabel('E-mail').fill('ana@example.com')
+      await page.getByRole('button', { name: 'Enviar código' }).click()
+      await page.getByLabel('Código de 6 dígitos').fill(await codeFor())
+      await page.getByRole('button', { name: 'Confirmar' }).click()
+    }
+    await signIn()
+    await page.waitForURL(`${base}/console/factors`)
+    await page.waitForSelector('[data-passkey-button]:not([disabled])')
+    await screenshot(page, 'console-1-factor-required')
+    await page.getByRole('button', { name: 'Adicionar chave de acesso' }).click()
+    await page.waitForURL(`${base}/console/recovery-codes`)
+    assert.equal(await page.locator('[data-recovery-codes] li').count(), 10)
+    await page.getByRole('link', { name: 'Já guardei' }).click()
+    await page.getByRole('button', { name: 'Sair' }).click()
+    await signIn()
+    await page.waitForURL(`${base}/console/check`)
+    await screenshot(page, 'console-2-check')
+    await page.getByRole('button', { name: 'Usar minha chave de acesso' }).click()
+    await page.getByRole('heading', { name: 'Filas' }).waitFor()
+    await screenshot(page, 'console-3-home')
+  } finally {
+    await context.close()
+    await service.close()
+  }
+})
