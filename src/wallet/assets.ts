@@ -41,6 +41,7 @@ dd{margin:0}
 ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
 ol.codes{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.25rem 1rem;background:#fff;border:1px solid #d8dee4;border-radius:8px;padding:1rem 1rem 1rem 2.5rem;font-size:1.05rem}
 details.card summary{cursor:pointer;font-weight:600}
+.secret{font-size:1rem;letter-spacing:.05em;word-break:normal;resize:none}
 @media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
 @media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}dl.breakdown{grid-template-columns:1fr;gap:0}dl.breakdown dd{margin-bottom:.4rem}}
 `

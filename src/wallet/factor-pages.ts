@@ -95,7 +95,7 @@ ${options.needsStepUp && html`<p class="guidance">${t('stepUpFirst')} <a href="$
   <img src="${href(`${p}/factors/totp/qr.png`)}" alt="${t('totpQrAlt')}" width="205" height="205">
   <div>
     <label for="totp-secret">${t('totpSecretLabel')}</label>
-    <input id="totp-secret" class="token" type="text" readonly value="${options.secret.replace(/(.{4})/g, '$1 ').trim()}">
+    <textarea id="totp-secret" class="secret" readonly rows="2" spellcheck="false">${options.secret.replace(/(.{4})/g, '$1 ').trim()}</textarea>
     <form method="post" action="${href(`${p}/factors/totp`)}" class="card">
       ${csrfField(page.csrf)}
       <label>${t('factorNameLabel')}<input type="text" name="name" maxlength="60" placeholder="${t('totpDefaultName')}"></label>

@@ -81,6 +81,8 @@ test('production mode: an operator releases a held charge from the queue, audite
     const enrolTotpInBrowser = async (on: Page) => {
       await on.getByRole('link', { name: 'Configurar um aplicativo autenticador' }).click()
       const secret = (await on.locator('#totp-secret').inputValue()).replace(/ /g, '')
+      await on.getByRole('img', { name: 'QR Code para o aplicativo autenticador' }).waitFor()
+      if (on === page) await screenshot(on, '2c-totp-enrol')
       await on.getByLabel('Código do aplicativo autenticador').fill(totpCode(service, secret))
       await on.getByRole('button', { name: 'Adicionar aplicativo autenticador' }).click()
       assert.equal(await on.locator('[data-recovery-codes] li').count(), 10)

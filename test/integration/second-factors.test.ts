@@ -38,7 +38,7 @@ async function mails(email: string): Promise<Array<{ subject: string; text: stri
 async function enrolTotp(wallet: Client): Promise<{ secret: string; codes: string[] }> {
   const page = await wallet.get('/wallet/factors/totp')
   assert.equal(page.status, 200, page.html)
-  const secret = /id="totp-secret"[^>]*value="([A-Z2-7 ]+)"/.exec(page.html)![1]!.replace(/ /g, '')
+  const secret = /id="totp-secret"[^>]*>([A-Z2-7 ]+)<\/textarea>/.exec(page.html)![1]!.replace(/ /g, '')
   const qr = await service.app.inject({ method: 'GET', url: '/wallet/factors/totp/qr.png', headers: { cookie: [...wallet.jar].map(([name, value]) => `${name}=${value}`).join('; ') } })
   assert.equal(qr.headers['content-type'], 'image/png')
   const enrolled = await wallet.post('/wallet/factors/totp', { name: 'Celular', code: totpAt(secret) })
@@ -200,7 +200,7 @@ test('adding a second factor to an owner who has one, or removing one, needs a f
   clock.advance(6 * 60)
   const page = await owner.wallet.get('/wallet/factors/totp')
   assert.match(page.html, /Confirme antes com o seu segundo fator/)
-  const second = /id="totp-secret"[^>]*value="([A-Z2-7 ]+)"/.exec(page.html)![1]!.replace(/ /g, '')
+  const second = /id="totp-secret"[^>]*>([A-Z2-7 ]+)<\/textarea>/.exec(page.html)![1]!.replace(/ /g, '')
   assert.equal((await owner.wallet.post('/wallet/factors/totp', { name: 'Tablet', code: totpAt(second) })).status, 403)
   await owner.wallet.get('/wallet/check')
   await owner.wallet.post('/wallet/check/totp', { code: totpAt(secret), next: '/wallet/factors/totp' })

@@ -16,7 +16,7 @@ export function totpCode(service: Service, secret: string): string {
 export async function enrolTotp(service: Service, client: Client, prefix: '/wallet' | '/console', name = 'Celular'): Promise<{ secret: string; codes: string[] }> {
   const page = await client.get(`${prefix}/factors/totp`)
   assert.equal(page.status, 200, page.html.slice(0, 500))
-  const secret = /id="totp-secret"[^>]*value="([A-Z2-7 ]+)"/.exec(page.html)![1]!.replace(/ /g, '')
+  const secret = /id="totp-secret"[^>]*>([A-Z2-7 ]+)<\/textarea>/.exec(page.html)![1]!.replace(/ /g, '')
   const enrolled = await client.post(`${prefix}/factors/totp`, { name, code: totpCode(service, secret) })
   assert.equal(enrolled.location, `${prefix}/recovery-codes`, enrolled.html.slice(0, 800))
   const shown = await client.get(`${prefix}/recovery-codes`)
