@@ -125,3 +125,25 @@ test('an operator who lost every factor is reset by another admin, never by hers
   const removal = await service.database.db.selectFrom('factor_removals').selectAll().where('holder', '=', 'operator:joao@example.com').executeTakeFirstOrThrow()
   assert.equal(removal.effective_at.getTime() - removal.requested_at.getTime(), 72 * 3600 * 1000)
 })
+
+test('every console action that moves money or trust is refused without a fresh factor, before it reads anything', async () => {
+  const ana = await signedInOperator(service, 'ana@example.com')
+  clock.advance(6 * 60)
+  const home = await ana.get('/console')
+  assert.equal(home.status, 200)
+  const forms: Array<[string, Record<string, string>]> = [
+    ['/console/charges/pay_none/review', { decision: 'release', note: 'x' }],
+    ['/console/withdrawals/wdr_none/review', { decision: 'approve', note: 'x' }],
+    ['/console/refunds/rfd_none/payout', { note: 'x' }],
+    ['/console/refund-payouts/rpo_none/review', { decision: 'retry', note: 'x' }],
+    ['/console/quotes', { BTC: '350000', expires_in_minutes: '60', note: 'x' }],
+    ['/console/accounts/1/identity', { euid: 'EU123456789012345', note: 'x' }],
+    ['/console/tokens/tok_none/activate', { note: 'x' }],
+    ['/console/accounts/1/factors/reset', { identity_checked: 'yes', note: 'x' }],
+  ]
+  for (const [path, form] of forms) {
+    const answer = await ana.post(path, form)
+    assert.equal(answer.headers['x-error-code'], 'step_up_required', path)
+    assert.equal(answer.status, 403, path)
+  }
+})
