@@ -1,19 +1,19 @@
-// Codes that confirm an owner's action (a new destination, one withdrawal): the sign-in codes'
-// rules (6 digits, 10 minutes, single use, 5 wrong tries, sent from the outbox), bound to what
-// they confirm, with a budget of their own so actions and sign-ins never starve each other.
+// Codes that confirm an owner's action (a new destination, one withdrawal): the one service's
+// codes (app/email-codes.ts: 6 digits, 10 minutes, single use, 5 wrong tries, sent from the
+// outbox), bound to what they confirm, with a budget of their own so actions and sign-ins never
+// starve each other.
 // A wrong try is counted in a statement of its own, after the refused action's transaction has
 // rolled back: counted inside it, it rolled back too and the code never burned
 // (docs/design.md, "Codes that guard money").
 import { DomainError } from '../domain/errors.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import { codeHash, CODE_VALIDITY_MS, matchingCodes, MAX_WRONG_TRIES, newCode, typedCode } from '../secrets/one-time-code.ts'
+import { MAX_WRONG_TRIES } from '../secrets/one-time-code.ts'
 import type { CodePurpose } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { queueMail } from './queue-mail.ts'
+import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from './email-codes.ts'
 
 /** Action codes mailed per e-mail per hour. */
-export const ACTION_CODES_PER_HOUR = 10
-const HOUR_MS = 3_600_000
+export const ACTION_CODES_PER_HOUR = EMAIL_CODES_PER_HOUR.actions
 
 export type ActionPurpose = Exclude<CodePurpose, 'sign_in'>
 
@@ -39,14 +39,8 @@ export async function issueActionCode(
   deps: { store: Store; mailSeal: MailSeal },
   request: { email: string; purpose: ActionPurpose; subject: string; now: Date; address: string; mail: (code: string) => { subject: string; text: string } },
 ): Promise<void> {
-  const { store } = deps
-  const mailed = await store.wallet.codesMailedSince(request.email, new Date(request.now.getTime() - HOUR_MS), 'actions')
-  if (mailed >= ACTION_CODES_PER_HOUR) throw new DomainError('rate_limited', { retryAfterSeconds: 3_600 })
-  const code = newCode()
-  const expiresAt = new Date(request.now.getTime() + CODE_VALIDITY_MS)
-  const bound = { purpose: request.purpose, subject: request.subject }
-  const codeId = await store.wallet.insertCode({ email: request.email, codeHash: codeHash(request.email, code, bound).toString('hex'), signup: null, expiresAt, now: request.now, address: request.address, ...bound })
-  await queueMail(deps, { to: request.email, ...request.mail(code), code, codeId, now: request.now, sendBefore: expiresAt })
+  const mailed = await mailCode(deps, { email: request.email, codeFor: { purpose: request.purpose, subject: request.subject }, now: request.now, address: request.address, mail: request.mail })
+  if (!mailed) throw new DomainError('rate_limited', { retryAfterSeconds: 3_600 })
 }
 
 /**
@@ -54,11 +48,11 @@ export async function issueActionCode(
  * usable codes for this very subject; a wrong one is thrown, to be counted on each of them.
  */
 export async function useActionCode(store: Store, request: CodeRequest): Promise<void> {
-  const bound = { purpose: request.purpose, subject: request.subject }
-  const rows = await store.wallet.usableCodes(request.email, request.now, MAX_WRONG_TRIES, bound)
-  const row = matchingCodes(rows, codeHash(request.email, typedCode(request.code), bound))[0]
-  if (!row) throw new WrongActionCode(rows.map((candidate) => candidate.id), request)
-  if (!(await store.wallet.useCode(row.id, request.now))) throw new DomainError('action_code_invalid', { param: 'code' })
+  const taken = await takeCode(store, { email: request.email, codeFor: { purpose: request.purpose, subject: request.subject }, code: request.code, now: request.now })
+  if ('used' in taken) return
+  // Another request used the code first: refused, nothing to count.
+  if ('raced' in taken) throw new DomainError('action_code_invalid', { param: 'code' })
+  throw new WrongActionCode(taken.wrong, request)
 }
 
 /**

@@ -1,17 +1,21 @@
 // The owner types the destination's e-mail code: it is confirmed, and can receive once its
 // cool-down has passed. Or the owner follows the e-mail's link and cancels it, signed in or not.
 import { DomainError } from '../domain/errors.ts'
+import { accountHolder } from '../domain/second-factor.ts'
 import type { WithdrawalDestination } from '../store/schema.ts'
 import { confirmingWithCode, useActionCode } from './action-codes.ts'
 import { hashCancelToken, type DestinationDeps } from './add-destination.ts'
+import { requireStepUp, type StepUpProof } from './second-factors.ts'
 
-export async function confirmDestination(deps: DestinationDeps, request: { accountId: number; destinationId: string; code: string }): Promise<WithdrawalDestination> {
+export async function confirmDestination(deps: DestinationDeps, request: { accountId: number; destinationId: string; code: string; stepUp?: StepUpProof }): Promise<WithdrawalDestination> {
   return confirmingWithCode(deps.store, async (store) => {
     const account = await store.accounts.lockById(request.accountId)
     const destination = await store.withdrawals.findDestination(request.destinationId, request.accountId)
     if (!account || !destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
     if (destination.state === 'confirmed') return destination
     const now = deps.clock.now()
+    // An owner with a second factor checked it within 5 minutes (docs/design.md, "Second factors").
+    await requireStepUp(store, { holder: accountHolder(account.id), checkedAt: request.stepUp?.checkedAt, now })
     await useActionCode(store, { email: account.email, purpose: 'destination', subject: destination.id, code: request.code, now })
     const confirmed = await store.withdrawals.updateDestination(destination.id, 'unconfirmed', { state: 'confirmed', confirmed_at: now, usable_at: new Date(now.getTime() + deps.cooldownMs) })
     await store.audit.record({ actor: `owner:${account.email}`, action: 'destination.confirm', subject: destination.id, details: {}, at: now })

@@ -1,18 +1,16 @@
 // Operators sign in to the support console (decisions 16) with the Wallet's rules: a 6-digit code
 // by e-mail, valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per e-mail
 // per hour, sent from the outbox, and the same answer whether or not the e-mail is an operator's.
-// The codes are the Wallet's (secrets/one-time-code.ts), with a purpose and a budget of their own.
+// The codes are the one service's (app/email-codes.ts), with a purpose and a budget of their own.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import { findOperator, type Operator } from '../domain/operators.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import { codeHash, CODE_VALIDITY_MS, matchingCodes, MAX_WRONG_TRIES, newCode, typedCode } from '../secrets/one-time-code.ts'
 import type { Store } from '../store/store.ts'
-import { queueMail } from './queue-mail.ts'
+import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from './email-codes.ts'
 
-export const OPERATOR_CODES_PER_HOUR = 5
-const HOUR_MS = 3_600_000
-const bound = { purpose: 'console_sign_in', subject: 'console' } as const
+export const OPERATOR_CODES_PER_HOUR = EMAIL_CODES_PER_HOUR.console_sign_in
+const codeFor = { purpose: 'console_sign_in', subject: 'console' } as const
 
 export type OperatorSignInDeps = { store: Store; clock: Clock; mailSeal: MailSeal; operators: readonly Operator[] }
 
@@ -21,12 +19,7 @@ export async function sendOperatorCode(deps: OperatorSignInDeps, request: { emai
   const now = deps.clock.now()
   await deps.store.transaction(async (store) => {
     const operator = findOperator(deps.operators, request.email)
-    const sent = await store.wallet.codesMailedSince(request.email, new Date(now.getTime() - HOUR_MS), 'console_sign_in')
-    if (operator === null || sent >= OPERATOR_CODES_PER_HOUR) return
-    const code = newCode()
-    const expiresAt = new Date(now.getTime() + CODE_VALIDITY_MS)
-    const codeId = await store.wallet.insertCode({ email: operator.email, codeHash: codeHash(operator.email, code, bound).toString('hex'), signup: null, expiresAt, now, address: request.address, ...bound })
-    await queueMail({ store, mailSeal: deps.mailSeal }, { to: operator.email, ...request.mail(code), code, codeId, now, sendBefore: expiresAt })
+    await mailCode({ store, mailSeal: deps.mailSeal }, { email: operator?.email ?? request.email, codeFor, now, address: request.address, mayReceive: operator !== null, mail: request.mail })
   })
 }
 
@@ -36,13 +29,11 @@ export async function sendOperatorCode(deps: OperatorSignInDeps, request: { emai
  */
 export async function verifyOperatorCode(deps: OperatorSignInDeps, request: { email: string; code: string }): Promise<Operator> {
   const now = deps.clock.now()
-  const rows = await deps.store.wallet.usableCodes(request.email, now, MAX_WRONG_TRIES, bound)
-  const row = matchingCodes(rows, codeHash(request.email, typedCode(request.code), bound))[0]
-  if (!row) {
-    await deps.store.wallet.countWrongTry(rows.map((candidate) => candidate.id))
+  const taken = await takeCode(deps.store, { email: request.email, codeFor, code: request.code, now })
+  if (!('used' in taken)) {
+    if ('wrong' in taken) await deps.store.wallet.countWrongTry(taken.wrong)
     throw new DomainError('wallet_code_invalid', { param: 'code' })
   }
-  if (!(await deps.store.wallet.useCode(row.id, now))) throw new DomainError('wallet_code_invalid', { param: 'code' })
   const operator = findOperator(deps.operators, request.email)
   if (operator === null) throw new DomainError('wallet_code_invalid', { param: 'code' })
   await deps.store.audit.record({ actor: operator.email, action: 'console.sign_in', subject: `operator:${operator.email}`, details: { role: operator.role }, at: now })

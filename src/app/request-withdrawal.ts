@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Currency } from '../domain/money.ts'
 import { formatAmount } from '../domain/money.ts'
 import { DomainError } from '../domain/errors.ts'
+import { accountHolder } from '../domain/second-factor.ts'
 import { brlCentsOf, limitDecision, priceWithdrawal, type WithdrawalLimits, type WithdrawalPrice } from '../domain/withdrawal.ts'
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 import type { CreateWithdrawalBody, WithdrawalRecord } from '../contract/api.ts'
@@ -23,6 +24,7 @@ import { withdrawalBlockers } from './withdrawal-blockers.ts'
 import { withIdempotencyKey } from './idempotent-request.ts'
 import { isLive } from '../domain/payout.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
+import { requireStepUp, type StepUpProof } from './second-factors.ts'
 
 export type RequestWithdrawalDeps = WithdrawalDeps & { quotes: QuoteBook; limits: WithdrawalLimits }
 
@@ -136,7 +138,7 @@ export function newWithdrawalId(): string {
 }
 
 /** The owner's code for this withdrawal, with its amount and destination: the amount is reserved and the withdrawal queued (or sent for review). */
-export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { accountId: number; withdrawalId: string; code: string }): Promise<Withdrawal> {
+export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { accountId: number; withdrawalId: string; code: string; stepUp?: StepUpProof }): Promise<Withdrawal> {
   const result = await confirmingWithCode(deps.store, async (store) => {
     const locked = await store.withdrawals.lockById(request.withdrawalId)
     if (!locked || locked.account_id !== request.accountId) return { kind: 'not_found' as const }
@@ -144,6 +146,8 @@ export async function confirmWithdrawal(deps: RequestWithdrawalDeps, request: { 
     // Canceled since it was asked for (the link in its e-mail): the code no longer sends money there.
     if ((await store.withdrawals.lockDestination(locked.destination_id))?.state !== 'confirmed') throw new DomainError('destination_canceled', { param: 'destination_id' })
     const account = (await store.accounts.findById(locked.account_id))!
+    // An owner with a second factor checked it within 5 minutes (docs/design.md, "Second factors").
+    await requireStepUp(store, { holder: accountHolder(account.id), checkedAt: request.stepUp?.checkedAt, now: deps.clock.now() })
     await useActionCode(store, { email: account.email, purpose: 'withdrawal', subject: codeSubject(locked), code: request.code, now: deps.clock.now() })
     return moveLockedWithdrawal({ ...deps, store }, locked, { event: confirmWith(deps) })
   })

@@ -62,7 +62,7 @@ export function layout(page: Page & { title: ConsoleKey; heading?: string }, bod
 <header class="top">
   <a class="brand" href="/console">Pix · ${say('title')}</a>
   <nav aria-label="${say('nav')}">
-    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/audit">${say('audit')}</a>`}
+    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
     <a href="/console/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}
   </nav>
@@ -112,7 +112,16 @@ export function homePage(page: Page, counts: Record<ConsoleQueue, number>): stri
 <h1>${say('home')}</h1>
 <p>${total === 0 ? say('queuesEmpty') : say('queuesLead')}</p>
 <ul class="queues">${consoleQueues.map((queue) => html`<li class="${counts[queue] > 0 ? 'busy' : ''}"><a href="/console/queues/${queue}"><span class="count" data-queue="${queue}">${counts[queue]}</span> ${say(queueKey[queue])}</a></li>`)}</ul>
-${lookupForm(page, '')}`)
+${lookupForm(page, '')}
+${page.operator !== null && mayTake(page.operator.role, 'factors.reset') && html`<details class="card"><summary>${say('resetOperatorFactors')}</summary>
+<form method="post" action="/console/operators/factors/reset" aria-label="${say('resetOperatorFactors')}">
+  ${csrfField(page.csrf)}
+  <p>${say('resetFactorsLead')}</p>
+  <label>${say('operatorEmail')}<input type="email" name="email" required maxlength="254"></label>
+  <label class="check"><input type="checkbox" name="identity_checked" value="yes" required> ${say('identityChecked')}</label>
+  ${noteField(page, 'note-operator-factors')}
+  <button type="submit" class="danger">${say('resetFactors')}</button>
+</form></details>`}`)
 }
 
 function lookupForm(page: Page, value: string): Html {
@@ -386,7 +395,7 @@ ${lookupForm(page, query)}
 ${query !== '' && (accounts.length === 0 ? html`<p role="status">${say('noneFound')}</p>` : html`<ul class="results">${accounts.map((account) => html`<li><a href="${href(`/console/accounts/${account.id}`)}">${account.email}</a> · ${mask(account.owner_tax_number)} · ${account.euid ?? '—'}</li>`)}</ul>`)}`)
 }
 
-export function accountPage(page: Page, dossier: AccountDossier, done: string | null): string {
+export function accountPage(page: Page, dossier: AccountDossier, done: string | null, factors: { count: number; removalAt: Date | null } = { count: 0, removalAt: null }): string {
   const say = t(page)
   const account = dossier.account
   const back = `/console/accounts/${account.id}`
@@ -410,6 +419,16 @@ ${doneNotice(page, done)}
   <dt>${say('created')}</dt><dd>${time(page.lang, account.created_at)}</dd>
 </dl>
 ${releaseIdentity}
+<section aria-labelledby="factors"><h2 id="factors">${say('secondFactors')}</h2>
+<p data-factor-count="${factors.count}">${factors.count === 0 ? say('noFactors') : say('factorCount', { count: String(factors.count) })}${factors.removalAt !== null && html` · ${say('factorsRemovedAt')} ${time(page.lang, factors.removalAt)}`}</p>
+${factors.count > 0 && page.operator !== null && mayTake(page.operator.role, 'factors.reset') && html`<form method="post" action="${href(`/console/accounts/${account.id}/factors/reset`)}" class="card" aria-label="${say('resetFactors')}">
+  <h3>${say('resetFactors')}</h3>${csrfField(page.csrf)}
+  <p>${say('resetFactorsLead')}</p>
+  <label class="check"><input type="checkbox" name="identity_checked" value="yes" required> ${say('identityChecked')}</label>
+  ${noteField(page, 'note-factors')}
+  <button type="submit" class="danger">${say('resetFactors')}</button>
+</form>`}
+</section>
 <section aria-labelledby="balances"><h2 id="balances">${say('balances')}</h2>
 <table><thead><tr><th scope="col">${say('currency')}</th><th scope="col">${say('available')}</th><th scope="col">${say('held')}</th></tr></thead><tbody>${balances}</tbody></table></section>
 <section aria-labelledby="tokens"><h2 id="tokens">${say('tokens')}</h2>
@@ -499,10 +518,11 @@ function subjectLink(subject: string): Html | string {
   return html`<code class="id">${subject}</code>`
 }
 
-export function errorPage(page: Page, message: string, code: string, csrfFailure: boolean): string {
+export function errorPage(page: Page, message: string, code: string, csrfFailure: boolean, stepUpNext: string | null = null): string {
   const say = t(page)
   return layout({ ...page, title: csrfFailure ? 'csrfTitle' : 'errorTitle' }, html`
 <h1>${csrfFailure ? say('csrfTitle') : say('errorTitle')}</h1>
 <p class="error" data-code="${code}" role="alert">${csrfFailure ? say('csrfText') : message}</p>
+${stepUpNext !== null && html`<p><a href="${href(`/console/check?next=${encodeURIComponent(stepUpNext)}`)}">${say('stepUpLink')}</a></p>`}
 <p><a href="/console">${say('backHome')}</a></p>`)
 }

@@ -19,12 +19,16 @@ import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseBrlToCents } from '../domain/money.ts'
-import { findOperator, mayTake, type Operator } from '../domain/operators.ts'
-import { consoleText, errorText, langOf, type Lang } from '../i18n/catalogue.ts'
+import { findOperator, mayTake, type Operator, type OperatorAction } from '../domain/operators.ts'
+import { consoleText, errorText, langOf, translate, type Lang } from '../i18n/catalogue.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
 import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
 import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
+import { auditingWithFactor, factorsOf, hasFactor, resetFactors } from '../app/second-factors.ts'
+import { accountHolder, operatorActionNeedsStepUp, operatorHolder, type Holder } from '../domain/second-factor.ts'
+import { createSealer } from '../secrets/seal.ts'
+import { formPageOf, registerFactorRoutes, relyingPartyOf } from '../wallet/factor-routes.ts'
 import { createSessionStore, type SessionRows } from '../wallet/session-store.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../wallet/sign-in.ts'
 import { consoleCss } from './assets.ts'
@@ -108,13 +112,53 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     typeof request.session.operatorEmail === 'string' ? findOperator(operators, request.session.operatorEmail) : null
   const pageOf = (request: FastifyRequest, reply: FastifyReply): pages.Page => ({ lang: langFor(request), csrf: reply.generateCsrf(), now: deps.clock.now(), operator: operatorOf(request) })
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
-  const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** Signed in, with or without a second factor: the factor pages, where an operator enrols one. */
+  const signedInAny = async (request: FastifyRequest, reply: FastifyReply) => {
     if (operatorOf(request) === null) return reply.redirect('/console', 303)
+  }
+  // An operator without a second factor can only enrol one (docs/design.md, "Second factors").
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    const who = operatorOf(request)
+    if (who === null) return reply.redirect('/console', 303)
+    if (!(await hasFactor(deps, operatorHolder(who.email)))) return reply.redirect('/console/factors', 303)
   }
   const protect = { preHandler: app.csrfProtection }
   const signedInOnly = { onRequest: signedIn }
   const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
   const operator = (request: FastifyRequest) => operatorOf(request)!
+  // The Content-Security-Policy of the pages that run the passkey script: the console's, with this site's scripts.
+  const scriptCsp = "default-src 'none';script-src 'self';connect-src 'self';style-src 'self';img-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none';object-src 'none'"
+  const factors = registerFactorRoutes(app, {
+    prefix: '/console',
+    deps: { ...deps, baseUrl: deps.config.baseUrl },
+    langCookie: LANG_COOKIE,
+    signedInHolder: (request) => {
+      const who = operatorOf(request)
+      return who === null ? null : operatorHolder(who.email)
+    },
+    signIn: (request, holder) => {
+      request.session.operatorEmail = holder.slice('operator:'.length)
+    },
+    emailOf: async (holder) => holder.slice(holder.indexOf(':') + 1),
+    intro: (lang) => ({ on: consoleText(lang, 'factorsOn'), off: consoleText(lang, 'factorsNeeded') }),
+    frame: (request, reply, body) => pages.layout({ ...pageOf(request, reply), title: 'title', heading: translate(langFor(request), body.title) }, body.body),
+    pageOf: (request, reply) => ({ lang: langFor(request), csrf: reply.generateCsrf() }),
+    field,
+    protect,
+    signedIn: { onRequest: signedInAny },
+    protectSignedIn: { onRequest: signedInAny, preHandler: app.csrfProtection },
+    scriptPage: (reply) => {
+      reply.header('content-security-policy', scriptCsp)
+    },
+  })
+  /**
+   * What an action is run with: a fresh factor first when the action moves money or trust, and a
+   * store whose audit rows name the factor the session last checked.
+   */
+  const acting = async (request: FastifyRequest, action: OperatorAction): Promise<OperatorDeps> => {
+    if (operatorActionNeedsStepUp(action)) await factors.stepUp(request)
+    return { ...actionDeps, store: auditingWithFactor(deps.store, factors.factorUsed(request) ?? 'none') }
+  }
   const done = (request: FastifyRequest) => {
     const value = (request.query as Record<string, unknown>).done
     return value === '1' || value === 'proposed' ? value : null
@@ -132,7 +176,8 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     } catch {
       // No session was read.
     }
-    return send(reply, pages.errorPage({ lang, csrf: csrfToken, now: deps.clock.now(), operator: who }, message, mapped.code, csrfFailure), mapped.status)
+    const stepUpNext = mapped.code === 'step_up_required' ? formPageOf('/console', request.url) : null
+    return send(reply, pages.errorPage({ lang, csrf: csrfToken, now: deps.clock.now(), operator: who }, message, mapped.code, csrfFailure, stepUpNext), mapped.status)
   })
 
   serveAsset(app, '/console/assets/console.css', consoleCss)
@@ -168,8 +213,14 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const signedInOperator = await deps.authFailures.guard(request, () => verifyOperatorCode({ ...deps, operators }, { email, code }))
     // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
     await request.session.regenerate()
+    // With a second factor the e-mail code is half of it; without one, the operator can only enrol.
+    if (await hasFactor(deps, operatorHolder(signedInOperator.email))) {
+      request.session.pendingHolder = operatorHolder(signedInOperator.email)
+      request.session.pendingSince = deps.clock.now().getTime()
+      return reply.redirect('/console/check', 303)
+    }
     request.session.operatorEmail = signedInOperator.email
-    return reply.redirect('/console', 303)
+    return reply.redirect('/console/factors', 303)
   })
 
   app.post('/console/sign-out', protect, async (request, reply) => {
@@ -178,7 +229,9 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   })
 
   app.get('/console', async (request, reply) => {
-    if (operatorOf(request) === null) return send(reply, pages.signInPage(pageOf(request, reply)))
+    const who = operatorOf(request)
+    if (who === null) return send(reply, pages.signInPage(pageOf(request, reply)))
+    if (!(await hasFactor(deps, operatorHolder(who.email)))) return reply.redirect('/console/factors', 303)
     return send(reply, pages.homePage(pageOf(request, reply), await queueCounts(deps)))
   })
 
@@ -200,7 +253,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const paid = optionalField(request.body, 'paid', 20)
     const paidCents = paid === undefined || paid.trim() === '' ? undefined : parseBrlToCents(paid.trim().replace(',', '.'))
     if (paidCents === null || (paidCents !== undefined && (paidCents < 1 || paidCents > 10_000_000))) throw new DomainError('invalid_request', { param: 'paid' })
-    const { charge, awaiting } = await reviewHoldAs({ ...actionDeps, log: log(request) }, operator(request), {
+    const { charge, awaiting } = await reviewHoldAs({ ...(await acting(request, 'hold.review')), log: log(request) }, operator(request), {
       chargeId: request.params.id, decision: decision as ReviewDecision, note: field(request.body, 'note', 1000), paidCents,
     })
     return reply.redirect(`/console/charges/${charge.id}?done=${awaiting === null ? '1' : 'proposed'}`, 303)
@@ -212,7 +265,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   app.post<{ Params: { id: string } }>('/console/withdrawals/:id/review', protectSignedIn, async (request, reply) => {
     const decision = field(request.body, 'decision', 10)
     if (decision !== 'approve' && decision !== 'reject' && decision !== 'new_payout' && decision !== 'returned') throw new DomainError('invalid_request', { param: 'decision' })
-    const moved = await reviewWithdrawalAs(actionDeps, operator(request), { withdrawalId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
+    const moved = await reviewWithdrawalAs(await acting(request, 'withdrawal.review'), operator(request), { withdrawalId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/withdrawals/${moved.id}?done=1`, 303)
   })
 
@@ -220,19 +273,19 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     send(reply, pages.refundPage(pageOf(request, reply), await refundDossier(deps, request.params.id), done(request))))
 
   app.post<{ Params: { id: string } }>('/console/refunds/:id/paid', protectSignedIn, async (request, reply) => {
-    const refund = await recordRefundPaidAs(actionDeps, operator(request), { refundId: request.params.id.slice(0, 64), reference: field(request.body, 'reference', 200), note: field(request.body, 'note', 1000) })
+    const refund = await recordRefundPaidAs(await acting(request, 'refund.record_paid'), operator(request), { refundId: request.params.id.slice(0, 64), reference: field(request.body, 'reference', 200), note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/refunds/${refund.id}?done=1`, 303)
   })
 
   app.post<{ Params: { id: string } }>('/console/refunds/:id/payout', protectSignedIn, async (request, reply) => {
-    const payout = await payRefundByPixAs(actionDeps, operator(request), { refundId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
+    const payout = await payRefundByPixAs(await acting(request, 'refund.pay'), operator(request), { refundId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/refunds/${payout.refund_id}?done=1`, 303)
   })
 
   app.post<{ Params: { id: string } }>('/console/refund-payouts/:id/review', protectSignedIn, async (request, reply) => {
     const decision = field(request.body, 'decision', 10)
     if (decision !== 'retry' && decision !== 'abandon' && decision !== 'new_payout' && decision !== 'returned') throw new DomainError('invalid_request', { param: 'decision' })
-    const payout = await reviewRefundPayoutAs(actionDeps, operator(request), { refundPayoutId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
+    const payout = await reviewRefundPayoutAs(await acting(request, 'refund.pay'), operator(request), { refundPayoutId: request.params.id.slice(0, 64), decision, note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/refunds/${payout.refund_id}?done=1`, 303)
   })
 
@@ -248,19 +301,51 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
 
   app.get<{ Params: { id: string } }>('/console/accounts/:id', signedInOnly, async (request, reply) => {
     const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
-    return send(reply, pages.accountPage(pageOf(request, reply), await accountDossier(deps, id), done(request)))
+    const dossier = await accountDossier(deps, id)
+    const view = await factorsOf(deps, accountHolder(dossier.account.id))
+    return send(reply, pages.accountPage(pageOf(request, reply), dossier, done(request), { count: view.factors.length, removalAt: view.removal?.effectiveAt ?? null }))
   })
 
   app.post<{ Params: { id: string } }>('/console/accounts/:id/identity', protectSignedIn, async (request, reply) => {
     const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
     const account = Number.isSafeInteger(id) ? await deps.store.accounts.findById(id) : undefined
     if (!account) throw new DomainError('account_not_found', { param: 'id' })
-    await assignIdentityAs(actionDeps, operator(request), { email: account.email, euid: field(request.body, 'euid', 32), note: field(request.body, 'note', 1000) })
+    await assignIdentityAs(await acting(request, 'identity.assign'), operator(request), { email: account.email, euid: field(request.body, 'euid', 32), note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/accounts/${account.id}?done=1`, 303)
   })
 
+  // Support's reset of an owner's (or another operator's) second factors, after an identity check:
+  // audited with the note, effective after 72 hours, and mailed to the holder at once.
+  const resetFactorsOf = async (request: FastifyRequest, holder: Holder) => {
+    const note = field(request.body, 'note', 1000)
+    if (optionalField(request.body, 'identity_checked', 5) !== 'yes') throw new DomainError('invalid_request', { param: 'identity_checked', message: 'Confirm that the identity was checked.' })
+    const who = operator(request)
+    if (!mayTake(who.role, 'factors.reset')) throw new DomainError('operator_forbidden', { param: 'factors.reset' })
+    if (holder === operatorHolder(who.email)) throw new DomainError('operator_forbidden', { param: 'factors.reset', message: 'Another admin resets your own factors.' })
+    const acted = await acting(request, 'factors.reset')
+    const email = holder.startsWith('account:') ? (await deps.store.accounts.findById(Number(holder.slice(8))))!.email : holder.slice(9)
+    const trimmed = note.trim()
+    if (trimmed === '') throw new DomainError('invalid_request', { param: 'note', message: 'A note of 1 to 1000 characters is required.' })
+    await resetFactors({ ...acted, totpSeal: createSealer(deps.opsTokens, 'totp-secret'), relyingParty: relyingPartyOf(deps.config.baseUrl) }, { holder, actor: who.email, note: trimmed, notify: { email, lang: langFor(request) } })
+  }
+
+  app.post<{ Params: { id: string } }>('/console/accounts/:id/factors/reset', protectSignedIn, async (request, reply) => {
+    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
+    const account = Number.isSafeInteger(id) ? await deps.store.accounts.findById(id) : undefined
+    if (!account) throw new DomainError('account_not_found', { param: 'id' })
+    await resetFactorsOf(request, accountHolder(account.id))
+    return reply.redirect(`/console/accounts/${account.id}?done=1`, 303)
+  })
+
+  app.post('/console/operators/factors/reset', protectSignedIn, async (request, reply) => {
+    const target = findOperator(operators, field(request.body, 'email', 254))
+    if (target === null) throw new DomainError('not_found', { param: 'email' })
+    await resetFactorsOf(request, operatorHolder(target.email))
+    return reply.redirect('/console?done=1', 303)
+  })
+
   app.post<{ Params: { id: string } }>('/console/tokens/:id/activate', protectSignedIn, async (request, reply) => {
-    await activateTokenAs(actionDeps, operator(request), { tokenId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
+    await activateTokenAs(await acting(request, 'token.activate'), operator(request), { tokenId: request.params.id.slice(0, 64), note: field(request.body, 'note', 1000) })
     return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
   })
 
@@ -269,13 +354,13 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const colon = identity.indexOf(':')
     const kind = identity.slice(0, colon)
     if (colon < 0 || (kind !== 'email' && kind !== 'tax_number' && kind !== 'euid')) throw new DomainError('invalid_request', { param: 'identity' })
-    await addBlockAs(actionDeps, operator(request), { kind, value: identity.slice(colon + 1), note: field(request.body, 'note', 1000) })
+    await addBlockAs(await acting(request, 'block.add'), operator(request), { kind, value: identity.slice(colon + 1), note: field(request.body, 'note', 1000) })
     return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
   })
 
   app.post<{ Params: { id: string } }>('/console/blocks/:id/lift', protectSignedIn, async (request, reply) => {
     const blockId = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : -1
-    await liftBlockAs(actionDeps, operator(request), { blockId, note: field(request.body, 'note', 1000) })
+    await liftBlockAs(await acting(request, 'block.lift'), operator(request), { blockId, note: field(request.body, 'note', 1000) })
     return reply.redirect(`${backTo(optionalField(request.body, 'back', 200))}?done=1`, 303)
   })
 
@@ -305,7 +390,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     }
     const minutes = field(body, 'expires_in_minutes', 5)
     if (!/^\d{1,4}$/.test(minutes) || Number(minutes) < 1 || Number(minutes) > 1440) throw new DomainError('invalid_request', { param: 'expires_in_minutes' })
-    await setQuotesAs(actionDeps, operator(request), {
+    await setQuotesAs(await acting(request, 'quotes.set'), operator(request), {
       BTC: price('BTC'), USDt: price('USDt'), expiresInSeconds: Number(minutes) * 60, force: optionalField(body, 'force', 5) === 'yes', note: field(body, 'note', 1000),
     })
     return reply.redirect('/console/money?done=1', 303)

@@ -93,6 +93,10 @@ export const errorCatalogue = {
   ops_token_missing: { status: 401 },
   ops_token_invalid: { status: 401 },
   operator_forbidden: { status: 403 },
+  // second factors (docs/design.md, "Second factors")
+  step_up_required: { status: 403 },
+  second_factor_invalid: { status: 400 },
+  second_factor_required: { status: 403 },
   // limits, upstream and the unexpected
   rate_limited: { status: 429 },
   provider_rejected: { status: 422 },
@@ -103,7 +107,7 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
-const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled']
+const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled', 'step_up_required', 'second_factor_invalid', 'second_factor_required']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
   'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',

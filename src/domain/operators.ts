@@ -8,7 +8,8 @@ export type Operator = { email: string; role: OperatorRole }
 
 /**
  * What an operator does in the console. `support` works the queues: holds, refunds, blocks and
- * withdrawal reviews; `admin` also sets quotes, releases identities and activates tokens.
+ * withdrawal reviews; `admin` also sets quotes, releases identities, activates tokens and resets
+ * the second factors of someone who lost them all.
  */
 export const operatorActions = {
   'hold.review': 'support',
@@ -22,6 +23,7 @@ export const operatorActions = {
   'quotes.set': 'admin',
   'identity.assign': 'admin',
   'token.activate': 'admin',
+  'factors.reset': 'admin',
 } as const satisfies Record<string, OperatorRole>
 export type OperatorAction = keyof typeof operatorActions
 

@@ -11,10 +11,29 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
  */
 export type Secrets = readonly [current: string, ...previous: string[]]
 
-export type Sealer = { seal(text: string): string; open(sealed: string): string | null }
+export type Sealer = {
+  seal(text: string): string
+  open(sealed: string): string | null
+  /** Whether the current secret opens it (not only a previous one): what must outlive a rotation is sealed again until it does. */
+  isCurrent(sealed: string): boolean
+}
 
 export function createSealer(secrets: Secrets, purpose: string): Sealer {
   const keys = secrets.map((secret) => createHmac('sha256', secret).update(purpose).digest())
+  const openWith = (sealed: string, candidates: readonly Buffer[]): string | null => {
+    const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
+    if (!iv || !tag || !body) return null
+    for (const key of candidates) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv)
+        decipher.setAuthTag(tag)
+        return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
+      } catch {
+        // Sealed under another of the secrets, or by none of them: the next one, or nothing.
+      }
+    }
+    return null
+  }
   return {
     seal(text) {
       const iv = randomBytes(12)
@@ -22,19 +41,7 @@ export function createSealer(secrets: Secrets, purpose: string): Sealer {
       const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
       return [iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url')).join('.')
     },
-    open(sealed) {
-      const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
-      if (!iv || !tag || !body) return null
-      for (const key of keys) {
-        try {
-          const decipher = createDecipheriv('aes-256-gcm', key, iv)
-          decipher.setAuthTag(tag)
-          return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
-        } catch {
-          // Sealed under another of the secrets, or by none of them: the next one, or nothing.
-        }
-      }
-      return null
-    },
+    open: (sealed) => openWith(sealed, keys),
+    isCurrent: (sealed) => openWith(sealed, keys.slice(0, 1)) !== null,
   }
 }

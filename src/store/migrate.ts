@@ -26,6 +26,7 @@ import * as networkFees from './migrations/021_network_fees.ts'
 import * as treasuryLocks from './migrations/023_treasury_locks.ts'
 import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
 import * as providerChecks from './migrations/025_provider_checks.ts'
+import * as secondFactors from './migrations/027_second_factors.ts'
 import * as payouts from './migrations/028_payouts.ts'
 import * as idempotencySubject from './migrations/033_idempotency_subject.ts'
 
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '023_treasury_locks': treasuryLocks,
   '024_paid_amount_proposals': paidAmountProposals,
   '025_provider_checks': providerChecks,
+  '027_second_factors': secondFactors,
   '028_payouts': payouts,
   '033_idempotency_subject': idempotencySubject,
 }

@@ -478,7 +478,49 @@ export type Database = {
   console_sessions: ConsoleSessionsTable
   charge_events: ChargeEventsTable
   paid_amount_proposals: PaidAmountProposalsTable
+  second_factors: SecondFactorsTable
+  recovery_codes: RecoveryCodesTable
+  factor_removals: FactorRemovalsTable
 }
+
+export type SecondFactorsTable = {
+  id: Generated<number>
+  /** `account:<id>` or `operator:<e-mail>`. */
+  holder: string
+  kind: 'passkey' | 'totp'
+  name: string
+  credential_id: string | null
+  /** The passkey's COSE public key, base64url. */
+  public_key: string | null
+  counter: number | null
+  transports: ColumnType<string[] | null, string | null, string | null>
+  totp_secret_sealed: string | null
+  totp_last_step: number | null
+  created_at: Date
+  last_used_at: Date | null
+}
+
+export type RecoveryCodesTable = {
+  id: Generated<number>
+  holder: string
+  code_hash: string
+  created_at: Date
+  used_at: Date | null
+}
+
+export type FactorRemovalsTable = {
+  id: Generated<number>
+  holder: string
+  factor_id: number | null
+  requested_by: string
+  requested_at: Date
+  effective_at: Date
+  canceled_at: Date | null
+  done_at: Date | null
+}
+
+export type SecondFactor = Selectable<SecondFactorsTable>
+export type FactorRemoval = Selectable<FactorRemovalsTable>
 
 export type Account = Selectable<AccountsTable>
 export type WithdrawalDestination = Selectable<WithdrawalDestinationsTable>

@@ -21,6 +21,7 @@ import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
+import { secondFactorsRepository } from './second-factors.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
@@ -52,6 +53,7 @@ export type Store = {
   upkeep: ReturnType<typeof upkeepRepository>
   treasuryLocks: ReturnType<typeof treasuryLocksRepository>
   paidAmountProposals: ReturnType<typeof paidAmountProposalsRepository>
+  factors: ReturnType<typeof secondFactorsRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -83,6 +85,7 @@ export function createStore(db: Kysely<Database>): Store {
     upkeep: upkeepRepository(db),
     treasuryLocks: treasuryLocksRepository(db),
     paidAmountProposals: paidAmountProposalsRepository(db),
+    factors: secondFactorsRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

@@ -1,5 +1,9 @@
-// The Wallet's only stylesheet and script, served from /wallet/assets so the CSP can forbid
-// inline code. The script only enhances: every page works without it.
+// The Wallet's stylesheet and scripts, served from /wallet/assets so the CSP can forbid inline
+// code. The scripts only enhance: every page works without them (a passkey needs passkey.js).
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 export const walletCss = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f6f8}
@@ -35,6 +39,9 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
 dt{font-weight:600}
 dd{margin:0}
 ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
+ol.codes{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.25rem 1rem;background:#fff;border:1px solid #d8dee4;border-radius:8px;padding:1rem 1rem 1rem 2.5rem;font-size:1.05rem}
+details.card summary{cursor:pointer;font-weight:600}
+.secret{font-size:1rem;letter-spacing:.05em;word-break:normal;resize:none}
 @media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
 @media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}dl.breakdown{grid-template-columns:1fr;gap:0}dl.breakdown dd{margin-bottom:.4rem}}
 `
@@ -59,5 +66,60 @@ document.querySelectorAll('[data-poll]').forEach(function (output) {
       .catch(function () { setTimeout(poll, 5000) })
   }
   setTimeout(poll, 2000)
+})
+`
+
+/**
+ * @simplewebauthn/browser's ESM build, file by file, as the service serves it under
+ * /wallet/assets/webauthn/ (and the console under its own path): no bundler, no third-party
+ * origin, and the CSP's script-src 'self' covers it. Read once at start from the installed package.
+ */
+export function webauthnBrowserFiles(): Map<string, string> {
+  const root = dirname(fileURLToPath(import.meta.resolve('@simplewebauthn/browser')))
+  const files = new Map<string, string>()
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+      const path = folder === '' ? entry.name : `${folder}/${entry.name}`
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.js')) files.set(path, readFileSync(join(root, path), 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/m, ''))
+    }
+  }
+  walk('')
+  return files
+}
+
+/**
+ * The passkey forms' script (a module): asks the page's options URL for a challenge, lets the
+ * browser create or use the passkey, puts its answer in the form and sends the form. Without it,
+ * or without WebAuthn, the passkey button stays off and says why.
+ */
+export const passkeyJs = (webauthnUrl: string) => `
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '${webauthnUrl}'
+document.querySelectorAll('form[data-passkey]').forEach(function (form) {
+  var button = form.querySelector('[data-passkey-button]')
+  var failed = form.querySelector('[data-passkey-error]')
+  if (!browserSupportsWebAuthn()) { form.querySelector('[data-passkey-unsupported]').hidden = false; return }
+  button.disabled = false
+  form.addEventListener('submit', async function (event) {
+    if (form.elements.response.value !== '') return
+    event.preventDefault()
+    button.disabled = true
+    failed.hidden = true
+    try {
+      var reply = await fetch(form.getAttribute('data-options'), {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ _csrf: form.elements._csrf.value }),
+      })
+      if (!reply.ok) throw new Error('options ' + reply.status)
+      var optionsJSON = await reply.json()
+      var answer = form.getAttribute('data-passkey') === 'enrol' ? await startRegistration({ optionsJSON: optionsJSON }) : await startAuthentication({ optionsJSON: optionsJSON })
+      form.elements.response.value = JSON.stringify(answer)
+      form.submit()
+    } catch (error) {
+      failed.hidden = false
+      button.disabled = false
+    }
+  })
 })
 `

@@ -39,7 +39,7 @@ export function layout(page: Layout, body: Html): string {
 <header class="top">
   <a class="brand" href="/wallet">Pix · ${t('title')}</a>
   <nav aria-label="${t('nav')}">
-    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
+    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a><a href="/wallet/factors">${t('factorsNav')}</a>`}
     <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}
   </nav>
@@ -117,7 +117,7 @@ function currentToken(lang: Lang, overview: Overview): Html {
     : html`<p>${t('tokenNone')}</p>`
 }
 
-export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string): string {
+export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string, factors: Html | null = null): string {
   const t = texts(page.lang)
   const rows = (['DEPIX', 'BTC', 'USDt'] as const).map(
     (currency) => html`<tr><th scope="row">${currency}</th><td>${formatAmount(currency, overview.available[currency])}</td><td>${formatAmount(currency, overview.held[currency])}</td></tr>`,
@@ -135,6 +135,7 @@ export function dashboardPage(page: Page, overview: Overview, supportEmail: stri
 <section aria-labelledby="balances"><h2 id="balances">${t('balances')}</h2>
 <table><thead><tr><th scope="col">${t('currency')}</th><th scope="col">${t('available')}</th><th scope="col">${t('held')}</th></tr></thead><tbody>${rows}</tbody></table>
 </section>
+${factors}
 <section aria-labelledby="identity"><h2 id="identity">${t('identity')}</h2>${identity}</section>
 <section aria-labelledby="buy"><h2 id="buy">${t('buyTitle')}</h2>
 <p>${t('buyLead')}</p>
@@ -247,10 +248,11 @@ ${queued && html`<p class="ok" role="status">${t('redeliverQueued')}</p>`}
 ${body}`)
 }
 
-export function errorPage(page: Page & { signedIn: boolean }, message: string, code: string, csrfFailure: boolean): string {
+export function errorPage(page: Page & { signedIn: boolean }, message: string, code: string, csrfFailure: boolean, stepUpNext: string | null = null): string {
   const t = texts(page.lang)
   return layout({ ...page, title: csrfFailure ? 'csrfTitle' : 'errorTitle' }, html`
 <h1>${csrfFailure ? t('csrfTitle') : t('errorTitle')}</h1>
 <p class="error" data-code="${code}">${csrfFailure ? t('csrfText') : message}</p>
+${stepUpNext !== null && html`<p><a href="${href(`/wallet/check?next=${encodeURIComponent(stepUpNext)}`)}">${t('stepUpLink')}</a></p>`}
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }

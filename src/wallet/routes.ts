@@ -18,6 +18,10 @@ import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
 import { walletCss, walletJs } from './assets.ts'
+import { formPageOf, registerFactorPages } from './factor-routes.ts'
+import { factorsCard } from './factor-pages.ts'
+import { hasFactor, noticeTokenIssued, factorsOf } from '../app/second-factors.ts'
+import { accountHolder } from '../domain/second-factor.ts'
 import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
 import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
@@ -105,11 +109,16 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { mapped, csrfFailure, csrfToken } = pageError(error, request, reply, 'wallet')
     const lang = langFor(request)
     const message = mapped.localized && mapped.detail !== undefined ? mapped.detail : errorText(mapped.code, lang)
-    return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure), mapped.status)
+    // A money action refused for want of a fresh factor links to the check, and back to the form's page.
+    const stepUpNext = mapped.code === 'step_up_required' ? formPageOf('/wallet', request.url) : null
+    return html(reply, errorPage({ lang, csrf: csrfToken, signedIn: accountOf(request) !== null }, message, mapped.code, csrfFailure, stepUpNext), mapped.status)
   })
 
   serveAsset(app, '/wallet/assets/wallet.css', walletCss)
   serveAsset(app, '/wallet/assets/wallet.js', walletJs)
+
+  const pageHelpers = { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protect, protectSignedIn }
+  const factors = registerFactorPages(app, deps, pageHelpers)
 
   app.get<{ Params: { lang: string } }>('/wallet/lang/:lang', async (request, reply) => {
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
@@ -122,7 +131,8 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     // Each "Novo Token" form shown carries a fresh nonce; only a POST with the newest one issues a token.
     const tokenNonce = randomBytes(16).toString('base64url')
     request.session.tokenNonce = tokenNonce
-    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce))
+    const factors = (await factorsOf(deps, accountHolder(accountId))).factors.length
+    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce, factorsCard(langFor(request), factors)))
   })
 
   app.get('/wallet/sign-up', async (request, reply) => html(reply, signUpPage(pageOf(request, reply))))
@@ -161,6 +171,12 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { accountId } = await deps.authFailures.guard(request, () => verifyCode(deps, { email, code }))
     // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
     await request.session.regenerate()
+    // With a second factor, the e-mail code is half of it: the session waits for the factor.
+    if (await hasFactor(deps, accountHolder(accountId))) {
+      request.session.pendingHolder = accountHolder(accountId)
+      request.session.pendingSince = deps.clock.now().getTime()
+      return reply.redirect('/wallet/check', 303)
+    }
     request.session.accountId = accountId
     return reply.redirect('/wallet', 303)
   })
@@ -206,8 +222,11 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     if (field(request.body ?? {}, 'confirm', 10) !== 'yes') throw new DomainError('invalid_request', { param: 'confirm' })
     const nonce = field(request.body, 'nonce', 64)
     if (request.session.tokenNonce === undefined || request.session.tokenNonce !== nonce) return reply.redirect('/wallet/token', 303)
+    await factors.stepUp(request)
     delete request.session.tokenNonce
     const issued = await issueToken(deps, { accountId: accountOf(request)! })
+    const owner = (await deps.store.accounts.findById(accountOf(request)!))!
+    await noticeTokenIssued(deps, { email: owner.email, lang: langFor(request) }, issued.token.slice(-4))
     request.session.newToken = tokenSeal.seal(issued.token)
     return reply.redirect('/wallet/token', 303)
   })
@@ -244,6 +263,6 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return reply.redirect('/wallet/deliveries?queued=1', 303)
   })
 
-  registerWithdrawalPages(app, deps, { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protect, protectSignedIn })
+  registerWithdrawalPages(app, deps, { ...pageHelpers, factors })
 }
 

@@ -3,15 +3,14 @@
 // per hour, and the same answer, in the same time, whether or not the e-mail has an account.
 import type { Clock } from '../clock.ts'
 import { openAccount } from '../app/open-account.ts'
-import { queueMail } from '../app/queue-mail.ts'
+import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from '../app/email-codes.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import { codeHash, CODE_VALIDITY_MS, matchingCodes, MAX_WRONG_TRIES, newCode, typedCode } from '../secrets/one-time-code.ts'
 import type { Store } from '../store/store.ts'
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 
-export const CODES_PER_EMAIL_PER_HOUR = 5
+export const CODES_PER_EMAIL_PER_HOUR = EMAIL_CODES_PER_HOUR.sign_in
 export const CODES_PER_ADDRESS_PER_HOUR = 30
 export const HOUR_MS = 3600 * 1000
 
@@ -53,20 +52,12 @@ export async function sendCode(
   await deps.store.transaction(async (store) => {
     const account = await store.accounts.findByEmail(request.email)
     const mailable = request.signUp !== null || (account !== undefined && account.owner_tax_number !== null)
-    const sent = await store.wallet.codesMailedSince(request.email, new Date(now.getTime() - HOUR_MS))
-    if (!mailable || sent >= CODES_PER_EMAIL_PER_HOUR) return
-    const code = newCode()
-    const expiresAt = new Date(now.getTime() + CODE_VALIDITY_MS)
-    const codeId = await store.wallet.insertCode({
-      email: request.email,
-      codeHash: codeHash(request.email, code).toString('hex'),
-      signup: request.signUp,
-      expiresAt,
-      now,
-      address: request.address,
-    })
     const texts = catalogues[request.lang].mail
-    await queueMail({ store, mailSeal: deps.mailSeal }, { to: request.email, subject: fill(texts.codeSubject, { code }), text: fill(texts.codeText, { code }), code, codeId, now, sendBefore: expiresAt })
+    // Past the hourly budget, or for an e-mail that may not sign in, nothing is stored nor sent, and the answer is the same.
+    await mailCode({ store, mailSeal: deps.mailSeal }, {
+      email: request.email, codeFor: { purpose: 'sign_in', subject: null }, now, address: request.address, signup: request.signUp, mayReceive: mailable,
+      mail: (code) => ({ subject: fill(texts.codeSubject, { code }), text: fill(texts.codeText, { code }) }),
+    })
   })
 }
 
@@ -78,13 +69,12 @@ export async function sendCode(
  */
 export async function verifyCode(deps: SignInDeps, request: { email: string; code: string }): Promise<{ accountId: number }> {
   const now = deps.clock.now()
-  const rows = await deps.store.wallet.usableCodes(request.email, now, MAX_WRONG_TRIES)
-  const row = matchingCodes(rows, codeHash(request.email, typedCode(request.code)))[0]
-  if (!row) {
-    await deps.store.wallet.countWrongTry(rows.map((candidate) => candidate.id))
+  const taken = await takeCode(deps.store, { email: request.email, codeFor: { purpose: 'sign_in', subject: null }, code: request.code, now })
+  if (!('used' in taken)) {
+    if ('wrong' in taken) await deps.store.wallet.countWrongTry(taken.wrong)
     throw new DomainError('wallet_code_invalid', { param: 'code' })
   }
-  if (!(await deps.store.wallet.useCode(row.id, now))) throw new DomainError('wallet_code_invalid', { param: 'code' })
+  const row = taken.used
 
   const account = await deps.store.accounts.findByEmail(request.email)
   if (row.signup === null) {

@@ -13,7 +13,7 @@ import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
 import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import { createCodeTryLimit } from './code-tries.ts'
-import type { WalletDeps } from './deps.ts'
+import type { FactorGate, WalletDeps } from './deps.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
 
 export type WalletPageHelpers = {
@@ -27,8 +27,12 @@ export type WalletPageHelpers = {
   protectSignedIn: RouteShorthandOptions
 }
 
-export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, helpers: WalletPageHelpers): void {
-  const { pageOf, html, accountOf, field, signedIn, protect, protectSignedIn } = helpers
+export type WithdrawalPageHelpers = WalletPageHelpers & { factors: FactorGate }
+
+export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, helpers: WithdrawalPageHelpers): void {
+  const { pageOf, html, accountOf, field, signedIn, protect, protectSignedIn, factors } = helpers
+  // An owner with a second factor checks it (within 5 minutes) before a confirmation form is shown.
+  const checkFirst = (reply: FastifyReply, next: string) => reply.redirect(`/wallet/check?next=${encodeURIComponent(next)}`, 303)
   const withdrawalDeps = { store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, quotes: deps.quotes, limits: deps.config.withdrawals.limits }
   const destinationDeps = { ...withdrawalDeps, network: deps.config.treasury.network, cooldownMs: deps.config.withdrawals.cooldownMs }
   const cooldownHours = Math.round(deps.config.withdrawals.cooldownMs / 3_600_000)
@@ -66,6 +70,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     const type = field(request.body, 'type', 10)
     if (type !== 'pix' && type !== 'liquid') throw new DomainError('invalid_request', { param: 'type' })
     const label = typeof (request.body as Record<string, unknown>).label === 'string' ? field(request.body, 'label', 200) : ''
+    await factors.stepUp(request)
     const destination = await addDestination(destinationDeps, {
       accountId: accountOf(request)!, type, value: field(request.body, 'value', 200), label: label === '' ? null : label, lang: pageOf(request, reply).lang, address: request.ip,
     })
@@ -75,6 +80,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   app.get<{ Params: { id: string } }>('/wallet/destinations/:id', signedIn, async (request, reply) => {
     const destination = await owned(request, request.params.id)
     if (destination.state !== 'unconfirmed') return reply.redirect('/wallet/destinations', 303)
+    if (await factors.needsStepUp(request)) return checkFirst(reply, `/wallet/destinations/${destination.id}`)
     const account = (await deps.store.accounts.findById(destination.account_id))!
     return html(reply, confirmDestinationPage(pageOf(request, reply), rowOf(destination), account.email))
   })
@@ -82,7 +88,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   app.post<{ Params: { id: string } }>('/wallet/destinations/:id/confirm', protectSignedIn, async (request, reply) => {
     const destination = await owned(request, request.params.id.slice(0, 64))
     if (destination.state === 'unconfirmed') await codeTries.take(request, pageOf(request, reply).lang, { accountId: destination.account_id, purpose: 'destination', id: destination.id })
-    await confirmDestination(destinationDeps, { accountId: destination.account_id, destinationId: destination.id, code: field(request.body, 'code', 20) })
+    await confirmDestination(destinationDeps, { accountId: destination.account_id, destinationId: destination.id, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request) })
     return reply.redirect('/wallet/destinations?notice=confirmed', 303)
   })
 
@@ -136,6 +142,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
 
   app.get<{ Params: { id: string } }>('/wallet/withdrawals/:id', signedIn, async (request, reply) => {
     const withdrawal = await ownWithdrawal(request, request.params.id)
+    if (withdrawal.status === 'requested' && (await factors.needsStepUp(request))) return checkFirst(reply, `/wallet/withdrawals/${withdrawal.id}`)
     const page = pageOf(request, reply)
     const account = (await deps.store.accounts.findById(withdrawal.account_id))!
     return html(reply, withdrawalPage(page, await withdrawalRow(withdrawal, page.lang), account.email))
@@ -144,7 +151,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/confirm', protectSignedIn, async (request, reply) => {
     const withdrawal = await ownWithdrawal(request, request.params.id)
     if (withdrawal.status === 'requested') await codeTries.take(request, pageOf(request, reply).lang, { accountId: withdrawal.account_id, purpose: 'withdrawal', id: withdrawal.id })
-    await confirmWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, code: field(request.body, 'code', 20) })
+    await confirmWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request) })
     return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
   })
 

@@ -21,6 +21,7 @@ import { freePort } from '../support/free-port.ts'
 import { openMigratedPglite, openTestDatabase } from '../support/harness.ts'
 import { startSmtp } from '../support/smtp.ts'
 import { startTestTreasury } from '../support/treasury.ts'
+import { totpCode } from '../support/factors.ts'
 
 let browser: Browser
 let screenshot: (page: Page, name: string) => Promise<void>
@@ -76,6 +77,17 @@ test('production mode: an operator releases a held charge from the queue, audite
       }
       return id
     }
+    /** Enrols a TOTP app from the page: the key shown, the code computed from it on the service clock. */
+    const enrolTotpInBrowser = async (on: Page) => {
+      await on.getByRole('link', { name: 'Configurar um aplicativo autenticador' }).click()
+      const secret = (await on.locator('#totp-secret').inputValue()).replace(/ /g, '')
+      await on.getByRole('img', { name: 'QR Code para o aplicativo autenticador' }).waitFor()
+      if (on === page) await screenshot(on, '2c-totp-enrol')
+      await on.getByLabel('Código do aplicativo autenticador').fill(totpCode(service, secret))
+      await on.getByRole('button', { name: 'Adicionar aplicativo autenticador' }).click()
+      assert.equal(await on.locator('[data-recovery-codes] li').count(), 10)
+      await on.getByRole('link', { name: 'Já guardei' }).click()
+    }
     const released = await heldCharge('10.00')
     const forgedTarget = await heldCharge('10.00')
 
@@ -97,6 +109,12 @@ test('production mode: an operator releases a held charge from the queue, audite
     assert.match(mail, /Subject: =?.*|Código do console/)
     await page.getByLabel('Código de 6 dígitos').fill(/\b(\d{6})\b/.exec(mail)![1]!)
     await page.getByRole('button', { name: 'Confirmar' }).click()
+    // An operator without a second factor can only enrol one.
+    await page.getByRole('heading', { name: 'Segundo fator' }).waitFor()
+    assert.match(await page.locator('[data-factors]').innerText(), /Operadores precisam de um segundo fator/)
+    await screenshot(page, '2b-factor-required')
+    await enrolTotpInBrowser(page)
+    await page.goto(`${base}/console`)
     await page.getByRole('heading', { name: 'Filas' }).waitFor()
     assert.equal(await page.locator('[data-queue="holds"]').innerText(), '2')
     assert.match(await page.locator('.who').innerText(), /ana@example\.com \(admin\)/)
@@ -182,6 +200,7 @@ test('production mode: an operator releases a held charge from the queue, audite
     await support.getByRole('button', { name: 'Enviar código' }).click()
     await support.getByLabel('Código de 6 dígitos').fill(/\b(\d{6})\b/.exec(await smtp.next('joao@example.com'))![1]!)
     await support.getByRole('button', { name: 'Confirmar' }).click()
+    await enrolTotpInBrowser(support)
     await support.getByRole('link', { name: 'Dinheiro' }).click()
     await support.getByText('Só um admin substitui cotações.').waitFor()
     assert.equal(await support.getByRole('form', { name: 'Substituir cotação' }).count(), 0)

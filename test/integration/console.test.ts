@@ -10,6 +10,7 @@ import { nextDigestAt, sendOperatorDigest } from '../../src/app/operator-digest.
 import { createMailSeal } from '../../src/mail/sealed-mail.ts'
 import { openAccount } from '../../src/app/open-account.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
+import { signedInOperator } from '../support/factors.ts'
 import { newestCode, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
@@ -20,15 +21,9 @@ before(async () => {
 })
 after(() => service.close())
 
-async function signedIn(email: string, remoteAddress?: string) {
-  const client = walletClient(service, remoteAddress)
-  await client.get('/console')
-  const asked = await client.post('/console/sign-in', { email })
-  assert.equal(asked.status, 303)
-  await client.get(asked.location!)
-  const entered = await client.post('/console/code', { email, code: await newestCode(service, email) })
-  assert.equal(entered.status, 303, entered.html.slice(0, 300))
-  return client
+/** Signed in with the e-mail code and the second factor operators must have (enrolled the first time). */
+function signedIn(email: string, remoteAddress?: string) {
+  return signedInOperator(service, email, remoteAddress)
 }
 
 /** A charge held because someone else paid it (payer_mismatch). */

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { errorCatalogue } from '../../src/domain/errors.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
+import { signedInOperator } from '../support/factors.ts'
 import { newestCode, signedInClient, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
@@ -18,11 +19,8 @@ before(async () => {
   const client = await signedInClient(service, 'sweep@example.com')
   const home = await client.get('/wallet')
   wallet = { cookie: [...client.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(home.html)![1]! }
-  const operator = walletClient(service)
-  await operator.get('/console')
-  await operator.post('/console/sign-in', { email: 'sweep-operator@example.com' })
-  await operator.get('/console/code?email=sweep-operator%40example.com')
-  await operator.post('/console/code', { email: 'sweep-operator@example.com', code: await newestCode(service, 'sweep-operator@example.com') })
+  // With the second factor operators must have (enrolled here), so every action reaches its use case.
+  const operator = await signedInOperator(service, 'sweep-operator@example.com')
   const queues = await operator.get('/console')
   consoleSession = { cookie: [...operator.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(queues.html)![1]! }
 })
