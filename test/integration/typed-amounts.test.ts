@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { newestCode, walletClient } from '../support/wallet-client.ts'
+import { signedInOperator } from '../support/factors.ts'
 
 let service: TestService
 let token: string
@@ -95,15 +95,8 @@ test('over /ops: a refund of a typed amount beyond 5 % is owed only once a secon
   assert.equal((await service.store.refunds.findByCharge(id))!.owed_cents, 300_000)
 })
 
-async function signedIn(email: string) {
-  const client = walletClient(service)
-  await client.get('/console')
-  const asked = await client.post('/console/sign-in', { email })
-  await client.get(asked.location!)
-  const entered = await client.post('/console/code', { email, code: await newestCode(service, email) })
-  assert.equal(entered.status, 303, entered.html.slice(0, 300))
-  return client
-}
+/** Operators sign in with the e-mail code and their second factor (enrolled the first time). */
+const signedIn = (email: string) => signedInOperator(service, email)
 
 test('in the console: support types R$ 4.999,00 on R$ 10,00, the page says it waits; the author cannot confirm it, another admin can', async () => {
   const id = await unpricedHold('typed-console@example.com')
