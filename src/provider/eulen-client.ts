@@ -1,4 +1,4 @@
-// HTTP client for Eulen's DePix API (reference/eulen-api.md). Tolerant of the envelope variants
+// HTTP client for Eulen's DePix API (docs/rules.md#eulen-api). Tolerant of the envelope variants
 // the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
 // urlResponse they name).
 import { randomUUID } from 'node:crypto'

@@ -1,4 +1,4 @@
-// A faithful fake of Eulen's DePix API (reference/eulen-api.md) for sandbox mode: same paths,
+// A faithful fake of Eulen's DePix API (docs/rules.md#eulen-api) for sandbox mode: same paths,
 // envelope, Bearer auth and error shape, valid BR Codes, a stable EUID per tax number, and
 // provider webhooks with Basic auth. It listens on its own loopback port so the service reaches
 // it over HTTP through the very adapter that talks to the real provider.
@@ -188,7 +188,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   const partnerId = options.partnerId ?? 'EU000000000000000'
   app.get('/ping', async (_request, reply) => ok(reply, { msg: 'Pong!', claims: { sub: partnerId, scope: ['deposit', 'withdraw'], env: 'sandbox' } }))
 
-  // Eulen's published limits (reference/eulen-api.md), when asked: a burst beyond them is 429.
+  // Eulen's published limits (docs/rules.md#provider-limits), when asked: a burst beyond them is 429.
   const published: Record<string, Limit> = {
     '/ping': { perMinute: 1, burst: 1 },
     '/deposit': { perMinute: 15, burst: 50 },

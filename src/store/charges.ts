@@ -179,18 +179,18 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /**
-     * What the provider reported that support must look at (decisions 14): a refund announced for a
-     * credited payment, a "refunded" after MEDs for part of it, or one on a refund we owe after a
-     * part was taken back; oldest first.
+     * What the provider reported that support must look at (docs/rules.md#clawbacks): a refund
+     * announced for a credited payment, a "refunded" after MEDs for part of it, or one on a refund
+     * we owe after a part was taken back; oldest first.
      */
     listClawbacksToReview(): Promise<Charge[]> {
       return clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').execute()
     },
 
     /**
-     * Charges of this account that stop it withdrawing (decisions 15): a claw-back support must
-     * look at, or a MED that took part of a payment confirmed since `medWindowStart` (the provider
-     * may take the rest).
+     * Charges of this account that stop it withdrawing (docs/rules.md#withdrawal-blockers): a
+     * claw-back support must look at, or a MED that took part of a payment confirmed since
+     * `medWindowStart` (the provider may take the rest).
      */
     async withdrawalBlockers(accountId: number, medWindowStart: Date): Promise<number> {
       const row = await db
