@@ -77,10 +77,9 @@ export function chargesRepository(db: Kysely<Database>) {
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
-  // answers a key, so it is built once per shape, and its parameters are laid out in the order
-  // the builder numbered them (the charge's columns, each job's, then the key's answer and
-  // where). Building it with Kysely on every create cost about 15 µs of the event loop's time,
-  // and a new text each time, which the prepared-statement cache then hashed whole.
+  // answers a key, so it is built once per shape (building it on every create was the event
+  // loop's largest cost after its socket writes; docs/performance.md, "Smaller choices,
+  // measured"), and its parameters are laid out in the order the builder numbered them.
   const openings = new Map<string, (parameters: readonly unknown[]) => Promise<unknown[]>>()
   const openingStatement = (jobs: number, answering: boolean) => {
     const shape = `${jobs}:${answering}`
