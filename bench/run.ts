@@ -236,12 +236,10 @@ try {
   // ledger for a while, which on this machine takes CPU from whatever is measured next.
   // The rounds above stored tens of thousands of charges and jobs; the database settles them
   // (what autovacuum would do over the next minutes) before the latency is measured, so the
-  // figure is the confirmation path's, not the cleanup after the create load (p99 33 ms
-  // measured right after it, 15–21 ms in runs of the webhooks alone, 2026-11-26).
-  // Only the tables autovacuum would take, by its own thresholds: analyzing every table also
-  // analyzed the webhook tables, still empty, which autovacuum never does, and each connection's
-  // prepared statements then planned them as empty (sequential scans) and kept those plans while
-  // they filled: the drain ran at 485–802/s, against 1,108–1,273/s without (2026-11-26).
+  // figure is the confirmation path's, not the cleanup after the create load.
+  // Only the tables autovacuum would take, by its own thresholds: the webhook tables, still empty,
+  // analyzed with the rest were planned as empty by each connection's prepared statements, which
+  // kept those plans while they filled (docs/performance.md, "The webhook drain").
   const { rows: settling } = await pool.query<{ name: string }>(`
     select format('%I', s.relname) as name from pg_stat_user_tables s join pg_class c on c.oid = s.relid
     where s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8 + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
