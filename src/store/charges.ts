@@ -77,9 +77,9 @@ export function chargesRepository(db: Kysely<Database>) {
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
-  // answers a key, so it is built once per shape (building it on every create was the event
-  // loop's largest cost after its socket writes; docs/performance.md, "Smaller choices,
-  // measured"), and its parameters are laid out in the order the builder numbered them.
+  // answers a key, so it is built once per shape rather than on every create, at the event loop's
+  // cost (docs/performance.md, "Smaller choices, measured"), and its parameters are laid out in
+  // the order the builder numbered them.
   const openings = new Map<string, (parameters: readonly unknown[]) => Promise<unknown[]>>()
   const openingStatement = (jobs: number, answering: boolean) => {
     const shape = `${jobs}:${answering}`
