@@ -236,12 +236,10 @@ try {
   // ledger for a while, which on this machine takes CPU from whatever is measured next.
   // The rounds above stored tens of thousands of charges and jobs; the database settles them
   // (what autovacuum would do over the next minutes) before the latency is measured, so the
-  // figure is the confirmation path's, not the cleanup after the create load (p99 33 ms
-  // measured right after it, 15–21 ms in runs of the webhooks alone, 2026-11-26).
-  // Only the tables autovacuum would take, by its own thresholds: analyzing every table also
-  // analyzed the webhook tables, still empty, which autovacuum never does, and each connection's
-  // prepared statements then planned them as empty (sequential scans) and kept those plans while
-  // they filled: the drain ran at 485–802/s, against 1,108–1,273/s without (2026-11-26).
+  // figure is the confirmation path's, not the cleanup after the create load.
+  // Only the tables autovacuum would take, by its own thresholds: the webhook tables, still empty,
+  // analyzed with the rest were planned as empty by each connection's prepared statements, which
+  // kept those plans while they filled (docs/performance.md, "The webhook drain").
   const { rows: settling } = await pool.query<{ name: string }>(`
     select format('%I', s.relname) as name from pg_stat_user_tables s join pg_class c on c.oid = s.relid
     where s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8 + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
@@ -278,56 +276,29 @@ try {
         (name === createWithKey ? `; ${against(keyedAgainstFake, 'bare create asking the fake provider', null)}` : '')
     return `| ${name} | ${max.requestsPerSecond.toFixed(0)} | ${max.p50} | ${max.p99} | ${cpuText(cpu)} | ${ratio} | ${half.p99} | ${failures} |`
   })
-  const cpuOf = (name: string) => {
-    const { cpu } = results.find((result) => result.name === name)!
-    return cpu.process + (cpu.database ?? 0)
-  }
   const cpuMeasuredBy = results.every(({ cpu }) => cpu.database !== null)
-    ? "this process's and the PostgreSQL backends serving the bench's database"
-    : "this process's only: the database server is on another machine"
-  const machineOf = (name: string) => (availableParallelism() * 1e6) / rps(name)
-  // What a create-payment at half the least create's rate may add to the least create asking the fake.
-  const createBudget = 2 * machineOf(bareCreate) - machineOf(bareCreateFake)
-  /** What create-payment adds to the least create asking the fake, in the machine's time a request. */
-  const createAdds = machineOf('POST /api/create-payment') - machineOf(bareCreateFake)
+    ? ''
+    : ' (the process only: the database server is on another machine)'
+  const machineOf = (name: string) => ((availableParallelism() * 1e6) / rps(name)).toFixed(0)
   const flat = rps('GET /api/get-balance, 1 000 000 entries') / rps('GET /api/get-balance')
   const cpu = cpus()[0]?.model ?? 'unknown CPU'
+  // Only the run's figures: what they mean and what bounds them is written by hand below the marker.
   const report = `# Performance
 
-Measured by \`npm run bench\` (\`bench/run.ts\`) on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores (${cpu}),
-Node ${process.versions.node}, PostgreSQL on 127.0.0.1, sandbox provider (the in-process fake of Eulen's API,
-reached over HTTP by the real adapter). The load generator is autocannon in a separate process,
-${connections} connections, ${seconds} s per figure after a 2 s warm-up. The service logs at \`warn\`.
+The latest \`npm run bench\`, which rewrites everything above the marker line below. What the
+figures mean, how to run each measurement, what bounds each figure and what was tried follow it.
 
-"Max" is the throughput with the connections kept busy; "p99 at half" is the 99th percentile
-latency when autocannon paces the load at half that throughput (latencies corrected for
-coordinated omission). Ratios are against the ceilings measured in the same run: the bare
-Fastify route, which returns a JSON body of the same shape as get-payment; the same route
-doing get-payment's one primary-key read on PostgreSQL, as a plain query (the goals' ceiling) and
-as a statement prepared once per connection, as the service runs it; and the least a create can do: a route
-that makes one primary-key read (a create refuses a blocked payer before it asks the provider),
-asks a provider stand-in (in this process, answering a constant deposit and storing nothing)
-for the QR code through the provider adapter's own HTTP client, and inserts one row; and the
-same route asking the sandbox's own fake provider instead (in this process and on this database,
-as the service's fake is in the service's), which weighs on the floor as on create-payment: the
-provider's deposit insert (which reads the end user in the same statement) and its Fastify request, which in production are
-Eulen's, on Eulen's machines. The goals' ratios are the median of
-${rounds} rounds in which every scenario and ceiling is measured back to back for ${roundSeconds} s (every other
-round in reverse order), so the machine's drift during the run does not count; the range of the rounds is shown beside it.
-The other rows' ratios are to the bare route's "Max". "CPU a request" is the CPU this process
-(the service, its fake provider, the bare routes and the stand-in) and PostgreSQL's backends
-serving the bench's database spent in the "Max" run, divided by its requests; the load
-generator's is not counted.
+Measured on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores (${cpu}), Node ${process.versions.node}, PostgreSQL on
+127.0.0.1, sandbox provider; autocannon in a process of its own, ${connections} connections, ${seconds} s a figure
+after a 2 s warm-up. A ratio with "rounds" is the median of ${rounds} rounds of ${roundSeconds} s in which every
+scenario and ceiling runs back to back (every other round in reverse order); the other ratios
+are to the bare route's "Max".
 
-| Scenario | Max req/s | p50 ms | p99 ms | CPU a request (process + database) | Ratio | p99 at half (ms) | Failed requests |
+| Scenario | Max req/s | p50 ms | p99 ms | CPU a request (process + database)${cpuMeasuredBy} | Ratio | p99 at half (ms) | Failed requests |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-## Webhooks
-
-With a second service in production mode on the same database: its job runner woken by
-LISTEN/NOTIFY on commit, each webhook host resolved and checked to be public before each
-delivery, and the receivers (local, with a certificate this process trusts) answering over TLS:
+Webhooks, with a second service in production mode on the same database:
 
 | Figure | Result | Goal |
 |---|---|---|
@@ -335,77 +306,14 @@ delivery, and the receivers (local, with a certificate this process trusts) answ
 | The same beside 10 receivers that hang for the whole time-out (3 events each) | p50 ${hooks.besideHanging.p50} ms, p99 ${hooks.besideHanging.p99} ms | p99 ≤ 25 ms: ${hooks.besideHanging.p99 <= 25 ? 'met' : '**missed**'} |
 | Draining ${hooks.drain.events} queued webhooks to 10 receivers | ${hooks.drain.perSecond}/s (${hooks.drain.seconds} s) | ≥ 1000/s: ${hooks.drain.perSecond >= 1000 ? 'met' : '**missed**'} |
 
-The latency is measured from the moment the provider's webhook is sent to us (by a kept-alive
-node:http client in this process, standing for the provider's machines) until the
-merchant's receiver gets its request: our webhook endpoint's transaction, the commit's
-notification, the runner's claim, and the delivery over TLS on a kept-alive connection. The host
-is localhost, resolved by the system and checked as production does a merchant's when it opens a
-connection (loopback passes as a network the operator allows, \`WEBHOOK_ALLOWED_NETWORKS\`): a
-merchant's host that the system resolver does not have cached adds its DNS round trip to each new
-connection. The latencies are the running service's: the first ${hooks.warmUp.samples} confirmations after it
-started, not counted, took at most ${hooks.warmUp.slowest} ms.
+The first ${hooks.warmUp.samples} confirmations after that service started, not counted, took at most ${hooks.warmUp.slowest} ms.
+get-balance with 1 000 000 ledger entries on the account ran at ${(flat * 100).toFixed(0)} % of its throughput with none
+(goal ≥ 67 %, i.e. within 1.5×).
 
-## Balances
-
-get-balance with 1 000 000 ledger entries on the account runs at ${(flat * 100).toFixed(0)} % of its throughput with
-none (goal: within 1.5×, i.e. at least 67 %): the balance is read from the running balances kept
-beside the entries, not summed from them.
-
-## What limits it
-
-- The machine's ${availableParallelism()} cores are shared by the load generator, the service and PostgreSQL. A CPU
-  profile of the service under get-balance load (2026-11-23) shows about half of its time in
-  socket write system calls (30 % PostgreSQL messages, 19 % HTTP responses) and about a fifth
-  idle, waiting on PostgreSQL; the service's own code is a few per cent (one call to the CSPRNG
-  per request id was 6 % until ids came from a pool). The bare route touches no database, so
-  the ratios mostly measure one PostgreSQL round trip against none.
-- get-payment is one primary-key read: authentication is served from a 1-second in-process token
-  cache (\`TOKEN_CACHE_MS\`, see docs/design.md) after the first request of a token.
-  get-balance reads the account's running balances (three rows), whatever its history. Both
-  reads are prepared once per connection, which spares PostgreSQL parsing and planning them on
-  every request (see docs/design.md); against the bare route doing the same, get-payment ran at
-  ${(medianRatio(paymentAgainstPrepared) * 100).toFixed(0)} % (rounds: ${ratioRange(paymentAgainstPrepared)}): that is the cost of the service's own layers
-  (authentication, validation, the status record, serialization, logging) on top of the read.
-- create-payment for a returning e-mail and payer makes three database statements: two of its own
-  (the receiving account read with the MED blocks on it and on the payer, and the charge stored
-  with its scheduled job in one statement, both prepared once per connection) and the fake
-  provider's one (its deposit, stored by the statement that reads its end user, prepared too, and
-  committed without waiting for the disk), plus an HTTP round trip
-  to the provider, whose server (the fake, in this process) parses, stores and answers it. The
-  least a create can do, one read, one provider call through the same client and one insert,
-  with no authentication, no validation and a provider that stores nothing, ran at
-  ${(medianRatio(bareCreate) * 100).toFixed(1)} % of the bare route in this run (rounds: ${ratioRange(bareCreate)}), and create-payment at
-  ${(medianRatio('POST /api/create-payment') * 100).toFixed(0)} % of that (${(medianRatio(createAgainstBare) * 100).toFixed(1)} % of the bare route). Asking the sandbox's
-  fake instead, the least create ran at ${(medianRatio(bareCreateFake) * 100).toFixed(1)} % of the bare route (rounds: ${ratioRange(bareCreateFake)}), and create-payment
-  at ${(medianRatio(createAgainstFake) * 100).toFixed(0)} % of it: what the service's own layers (authentication, validation, the MED blocks,
-  the charge's job, the answer) add to a create, once the provider's work is on both sides. The least create asking
-  the fake is itself at ${((medianRatio(bareCreateFake) / medianRatio(bareCreate)) * 100).toFixed(0)} % of the least create asking the stand-in (medians of the rounds): with the fake's
-  work counted, even a create-payment whose own layers cost nothing would stand there against the stand-in. In CPU a request
-  (${cpuMeasuredBy}, in each one's maximum run): the least create ${cpuOf(bareCreate).toFixed(0)} µs, the same asking the fake
-  ${cpuOf(bareCreateFake).toFixed(0)} µs, create-payment ${cpuOf('POST /api/create-payment').toFixed(0)} µs. The fake's own work is the difference of the first two, ${(cpuOf(bareCreateFake) - cpuOf(bareCreate)).toFixed(0)} µs,
-  ${(((cpuOf(bareCreateFake) - cpuOf(bareCreate)) / cpuOf(bareCreate)) * 100).toFixed(0)} % of the least create's whole cost. Counted as the machine's time a request instead (${availableParallelism()} cores
-  over the rate, so that the load generator's and the kernel's work count too; the rate is all of it on a machine kept busy),
-  the least create took ${machineOf(bareCreate).toFixed(0)} µs, the same asking the fake ${machineOf(bareCreateFake).toFixed(0)} µs, create-payment ${machineOf('POST /api/create-payment').toFixed(0)} µs.
-  ${createBudget > 0
-    ? `A create-payment at half the least create's rate may take ${(2 * machineOf(bareCreate)).toFixed(0)} µs: that leaves ${createBudget.toFixed(0)} µs for what it adds to the least
-  create asking the fake (authentication, validation, the MED blocks, the charge's wider row with its indexes and its job, the
-  answer), which took ${createAdds >= 0 ? `${createAdds.toFixed(0)} µs` : `nothing measurable: create-payment's maximum run came out ${(-createAdds).toFixed(0)} µs cheaper, the two runs being ten seconds apart on a machine whose speed moves`}.`
-    : `Asking the fake alone takes more than twice the least create: against the stand-in, the goal cannot be met while the
-  sandbox's fake answers the creates, even by a create-payment that added nothing to the least create asking the fake (it adds
-  ${createAdds >= 0 ? `${createAdds.toFixed(0)} µs` : 'nothing measurable'}: authentication, validation, the MED blocks, the charge's wider row with its indexes and its job, the answer).`}
-  Where a create's CPU goes is
-  measured apart by \`npm run bench:create-profile\` (below, "create-payment, profiled").
-  With an Idempotency-Key, as the SDK sends every create, a create makes one statement more (the
-  key's claim; its answer is stored by the charge's own statement) and ran at
-  ${(medianRatio(createWithKey) * 100).toFixed(0)} % of the least create (rounds: ${ratioRange(createWithKey)}), ${(medianRatio(keyedAgainstFake) * 100).toFixed(0)} % of the one asking the fake.
-  With the real provider a create waits on its network round trip, far longer than any of this,
-  and its published rate limit (15/min sustained, 50 burst on \`/deposit\`) bounds create-payment
-  long before the service does.
-- Figures move from run to run on this shared virtual machine: in earlier runs the bare route
-  measured from 15k to 99k req/s; in this one ${bareRps.toFixed(0)}. Compare ratios within one run, not figures across runs.
-- The goals (issue 11: get-payment and get-balance ≥ 80 % of the bare read; issue 26:
-  create-payment ≥ 50 % of the bare create, judged against both floors, webhook p99 ≤ 25 ms, draining ≥ 1,000/s) are marked
-  met or missed as measured in this run.
+Also from this run: get-payment ran at ${(medianRatio(paymentAgainstPrepared) * 100).toFixed(0)} % of the prepared bare read (rounds: ${ratioRange(paymentAgainstPrepared)}); the
+least create asking the fake at ${((medianRatio(bareCreateFake) / medianRatio(bareCreate)) * 100).toFixed(0)} % of the one asking the stand-in; the machine's time a request
+(${availableParallelism()} cores over the rate) was ${machineOf(bareCreate)} µs for the least create, ${machineOf(bareCreateFake)} µs asking the fake and ${machineOf('POST /api/create-payment')} µs for
+create-payment.
 `
   // What follows the marker is measured by hand (the test suite's times, memory): the bench keeps it.
   const page = new URL('../docs/performance.md', import.meta.url)

@@ -104,8 +104,7 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
   // The provider's webhooks (and the bench's creates) are sent by a kept-alive node:http client,
   // the service's own (net/keep-alive-http.ts), not fetch: the provider sends from its own
   // machines, and in this process fetch's heavier handling of the reply ran on the one thread
-  // the runner's claim and delivery wait for (with fetch, p99 alone 23.3-24.5 ms against
-  // 19.2-22.6 ms, three runs each alternating, 2026-11-27).
+  // the runner's claim and delivery wait for (docs/performance.md, "Webhook latency").
   const provider = createKeepAliveHttp({ timeoutMs: 30_000 })
   const webhookEndpoint = new URL(`${serviceUrl}/provider/webhooks/deposit`)
   /** A R$ 10,00 charge with this webhook_url, through the API. */

@@ -32,7 +32,7 @@ export type Config = {
   opsToken: string | null
   /** The operator token being replaced, still accepted (and still opening what it sealed) during a rotation. */
   opsTokenPrevious: string | null
-  /** Who may sign in to the support console, and with which role (decisions 16). */
+  /** Who may sign in to the support console, and with which role (docs/rules.md#operators). */
   operators: readonly Operator[]
   payerLadder: readonly LadderStep[]
   bodyLimitBytes: number
@@ -40,7 +40,7 @@ export type Config = {
   webhookTimeoutMs: number
   /** Production: networks webhooks may reach besides public addresses (the operator's own receivers). */
   webhookAllowedNetworks: readonly string[]
-  /** delayDepixInHours sent on every merchant charge (decisions 13); 0 sends none. */
+  /** delayDepixInHours sent on every merchant charge (docs/rules.md#provider-delay); 0 sends none. */
   providerDelayHours: number
   /** The sandbox fake's floor on that delay, as Eulen enforces one (0: none). */
   sandboxMinimumDelayHours: number
@@ -435,7 +435,7 @@ function looksDefault(secret: string): boolean {
 const loopbackHost = (host: string) => host === '127.0.0.1' || host === '::1' || host === 'localhost'
 
 /**
- * Settings production runs with but should not (issue 21): printed at start, shown on /readyz.
+ * Settings production runs with but should not: printed at start, shown on /readyz.
  * None stops the service: each can be right for a deployment that knows why.
  */
 export function productionWarnings(config: Config): ConfigWarning[] {

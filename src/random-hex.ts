@@ -2,9 +2,9 @@
 import { randomFillSync } from 'node:crypto'
 
 /**
- * A source of random hex strings of `bytes` bytes each. One call to the CSPRNG per identifier
- * cost about 1.5 µs, almost all of it the call itself (6 % of a balance read's CPU when every
- * request id made one); one call per 128 identifiers makes each about 0.1 µs.
+ * A source of random hex strings of `bytes` bytes each, drawn 128 at a time: a call to the
+ * CSPRNG per identifier cost more than the identifier (docs/performance.md, "Smaller choices,
+ * measured").
  */
 export function randomHexSource(bytes: number): () => string {
   const PER_FILL = 128

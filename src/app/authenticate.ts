@@ -1,4 +1,4 @@
-// X-API-Token → the merchant behind it, with the codes of spec section 7 / decisions section 6.
+// X-API-Token → the merchant behind it, with the error codes docs/rules.md#tokens lists.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import type { Store } from '../store/store.ts'
@@ -29,7 +29,7 @@ export async function authenticate(
   return { accountId: token.account_id, email: token.email, tokenId: token.id, merchantId: token.merchant_id }
 }
 
-/** Charging needs a merchantId (spec 5.6): earlier-revision tokens without one are refused. */
+/** Charging needs a merchantId (docs/rules.md#merchant-id): earlier-revision tokens without one are refused. */
 export function requireMerchantId(merchant: Merchant): string {
   if (merchant.merchantId === null) throw new DomainError('merchant_id_missing')
   return merchant.merchantId

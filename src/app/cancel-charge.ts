@@ -1,6 +1,7 @@
-// The merchant withdraws a charge nobody has paid yet (POST /api/payments/{id}/cancel). Eulen has
-// no call that voids a QR, so the payer's bank may still pay it until it expires: such a payment
-// is processed as any late one (decisions 4), because money that arrived is never dropped.
+// The merchant withdraws a charge nobody has paid yet (POST /api/payments/{id}/cancel).
+// Eulen has no call that voids a QR, so the payer's bank may still pay it until it expires:
+// such a payment is processed as any late one (docs/rules.md#charge-statuses), because
+// money that arrived is never dropped.
 import type { Clock } from '../clock.ts'
 import type { ChargeRecord } from '../contract/api.ts'
 import { isChargeId } from '../domain/charge.ts'

@@ -1,7 +1,7 @@
-// What the support console shows (decisions 16): the queues with their counts, oldest first and a
-// page at a time; a charge with its timeline and the decisions its state allows; a withdrawal in
-// review and a refund owed with what was done to them; an account found by e-mail, tax number or
-// EUID. Reads only: every decision goes through app/operator-actions.ts.
+// What the support console shows (docs/rules.md#console): the queues with their counts, oldest
+// first and a page at a time; a charge with its timeline and the decisions its state allows; a
+// withdrawal in review and a refund owed with what was done to them; an account found by e-mail,
+// tax number or EUID. Reads only: every decision goes through app/operator-actions.ts.
 import type { Clock } from '../clock.ts'
 import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'

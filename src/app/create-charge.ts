@@ -35,7 +35,7 @@ export type CreateChargeDeps = {
   publicWebhooksOnly: boolean
   /** And reach only the addresses it allows (public ones, in production). */
   webhookDestinations: WebhookDestinations
-  /** delayDepixInHours for merchant charges (decisions 13); 0 sends none. */
+  /** delayDepixInHours for merchant charges (docs/rules.md#provider-delay); 0 sends none. */
   providerDelayHours?: number
   log?: { warn: (details: object, message: string) => void }
 }
@@ -157,7 +157,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_events: request.webhookEvents,
       metadata: request.metadata === null ? null : JSON.stringify(request.metadata),
       provider_deposit_id: deposit.id,
-      // The provider may already know who the tax number is (spec 2.2): shown before payment.
+      // The provider may already know who the tax number is (docs/rules.md#payer-identity): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,
       qr_copy_paste: deposit.qrCopyPaste,
       status: 'waiting_payment',

@@ -1,4 +1,4 @@
-// GET /api/get-balance: the token's own account, every currency, as spec 2.3 formats it.
+// GET /api/get-balance: the token's own account, every currency, formatted as docs/rules.md#balances says.
 import type { BalanceRecord } from '../contract/api.ts'
 import { formatBrl, formatBtc, formatUsdt } from '../domain/money.ts'
 import type { Store } from '../store/store.ts'

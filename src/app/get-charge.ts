@@ -1,4 +1,4 @@
-// GET /api/get-payment/{id}: the charge status record of spec 2.2, for the merchant that made it.
+// GET /api/get-payment/{id}: the charge status record (docs/rules.md#charge-reads), for the merchant that made it.
 import { DomainError } from '../domain/errors.ts'
 import type { ChargeRecord } from '../contract/api.ts'
 import { isChargeId } from '../domain/charge.ts'

@@ -1,6 +1,6 @@
-// "Novo Token" (spec section 5): a random token shown once, stored hashed, active at once with
-// the account's EUID as merchantId; it revokes the previous token. Earlier-revision kinds exist
-// for the sandbox so integrators can meet token_pending and merchant_id_missing.
+// "Novo Token" (docs/rules.md#tokens): a random token shown once, stored hashed, active at once
+// with the account's EUID as merchantId; it revokes the previous token. Earlier-revision kinds
+// exist for the sandbox so integrators can meet token_pending and merchant_id_missing.
 import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'

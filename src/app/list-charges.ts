@@ -1,4 +1,4 @@
-// The merchant's charges, newest first, with filters and a cursor (decisions 12; GET
+// The merchant's charges, newest first, with filters and a cursor (docs/rules.md#charge-reads; GET
 // /api/payments), and the Wallet's list of an account's charges: one page-walking rule for both.
 import { chargeStatuses, isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'

@@ -1,5 +1,5 @@
-// The support queue of held payments (decisions 9 and 14): oldest first, with why each is held,
-// what arrived, every claw-back the provider reported on it, and the decisions it allows.
+// The support queue of held payments (docs/rules.md#hold-review): oldest first, with why each is
+// held, what arrived, every claw-back the provider reported on it, and the decisions it allows.
 import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import type { Charge, ChargeClawback } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'

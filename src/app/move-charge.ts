@@ -1,7 +1,8 @@
-// The one way a charge moves: in one transaction, lock the charge and its receiving account, keep
-// what the caller learnt (a provider report), lock the payer's identities (so checks and bindings
-// of one identity are serialized across charges and accounts, decisions 14), gather the event's
-// facts under those locks, ask the state machine, and let the executor write what it decided.
+// The one way a charge moves: in one transaction, lock the charge and its receiving account,
+// keep what the caller learnt (a provider report), lock the payer's identities (so checks and
+// bindings of one identity are serialized across charges and accounts,
+// docs/rules.md#payer-identity), gather the event's facts under those locks, ask the state
+// machine, and let the executor write what it decided.
 import type { Clock } from '../clock.ts'
 import { decideCharge, type ChargeEvent, type RefusalCode } from '../domain/charge.ts'
 import { payerIdentities } from '../domain/payer-binding.ts'

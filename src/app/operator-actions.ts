@@ -1,4 +1,4 @@
-// What a signed-in operator does from the console (decisions 16): each action checks the
+// What a signed-in operator does from the console (docs/rules.md#console): each action checks the
 // operator's role (domain/operators.ts) and the note, then calls the very use case /ops calls,
 // with the operator's e-mail as the actor, so the audit log says who did it and why.
 import type { Clock } from '../clock.ts'

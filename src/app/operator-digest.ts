@@ -1,4 +1,4 @@
-// Operators learn of work (decisions 16, issue 24): once a day, when any console queue is not
+// Operators learn of work (docs/rules.md#console): once a day, when any console queue is not
 // empty, each operator gets one e-mail with the counts and the link. One job per deployment
 // (`operator_digest`) runs it; the day's digest is recorded in the audit log in the transaction
 // that queues the mail, so a run that is repeated (a crash before rescheduling) sends nothing twice.

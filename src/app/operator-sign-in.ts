@@ -1,7 +1,8 @@
-// Operators sign in to the support console (decisions 16) with the Wallet's rules: a 6-digit code
-// by e-mail, valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per e-mail
-// per hour, sent from the outbox, and the same answer whether or not the e-mail is an operator's.
-// The codes are the one service's (app/email-codes.ts), with a purpose and a budget of their own.
+// Operators sign in to the support console (docs/rules.md#console) with the Wallet's rules:
+// a 6-digit code by e-mail, valid 10 minutes, single use, burned after 5 wrong tries, at
+// most 5 mailed per e-mail per hour, sent from the outbox, and the same answer whether or
+// not the e-mail is an operator's. The codes are the one service's (app/email-codes.ts),
+// with a purpose and a budget of their own.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import { findOperator, type Operator } from '../domain/operators.ts'

@@ -1,9 +1,9 @@
 // The BRL price a BTC or USDt credit is converted at: "the quote at the moment" of confirmation
-// (spec section 1), kept sane (decisions 14). The operator's override wins until it expires;
-// otherwise the price source is asked now (its last answer serves while younger than the maximum
-// age), and a price more than the band away from the last accepted one, or from the second
-// source when one answers, is not used; with neither, the first price is used and anchors the
-// band (docs/design.md, "Quotes"). No usable price: the payment is held (quote_unavailable),
+// (docs/rules.md#conversions), kept sane (docs/rules.md#quotes). The operator's override wins until
+// it expires; otherwise the price source is asked now (its last answer serves while younger than
+// the maximum age), and a price more than the band away from the last accepted one, or from the
+// second source when one answers, is not used; with neither, the first price is used and anchors
+// the band (docs/design.md, "Quotes"). No usable price: the payment is held (quote_unavailable),
 // never converted at a stale or wild price. Asked before the confirming transaction, so no HTTP
 // call holds database locks.
 import type { Clock } from '../clock.ts'

@@ -1,8 +1,8 @@
-// An owner asks to take balance out (decisions 15): in the Wallet, to be confirmed with a fresh
-// e-mail code bound to the amount and the destination; or through the API with the account's
-// token, to a destination already confirmed in the Wallet, confirmed as it is made. Only a
-// confirmed destination past its cool-down; only the available balance; the fee, the minimums and
-// the limits of domain/withdrawal.ts.
+// An owner asks to take balance out (docs/rules.md#withdrawal-requests): in the Wallet, to be
+// confirmed with a fresh e-mail code bound to the amount and the destination; or through the API
+// with the account's token, to a destination already confirmed in the Wallet, confirmed as it is
+// made. Only a confirmed destination past its cool-down; only the available balance; the fee, the
+// minimums and the limits of domain/withdrawal.ts.
 import { randomBytes } from 'node:crypto'
 import type { Currency } from '../domain/money.ts'
 import { formatAmount } from '../domain/money.ts'

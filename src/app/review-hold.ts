@@ -1,7 +1,7 @@
-// Support decides a payment in security_hold (decisions 4 and 14): release it (credited like a
-// confirmation: the matching payer's value becomes available, a different payer's is held 7 days),
-// refund it to the payer from the money still with us (a refund obligation), or close it as taken
-// back when the provider already returned it. Nothing is released after a claw-back. When the
+// Support decides a payment in security_hold (docs/rules.md#hold-review): release it (credited like
+// a confirmation: the matching payer's value becomes available, a different payer's is held 7
+// days), refund it to the payer from the money still with us (a refund obligation), or close it as
+// taken back when the provider already returned it. Nothing is released after a claw-back. When the
 // provider never said what arrived, it is asked first; then support must say, and an amount typed
 // beyond the tolerance around the charge's value waits for a second operator, an admin
 // (domain/typed-amount.ts, docs/design.md "Typed amounts").

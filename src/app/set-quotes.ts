@@ -1,8 +1,8 @@
 // BRL prices of one BTC and one USDt as people type them ("350000.00", "5.4321"): the operator's
 // override (PUT /ops/quotes; null clears it and the price source counts again) and the sandbox's
-// fake ticker (PUT /sandbox/quotes). An override expires (at most a day, decisions 14), must be
-// within the band of the last accepted price unless forced, and becomes the price fetched prices
-// are checked against: the operator's word on the market.
+// fake ticker (PUT /sandbox/quotes). An override expires (at most a day, docs/rules.md#quotes),
+// must be within the band of the last accepted price unless forced, and becomes the price fetched
+// prices are checked against: the operator's word on the market.
 import type { Clock } from '../clock.ts'
 import { DomainError } from '../domain/errors.ts'
 import { DEFAULT_OVERRIDE_SECONDS, formatPrice, overrideExpiry, parsePriceMicros, quotedCurrencies, withinBand, type QuotedCurrency } from '../domain/quotes.ts'

@@ -1,8 +1,8 @@
-// The documented fallback when provider webhooks fail (reference/eulen-api.md): list the provider's
-// deposits per status the service needs (deliveries, refunds, announced refunds), a window at a
-// time from a cursor kept per status (domain/reconciliation.ts), and apply what the service has
-// not seen yet; deposits that match no charge of ours are kept for support. Each run makes at most
-// the plan's calls, so the sweep stays within the provider's 12/min on /deposits.
+// The documented fallback when provider webhooks fail (docs/rules.md#reconciliation): list the
+// provider's deposits per status the service needs (deliveries, refunds, announced refunds), a
+// window at a time from a cursor kept per status (domain/reconciliation.ts), and apply what the
+// service has not seen yet; deposits that match no charge of ours are kept for support. Each run
+// makes at most the plan's calls, so the sweep stays within the provider's 12/min on /deposits.
 import type { Clock } from '../clock.ts'
 import { advanceSweep, sweepWindow, type SweepPlan } from '../domain/reconciliation.ts'
 import type { ProviderDeposit } from '../domain/provider-report.ts'

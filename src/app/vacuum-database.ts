@@ -1,8 +1,7 @@
 // The embedded database's hourly upkeep (job vacuum_database, queued only where the database is
-// PGlite: a PostgreSQL server's autovacuum does the same on its own). Without it, measured on
-// PGlite: the jobs table's heap grew by 2 MB with every 10,000 webhooks delivered and never shrank
-// (8 MB after four such drains), its indexes by 1.2 MB; and no transaction id would ever be frozen,
-// which PostgreSQL must do before it runs out of them.
+// PGlite, which has no autovacuum). Without it no table or index ever gives back a deleted
+// row's space, and no transaction id is ever frozen, which PostgreSQL must do before it runs out
+// of them (docs/performance.md, "The webhook drain").
 import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
 

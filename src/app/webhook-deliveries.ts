@@ -31,8 +31,8 @@ export async function redeliverWebhook(deps: { store: Store; clock: Clock }, req
     const event = await store.webhookEvents.findForMerchant(request.eventId, request.merchantAccountId)
     if (!event) throw new DomainError('webhook_delivery_not_found', { param: 'id' })
     const now = deps.clock.now()
-    // A pending event's next attempt is brought forward to now (decisions 12: a redelivery sends
-    // now, even while retries are pending); otherwise a fresh schedule starts now.
+    // A pending event's next attempt is brought forward to now (docs/rules.md#webhook-delivery: a
+    // redelivery sends now, even while retries are pending); otherwise a fresh schedule starts now.
     if (event.state === 'pending') {
       await store.jobs.deliverNow(event.id, now)
     } else {

@@ -1,5 +1,5 @@
-// The support console's HTML (decisions 16): server-rendered through the one template (every
-// value escaped), no script at all, forms that carry the CSRF token, every text from the
+// The support console's HTML (docs/rules.md#console): server-rendered through the one template
+// (every value escaped), no script at all, forms that carry the CSRF token, every text from the
 // catalogue (i18n/*.ts, `console`). Provider bodies are shown as they came, escaped, in <pre>.
 import type { ReviewDecision } from '../domain/charge.ts'
 import type { Currency } from '../domain/money.ts'

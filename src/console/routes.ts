@@ -1,7 +1,7 @@
-// The support console at /console (decisions 16): named operators sign in with an e-mail code
-// and work the queues. Its own encapsulated part of the app, with the Wallet's habits: a session
-// cookie of its own, CSRF on every form, form bodies, strict security headers (no script at all).
-// Routes stay thin: views come from app/console-views.ts, every decision from
+// The support console at /console (docs/rules.md#console): named operators sign in with an e-mail
+// code and work the queues. Its own encapsulated part of the app, with the Wallet's habits: a
+// session cookie of its own, CSRF on every form, form bodies, strict security headers (no script at
+// all). Routes stay thin: views come from app/console-views.ts, every decision from
 // app/operator-actions.ts, which checks the role and the note and calls the use case /ops calls.
 import { createHmac } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'

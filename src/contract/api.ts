@@ -17,7 +17,7 @@ const examplesOf = (schema: object) => (schema as { examples: unknown[] }).examp
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
-/** Why a charge waits in security_hold for support (decisions 4). */
+/** Why a charge waits in security_hold for support (docs/rules.md#arrival-checks). */
 const HoldReasonField = Nullable(Type.Enum(holdReasons, {
   description: 'Why the charge is in security_hold; null in any other status. `prior_med`: the receiving e-mail or the payer has a prior refund dispute; ' +
     '`identity_bound_elsewhere`: the payer already paid another account, and a payer\'s identity binds to the first account it pays; `amount_mismatch`: ' +
@@ -151,7 +151,7 @@ export const RedeliveryAccepted = Type.Object(
   { examples: [{ id: 'msg_0f1e2d3c4b5a69788796a5b4c3d2e1f0', state: 'pending' }] },
 )
 
-/** What every webhook POSTs (decisions section 7), in this key order. */
+/** What every webhook POSTs (docs/rules.md#webhook-body), in this key order. */
 export const WebhookBody = Type.Object(
   {
     payment_id: Type.String(),

@@ -1,4 +1,4 @@
-// The rules of a create-payment body (spec 4.1, decisions section 3) that need no I/O. The
+// The rules of a create-payment body (docs/rules.md#charge-creation) that need no I/O. The
 // HTTP schema has already fixed the types; this fixes the meaning.
 import type { Currency } from './money.ts'
 import { defaultWebhookEvents, webhookEventNames, type WebhookEventName } from './charge.ts'

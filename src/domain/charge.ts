@@ -1,6 +1,7 @@
-// A charge's statuses (spec section 3) and the one transition function: every event, carrying the
-// facts it needs, to the next status and what must happen with it: what to credit, release or
-// take back, in which amounts. Nothing outside decideCharge decides a status or an amount.
+// A charge's statuses (docs/rules.md#charge-statuses) and the one transition function:
+// every event, carrying the facts it needs, to the next status and what must happen with
+// it: what to credit, release or take back, in which amounts. Nothing outside
+// decideCharge decides a status or an amount.
 import type { Decision } from './decision.ts'
 import { takeBack, type ClawbackKind, type TakeBack } from './clawback.ts'
 import { creditedAmount, type Currency } from './money.ts'
@@ -44,13 +45,13 @@ export type HoldReason = (typeof holdReasons)[number]
 
 /** What the provider reported about a payment that delivered its DePix (depix_sent). */
 export type PaymentReport = {
-  /** What the payer paid (decisions 13); null when the provider did not say. */
+  /** What the payer paid (docs/rules.md#amount-arrived); null when the provider did not say. */
   valueInCents: number | null
   payerEuid: string | null
   payerTaxNumber: string | null
 }
 
-/** What the checks of decisions 4 need when money arrives. */
+/** What the arrival checks (docs/rules.md#arrival-checks) need when money arrives. */
 export type ArrivalFacts = {
   /** The charge's e-mail, or the payer's tax number or EUID, has a prior MED. */
   blocked: boolean
@@ -73,7 +74,7 @@ export type ChargeView = {
   currency: Currency
   informedEuid: string | null
   informedTaxNumber: string | null
-  /** The extra webhook events the merchant opted into at creation (decisions 12). */
+  /** The extra webhook events the merchant opted into at creation (docs/rules.md#webhook-events). */
   webhookEvents: readonly WebhookEventName[]
   /** What arrived, as the provider reported it (or support entered it); null until known. */
   paidCents: number | null
@@ -100,7 +101,7 @@ export type ChargeView = {
 export type ChargeEvent =
   /** The provider reports a status other than delivery. */
   | { kind: 'provider_status'; status: Exclude<ProviderStatus, 'depix_sent'> }
-  /** The provider delivered the DePix (depix_sent): the checks of decisions 4 decide. */
+  /** The provider delivered the DePix (depix_sent): the arrival checks decide (docs/rules.md#arrival-checks). */
   | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts }
   /** The QR's 10 minutes are over. */
   | { kind: 'expiry_due'; now: Date; expiresAt: Date }
@@ -121,7 +122,7 @@ export type ChargeEvent =
 
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
-/** Sent only to a charge that lists them in `webhook_events` (decisions 12). */
+/** Sent only to a charge that lists them in `webhook_events` (docs/rules.md#webhook-events). */
 export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
 export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
 export type WebhookEventName = (typeof webhookEventNames)[number]
@@ -183,7 +184,7 @@ export function payerMatches(charge: Pick<ChargeView, 'informedEuid' | 'informed
   return false
 }
 
-/** How far what arrived may differ from the charge value and still be credited (decisions 13). */
+/** How far what arrived may differ from the charge value and still be credited (docs/rules.md#amount-arrived). */
 export const PAID_AMOUNT_TOLERANCE_PERCENT = 5
 
 /** What arrived is close enough to the charge value to credit it without review. */
@@ -212,9 +213,9 @@ const creditEffects = (to: 'depix_sent' | 'after7d', arrivedCents: number, units
 
 const hold = (reason: HoldReason): ChargeDecision => move('security_hold', reason, [])
 
-/** The checks of decisions section 4 (amended by 13 and 14), in order, once the provider says the money arrived. */
+/** The arrival checks (docs/rules.md#arrival-checks), in order, once the provider says the money arrived. */
 export function decideArrival(charge: ChargeView, report: PaymentReport, facts: ArrivalFacts): ChargeDecision {
-  // A claw-back reported before the delivery: this money is disputed (decisions 13 and 14).
+  // A claw-back reported before the delivery: this money is disputed (docs/rules.md#clawbacks).
   if (facts.blocked || charge.clawback !== null) return hold('prior_med')
   if (facts.boundElsewhere) return hold('identity_bound_elsewhere')
   if (!paidAmountFits(charge.valueCents, report.valueInCents)) return hold('amount_mismatch')
@@ -260,7 +261,7 @@ const providerStatusMap: Record<Exclude<ProviderStatus, 'depix_sent'>, ChargeSta
   error: 'error',
 }
 
-/** Statuses in which the provider's delivery is still news: the checks of decisions 4 run on it. */
+/** Statuses in which the provider's delivery is still news: the arrival checks (docs/rules.md#arrival-checks) run on it. */
 export function awaitsArrival(status: ChargeStatus): boolean {
   return forwardMoves[status].includes('arrival')
 }
@@ -292,8 +293,9 @@ function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalC
 
 /**
  * A claw-back reported on a charge that holds no credit (held, or not yet paid as far as we know):
- * recorded, never posted (nothing was), and from then on nothing is credited: a held charge can
- * no longer be released, and a payment that arrives later is held for support (decisions 14).
+ * recorded, never posted (nothing was), and from then on nothing is credited
+ * (docs/rules.md#clawbacks): a held charge can no longer be released, and a payment that arrives
+ * later is held for support.
  */
 function recordClawback(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
   if (kind !== 'med' && (kind === 'will_refund' ? charge.providerReturning : charge.clawback === 'refunded')) return unchanged
@@ -332,7 +334,7 @@ function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus
       // webhook; after MEDs for part of it, it may only close those: recorded for support, not guessed.
       return charge.takenBackCents === 0 ? clawBackCredit(charge, 'refunded', null) : charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record('refunded', charge.takenBackCents, false)])
     }
-    // Recorded, which lists it for support (the provider will refund money we credited; decisions 14).
+    // Recorded, which lists it for support (the provider will refund money we credited; docs/rules.md#clawbacks).
     if (status === 'will_refund' && !charge.providerReturning) return move(charge.status, charge.holdReason, [record('will_refund', charge.takenBackCents, false)])
     return unchanged
   }
@@ -353,8 +355,8 @@ export type ReviewDecision = (typeof reviewDecisions)[number]
 
 /**
  * Why support may not take this decision on this charge, whatever amount it enters; null when it
- * may (decisions 14: nothing is released after a claw-back; a payment the provider returns is
- * not refunded by us too; only a claw-back is closed as taken back).
+ * may (docs/rules.md#hold-review: nothing is released after a claw-back; a payment the provider
+ * returns is not refunded by us too; only a claw-back is closed as taken back).
  */
 export function reviewRefusal(charge: ChargeView, decision: ReviewDecision): RefusalCode | null {
   if (charge.status !== 'security_hold') return 'payment_not_held'
@@ -388,7 +390,7 @@ function decideReview(charge: ChargeView, event: Extract<ChargeEvent, { kind: 'r
   }
   const units = creditUnits(charge.currency, arrived, event.facts.quote)
   if (units === null) return refuse('quote_unavailable')
-  // Released by support: continues at the payer checks (decisions 4, step 3 or 4).
+  // Released by support: continues at the payer comparison (docs/rules.md#hold-review).
   const to = event.facts.payerMatchesInformed ? 'depix_sent' : 'after7d'
   return move(to, null, creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : event.facts.quote))
 }
@@ -416,12 +418,12 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
         return settled.outcome === 'moved' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
       }
       // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
-      // which is then held for support (decisions 13 and 14).
+      // which is then held for support (docs/rules.md#clawbacks).
       return recordClawback(charge, 'med', event.principalCents)
     case 'merchant_cancel':
       // Canceling twice is a retry, not an error. Anything past waiting_payment has a payment on its
       // way or done; the provider has no cancel, so a late payment still arrives and is processed
-      // (decisions 4: money that arrived is never dropped).
+      // (docs/rules.md#charge-statuses: money that arrived is never dropped).
       if (charge.status === 'canceled') return unchanged
       if (charge.status !== 'waiting_payment') return refuse('payment_not_cancelable')
       return move('canceled', null, [])

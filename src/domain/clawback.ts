@@ -1,7 +1,8 @@
-// Money the provider takes back (decisions 14): a MED for part or all of a payment, or the
-// provider's "refunded". Amounts are cumulative per charge, so any sequence of partial claw-backs
-// debits the account exactly what the payment credited once the whole value is taken back, and
-// never more; what the account cannot give back (the fixed fee) is the service's MED loss.
+// Money the provider takes back (docs/rules.md#clawbacks): a MED for part or all of a
+// payment, or the provider's "refunded". Amounts are cumulative per charge, so any
+// sequence of partial claw-backs debits the account exactly what the payment credited once
+// the whole value is taken back, and never more; what the account cannot give back (the
+// fixed fee) is the service's MED loss.
 import { convertNet, fixedFeeOf, type Currency } from './money.ts'
 
 /** What the provider reported taking (or about to take) back. */

@@ -3,7 +3,7 @@
 // src/i18n/ (the API's `error` field is the English text, or the error's own detail).
 
 export const errorCatalogue = {
-  // authentication and authorization (spec section 7)
+  // authentication and authorization (docs/rules.md#error-codes)
   token_missing: { status: 401 },
   token_not_found: { status: 401 },
   token_pending: { status: 403 },
@@ -41,7 +41,7 @@ export const errorCatalogue = {
   metadata_invalid: { status: 400 },
   idempotency_key_invalid: { status: 400 },
   end_user_blocked: { status: 403 },
-  // withdrawals (decisions 15)
+  // withdrawals (docs/rules.md#error-codes)
   destination_invalid: { status: 400 },
   destination_unpayable: { status: 400 },
   destination_exists: { status: 409 },

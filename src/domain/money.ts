@@ -96,9 +96,10 @@ export function netOfFixedFee(valueCents: number): number {
 
 /**
  * A BRL price of one BTC or one USDt is kept in millionths of a real (micro-reais): a USDt price
- * of R$ 5,4321 loses nothing, where centavos would round it by up to 0.1 % (decisions 14 asks for
- * at least 4 decimals). The conversions below are decisions 5's formulas with
- * quote_cents = quote_micros / 10^4, so they agree with them exactly.
+ * of R$ 5,4321 loses nothing, where centavos would round it by up to 0.1 % (prices keep at
+ * least 4 decimals: docs/rules.md#quotes). The conversions below are the formulas of
+ * docs/rules.md#conversions with quote_cents = quote_micros / 10^4, so they agree with them
+ * exactly.
  */
 const MICROS_PER_CENT = 10_000n
 

@@ -1,5 +1,5 @@
-// The support console's operators (decisions 16): named people, each with a role, listed by
-// configuration (OPERATORS). What each role may do is decided here and nowhere else.
+// The support console's operators (docs/rules.md#console): named people, each with a role, listed
+// by configuration (OPERATORS). What each role may do is decided here and nowhere else.
 
 export const operatorRoles = ['support', 'admin'] as const
 export type OperatorRole = (typeof operatorRoles)[number]

@@ -1,7 +1,7 @@
-// Who a confirmed payer becomes (decisions 1 and 11): each identity binds to the first account it
-// paid for, and the owner's own purchase, paid with the owner's tax number, gives the account its
-// EUID (the merchantId of its tokens). Without an EUID from the provider, or with an EUID already
-// another account's, the account is left "unidentified" for support.
+// Who a confirmed payer becomes (docs/rules.md#payer-identity): each identity binds to the first
+// account it paid for, and the owner's own purchase, paid with the owner's tax number, gives the
+// account its EUID (the merchantId of its tokens). Without an EUID from the provider, or with an
+// EUID already another account's, the account is left "unidentified" for support.
 import { isMaskedTaxNumber } from './tax-number.ts'
 
 export type AccountKyc = 'none' | 'unidentified' | 'verified'

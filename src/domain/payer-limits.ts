@@ -5,7 +5,7 @@ export const LIMIT_WITHOUT_EUID_CENTS = 1_000
 
 export type LadderStep = { minConfirmedPayments: number; minDaysSinceFirst: number; limitCents: number }
 
-/** Default ladder (decisions section 3); operators override it with PAYER_LIMIT_LADDER. */
+/** Default ladder (docs/rules.md#payer-limits); operators override it with PAYER_LIMIT_LADDER. */
 export const defaultPayerLadder: readonly LadderStep[] = [
   { minConfirmedPayments: 0, minDaysSinceFirst: 0, limitCents: 49_900 },
   { minConfirmedPayments: 5, minDaysSinceFirst: 7, limitCents: 100_000 },

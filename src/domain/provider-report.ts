@@ -1,7 +1,7 @@
 // What the provider reports about a deposit, in the domain's words: its statuses, read from
 // Eulen's strings once by the adapter, and the deposit object as far as the service reads it.
 
-/** The provider's deposit statuses (reference/eulen-api.md); the adapter reads its strings into these once. */
+/** The provider's deposit statuses (docs/rules.md#provider-statuses); the adapter reads its strings into these once. */
 export const providerStatuses = ['pending', 'delayed', 'approved', 'under_review', 'depix_sent', 'will_refund', 'refunded', 'canceled', 'expired', 'error'] as const
 export type ProviderStatus = (typeof providerStatuses)[number]
 

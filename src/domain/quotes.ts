@@ -1,6 +1,7 @@
-// BRL prices of BTC and USDt and the rules that keep a conversion sane (decisions 14): a price far
-// from the last accepted one, or from a second public source, is not used; no charge credits more
-// than what arrived converted at the accepted price, plus 1 %; an operator's override expires.
+// BRL prices of BTC and USDt and the rules that keep a conversion sane
+// (docs/rules.md#quotes): a price far from the last accepted one, or from a second public
+// source, is not used; no charge credits more than what arrived converted at the accepted
+// price, plus 1 %; an operator's override expires.
 import { unitsPerWhole, type Currency } from './money.ts'
 
 export type QuotedCurrency = Exclude<Currency, 'DEPIX'>
@@ -64,8 +65,8 @@ export function priceRejection(price: number, checks: { reference: number | null
 }
 
 /**
- * The most one charge may credit (decisions 14): what arrived, converted without any fee at the
- * last price accepted before this one, plus 1 %. Within the band a price may still fall a few
+ * The most one charge may credit (docs/rules.md#quotes): what arrived, converted without any fee at
+ * the last price accepted before this one, plus 1 %. Within the band a price may still fall a few
  * percent below the last one: the fees absorb some of that (6 % for BTC, 2 % for USDt), the rest
  * waits for support.
  */
@@ -75,7 +76,7 @@ export function creditCapUnits(arrivedCents: number, currency: QuotedCurrency, q
   return Number((BigInt(arrivedCents) * 10n ** 4n * perWhole * BigInt(100 + CREDIT_CAP_MARGIN_PERCENT)) / (BigInt(quoteMicros) * 100n))
 }
 
-/** When an override set now for `seconds` ends (at most a day, decisions 14). */
+/** When an override set now for `seconds` ends (at most a day, docs/rules.md#quotes). */
 export function overrideExpiry(now: Date, seconds: number): Date {
   return new Date(now.getTime() + Math.min(Math.max(seconds, 1), MAX_OVERRIDE_SECONDS) * 1000)
 }

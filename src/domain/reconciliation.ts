@@ -1,8 +1,9 @@
-// When the service asks the provider about its charges when webhooks go quiet (decisions 14):
-// every charge that is not final until it is, credited ones at a low rate for 90 days, unpaid
-// ones only until their QR and the provider's grace are over; and which windows of the provider's
-// deposit list the sweep reads, per status. Both fit the provider's published limits
-// (/deposit-status 60/min, /deposits 12/min) at 10,000 charges a day: test/domain/reconciliation.test.ts.
+// When the service asks the provider about its charges when webhooks go quiet
+// (docs/rules.md#reconciliation): every charge that is not final until it is, credited ones at a
+// low rate for 90 days, unpaid ones only until their QR and the provider's grace are over; and
+// which windows of the provider's deposit list the sweep reads, per status. Both fit the provider's
+// published limits (/deposit-status 60/min, /deposits 12/min) at 10,000 charges a day:
+// test/domain/reconciliation.test.ts.
 import type { ChargeStatus } from './charge.ts'
 
 const MINUTE = 60_000

@@ -1,6 +1,6 @@
-// Withdrawals (decisions 15): what an owner may take out, what it costs, and the one function
-// that moves a withdrawal from status to status. No I/O: the use cases bring the facts (the
-// balance, the limits used, the treasury's word) and carry out the effects.
+// Withdrawals (docs/rules.md#withdrawals): what an owner may take out, what it costs, and the one
+// function that moves a withdrawal from status to status. No I/O: the use cases bring the facts
+// (the balance, the limits used, the treasury's word) and carry out the effects.
 import type { Decision } from './decision.ts'
 import { unitsPerWhole, type Currency } from './money.ts'
 import type { PayoutFailure, PayoutStatus, ReviewReason } from './payout.ts'
@@ -32,7 +32,7 @@ export const DEPIX_WITHDRAWAL_FEE_PERCENT = 2
 /** Eulen's own payout fee on a Pix-out: 1 % of what it receives, at least R$ 1,00; the key receives the rest. */
 export const PIX_PAYOUT_FEE_PERCENT = 1
 export const PIX_PAYOUT_MIN_FEE_CENTS = 100
-/** Pix-out per withdrawal (decisions 15): R$ 2,00 to R$ 6.000,00. */
+/** Pix-out per withdrawal (docs/rules.md#withdrawal-fees): R$ 2,00 to R$ 6.000,00. */
 export const pixOutBoundsCents = { min: 200, max: 600_000 } as const
 /**
  * The least worth sending on Liquid, per currency (the service pays the network fee, about 30
@@ -82,7 +82,8 @@ export type WithdrawalLimits = { perWithdrawalCents: number; dailyCents: number;
 
 /**
  * Refused above the per-withdrawal limit; otherwise waits for support beyond the rolling 24-hour
- * or 30-day limits or above the review threshold (decisions 15); otherwise goes on its own.
+ * or 30-day limits or above the review threshold; otherwise goes on its own
+ * (docs/rules.md#withdrawal-fees).
  * `last24hCents` and `last30dCents` are what the account withdrew (not failed or canceled) before.
  */
 export function limitDecision(

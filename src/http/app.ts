@@ -55,11 +55,10 @@ declare module 'fastify' {
 }
 
 /**
- * A route's validator or serializer, compiled when the route is first used rather than at start.
- * Compiling all 53 validators and 408 serializers (most of them a route's error bodies, one per
- * status) was about 160 ms of a start's 1.4 s of CPU, for routes a process may never serve: a
- * restarted service and each test's own service paid it again. Fastify reads a failed
- * validator's `errors` from the function, and hands Ajv's own validators their parent
+ * A route's validator or serializer, compiled when the route is first used rather than at start:
+ * most of them (each route's error bodies) a process never uses, and every restart and test
+ * service paid for all of them (docs/performance.md, "Memory and start-up"). Fastify reads a
+ * failed validator's `errors` from the function, and hands Ajv's own validators their parent
  * (`schemaEnv`), so both are read through to the compiled one. Each is also listed in
  * `schemas`, for `app.compileSchemas()`: a test compiles them all, so a schema that cannot
  * compile fails the suite, as it failed Fastify's start, rather than a route's first request.

@@ -1,4 +1,4 @@
-// Every failure leaves as the error body of spec 2.5 / decisions 6, mapped here and only here.
+// Every failure leaves as the one error body (docs/rules.md#error-body), mapped here and only here.
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

@@ -38,7 +38,7 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
     for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
   })
-  // Worth an alert (decisions 14): the provider will take back money we credited, or took an amount we cannot place; refunds owed wait on support.
+  // Worth an alert (docs/rules.md#clawbacks): the provider will take back money we credited, or took an amount we cannot place; refunds owed wait on support.
   fromDatabase('pix_clawbacks_to_review', 'Claw-backs the provider reported that support must look at (/ops/alerts): will_refund after credit, refunded after a partial MED.', [], async (gauge) => {
     gauge.set(await deps.store.charges.countClawbacksToReview())
   })
@@ -61,7 +61,7 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
     })
     for (const row of check) gauge.set({ currency: row.currency }, row.shortfall)
   })
-  // The support console's queues (decisions 16), so an alert can fire when work waits.
+  // The support console's queues (docs/rules.md#console-queues), so an alert can fire when work waits.
   fromDatabase('pix_console_queue', 'Items waiting in each support console queue (holds, refunds, withdrawals, unknown_deposits, provider_refusals, stuck_reconciliations).', ['queue'], async (gauge) => {
     const counts = await deps.store.console.queueCounts(deps.clock.now())
     for (const [queue, n] of Object.entries(counts)) gauge.set({ queue }, n)

@@ -216,8 +216,8 @@ export function createJobRunner(deps: {
           // The claim takes up to the bound from each destination not at it, so one with a slot
           // left can come back with more than fit. The extra is put back as it was, first in its
           // destination's line: the claims leave a destination at its bound alone, and the one
-          // after a slot of it frees takes it. (Put back a second later, as it was, the last few
-          // of a 10,000-webhook drain waited one or two seconds after all the others were done.)
+          // after a slot of it frees takes it. (Put back for later, it would leave a drain's last
+          // deliveries waiting after the others: docs/performance.md, "The webhook drain".)
           await deps.store.jobs.putBack(job.id)
           continue
         }

@@ -26,9 +26,9 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   url.searchParams.set('connectionTimeout', String(timeout))
   url.searchParams.set('greetingTimeout', String(timeout))
   url.searchParams.set('socketTimeout', String(timeout))
-  // Kept-open connections (nodemailer's pool), one per mail the lane sends at once: a new
-  // connection, greeting and STARTTLS for every message held the mail lane to about 12 a second,
-  // and a burst of payouts queues four mails each (bench/withdrawals.ts).
+  // Kept-open connections (nodemailer's pool), one per mail the lane sends at once: a connection,
+  // greeting and STARTTLS per message cannot keep up with a burst of payouts, four mails each
+  // (docs/performance.md, "Smaller choices, measured").
   if (!url.searchParams.has('pool')) url.searchParams.set('pool', 'true')
   const transport = nodemailer.createTransport(url.href)
   return {

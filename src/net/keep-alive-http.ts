@@ -1,7 +1,6 @@
 // HTTP calls out of the service (the provider's API, the treasury node, merchants' webhooks) over
-// node:http with kept-alive connections rather than fetch: fetch streams a request's body, so it
-// wrote the headers and the body in separate system calls, and a call cost 2.4× the CPU
-// (measured on the treasury's RPC: 580–710 µs against 240–280 µs a call; docs/performance.md).
+// node:http with kept-alive connections rather than fetch, which wrote a request's headers and
+// body in separate system calls (docs/performance.md, "Smaller choices, measured").
 // Idle connections are closed after 4 s, as fetch's were, long before a server drops them
 // (elementsd after 30 s), so a call seldom goes out on a connection being closed; one that does
 // fails as unreachable, and its caller treats it as any lost call.

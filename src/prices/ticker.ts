@@ -1,7 +1,7 @@
 // BRL prices of BTC and USDt from public tickers, over HTTP, as micro-reais. Two formats: Binance's
 // public spot ticker (`GET /api/v3/ticker/price?symbols=["BTCBRL","USDTBRL"]` → [{symbol, price}])
 // and Mercado Bitcoin's (`GET /api/v4/tickers?symbols=BTC-BRL,USDT-BRL` → [{pair, last}]), so a
-// second, independent source can check the first (decisions 14).
+// second, independent source can check the first (docs/rules.md#quotes).
 import { parsePriceMicros, type QuotedCurrency } from '../domain/quotes.ts'
 
 export type Prices = Partial<Record<QuotedCurrency, number>>

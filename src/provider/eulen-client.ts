@@ -1,4 +1,4 @@
-// HTTP client for Eulen's DePix API (reference/eulen-api.md). Tolerant of the envelope variants
+// HTTP client for Eulen's DePix API (docs/rules.md#eulen-api). Tolerant of the envelope variants
 // the public clients report; never repeats POST /deposit (asynchronous replies are polled at the
 // urlResponse they name).
 import { randomUUID } from 'node:crypto'
@@ -35,8 +35,7 @@ const ASYNC_WAIT_MS = 30_000
 
 export function createEulenClient(options: EulenClientOptions): PaymentProvider {
   const base = options.baseUrl.replace(/\/+$/, '')
-  // Kept-alive node:http rather than fetch: a create-payment's provider call cost a third of its CPU
-  // through fetch (docs/performance.md).
+  // The service's one outgoing client (net/keep-alive-http.ts), not fetch: see why there.
   const http = createKeepAliveHttp({ timeoutMs: options.timeoutMs })
   const baseOrigin = new URL(base).origin
 

@@ -1,4 +1,4 @@
-// Reading Eulen's replies (reference/eulen-api.md): the deposit and payout objects, which its API
+// Reading Eulen's replies (docs/rules.md#eulen-api): the deposit and payout objects, which its API
 // answers and its webhooks POST alike, and the loose values they hold, wherever its envelope
 // version puts them.
 import { parsePayoutStatus, parseProviderStatus, type ProviderDeposit, type ProviderPayout } from '../domain/provider-report.ts'

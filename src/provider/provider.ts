@@ -17,7 +17,7 @@ export type CreateDepositRequest = {
 export type CreatedDeposit = {
   id: string
   qrCopyPaste: string
-  /** The payer's EUID when the provider already knows the tax number the charge named (spec 2.2). */
+  /** The payer's EUID when the provider already knows the tax number the charge named (docs/rules.md#payer-identity). */
   payerEuid: string | null
 }
 

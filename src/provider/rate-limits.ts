@@ -6,7 +6,7 @@ import { ProviderBusyError, type PaymentProvider } from './provider.ts'
 
 export type Limit = { perMinute: number; burst: number }
 
-/** reference/eulen-api.md; user-info and withdraw-status have no published limit, so they get deposit-status's. */
+/** Eulen's published limits (docs/rules.md#provider-limits); user-info and withdraw-status have no published limit, so they get deposit-status's. */
 export const eulenPublishedLimits: Record<'deposit' | 'depositStatus' | 'deposits' | 'userInfo' | 'ping' | 'withdraw' | 'withdrawStatus', Limit> = {
   deposit: { perMinute: 15, burst: 50 },
   depositStatus: { perMinute: 60, burst: 50 },

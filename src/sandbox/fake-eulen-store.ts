@@ -19,7 +19,7 @@ export type FakeDepositsTable = {
   bank_tx_id: string | null
   /** What the payer actually paid, when a sandbox payment pays another amount than the QR's. */
   paid_cents: number | null
-  /** False: the provider's reports leave valueInCents out, as some do (decisions 13). */
+  /** False: the provider's reports leave valueInCents out, as some do (docs/rules.md#amount-arrived). */
   amount_reported: boolean
   delay_hours: number
   delay_until: Date | null

@@ -1,4 +1,4 @@
-// A faithful fake of Eulen's DePix API (reference/eulen-api.md) for sandbox mode: same paths,
+// A faithful fake of Eulen's DePix API (docs/rules.md#eulen-api) for sandbox mode: same paths,
 // envelope, Bearer auth and error shape, valid BR Codes, a stable EUID per tax number, and
 // provider webhooks with Basic auth. It listens on its own loopback port so the service reaches
 // it over HTTP through the very adapter that talks to the real provider.
@@ -142,17 +142,13 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   const findEndUser = (taxNumber: string) => db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirst()
 
   /**
-   * Stores a deposit for a tax number the fake has seen, when the amount is within what that end
-   * user may pay, in the statement that reads the end user: most sandbox charges name a payer seen
-   * before, and this is one round trip instead of two. Undefined when it stored nothing (a new tax
-   * number, or over the limit): the deposit then takes the long way, which says why.
-   *
-   * Its commit does not wait for the disk (synchronous_commit off, for this transaction only). The
-   * fake stands for Eulen's machines, whose durability is not the service's, and what it costs here
-   * is what every sandbox create-payment costs. Nothing is lost by it either: the service commits
-   * the charge next, on the same write-ahead log, and that commit waits for everything before it.
-   * The setting is made in the WHERE clause, the one place a lone statement can set it for its own
-   * transaction; the casts are there because a SELECT list gives its parameters no column's type.
+   * Stores a deposit for a tax number the fake has seen, within what that end user may pay, in
+   * the statement that reads the end user (one round trip, as most sandbox payers were seen
+   * before); undefined when it stored nothing, and the deposit then takes the long way, which
+   * says why. Its commit does not wait for the disk: the fake stands for Eulen's machines, and the
+   * service's own commit of the charge, next on the same log, waits for it. A lone statement can
+   * set synchronous_commit only in its WHERE clause; the casts give the SELECT list's parameters
+   * their types (docs/performance.md, "Creating a charge").
    */
   const storeForKnownEndUser = async (deposit: NewDeposit, taxNumber: string) => (await db.executeQuery<{ end_user_euid: string | null }>(CompiledQuery.raw(storeForKnownText, [
     deposit.id, deposit.amountCents, deposit.merchantId, deposit.name, deposit.qrCopyPaste, deposit.delayHours, deposit.expiration, deposit.now, taxNumber, MAX_NEW_TAX_NUMBER_CENTS,
@@ -188,7 +184,7 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   const partnerId = options.partnerId ?? 'EU000000000000000'
   app.get('/ping', async (_request, reply) => ok(reply, { msg: 'Pong!', claims: { sub: partnerId, scope: ['deposit', 'withdraw'], env: 'sandbox' } }))
 
-  // Eulen's published limits (reference/eulen-api.md), when asked: a burst beyond them is 429.
+  // Eulen's published limits (docs/rules.md#provider-limits), when asked: a burst beyond them is 429.
   const published: Record<string, Limit> = {
     '/ping': { perMinute: 1, burst: 1 },
     '/deposit': { perMinute: 15, burst: 50 },

@@ -1,4 +1,4 @@
-// The sandbox's outbox (decisions 11): without SMTP_URL, mail is kept here and listed by
+// The sandbox's outbox (docs/rules.md#outbox): without SMTP_URL, mail is kept here and listed by
 // GET /sandbox/outbox?email=, newest first. Its table has its own migration history, so
 // production never creates it.
 import { sql, type Kysely } from 'kysely'

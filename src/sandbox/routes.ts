@@ -1,4 +1,4 @@
-// Sandbox controls (decisions section 8): no token, sandbox mode only. One plugin, registered by
+// Sandbox controls (docs/rules.md#sandbox): no token, sandbox mode only. One plugin, registered by
 // the composition root (service.ts) in sandbox mode and never otherwise. They drive the same use
 // cases as production, with the fake provider standing in for the payer's side.
 import { Type } from 'typebox'
@@ -109,7 +109,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
     },
   )
 
-  // The Wallet's mail when no SMTP server is configured (decisions 11), newest first.
+  // The Wallet's mail when no SMTP server is configured (docs/rules.md#outbox), newest first.
   app.get(
     '/sandbox/outbox',
     {
@@ -144,7 +144,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
         summary: 'Set the BRL prices the sandbox tickers answer',
         description:
           'Both tickers (the primary and the second one that checks it) answer these prices, and the service takes them as the last accepted ones, as if the market had moved there gradually. ' +
-          '`jump: true` moves the tickers only, so the band check (decisions 14) sees the jump: a payment confirmed now waits in security_hold (quote_unavailable). `source` moves one ticker alone, to make the two disagree.',
+          '`jump: true` moves the tickers only, so the band check (docs/rules.md#quotes) sees the jump: a payment confirmed now waits in security_hold (quote_unavailable). `source` moves one ticker alone, to make the two disagree.',
         body: Type.Object(
           {
             BTC: Type.Optional(QuoteValue),
@@ -239,7 +239,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
             payer_tax_number: Type.String({ maxLength: 32 }),
             outcome: Type.Optional(Type.Enum(['depix_sent', 'under_review', 'pending', 'delayed', 'approved', 'error', 'will_refund', 'refunded', 'canceled', 'expired'])),
             duplicates: Type.Optional(Type.Integer({ minimum: 0, maximum: 5 })),
-            paid_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()], { description: 'Pay another amount than the QR asks (decisions 13); null: the provider does not say' })),
+            paid_cents: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()], { description: 'Pay another amount than the QR asks (docs/rules.md#amount-arrived); null: the provider does not say' })),
             lost: Type.Optional(Type.Boolean({ description: 'The provider\'s webhook never arrives' })),
           },
           { additionalProperties: false },

@@ -81,7 +81,7 @@ export async function startSandbox(options: {
     treasury,
     provider: config.providerLimits ? withProviderRateLimits(client, options.takeProviderToken) : client,
     mailer: outbox?.mailer ?? createSmtpMailer({ url: config.smtpUrl!, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs }),
-    // A second source checks the first, as decisions 14 recommends: both fakes agree until told otherwise.
+    // A second source checks the first, as docs/rules.md#quotes recommends: both fakes agree until told otherwise.
     priceSources: [
       createTickerPriceSource({ url: ticker.url, format: 'binance', timeoutMs: config.providerTimeoutMs }),
       createTickerPriceSource({ url: ticker.checkUrl, format: 'mercadobitcoin', timeoutMs: config.providerTimeoutMs }),

@@ -77,10 +77,9 @@ export function chargesRepository(db: Kysely<Database>) {
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
-  // answers a key, so it is built once per shape, and its parameters are laid out in the order
-  // the builder numbered them (the charge's columns, each job's, then the key's answer and
-  // where). Building it with Kysely on every create cost about 15 µs of the event loop's time,
-  // and a new text each time, which the prepared-statement cache then hashed whole.
+  // answers a key, so it is built once per shape rather than on every create, at the event loop's
+  // cost (docs/performance.md, "Smaller choices, measured"), and its parameters are laid out in
+  // the order the builder numbered them.
   const openings = new Map<string, (parameters: readonly unknown[]) => Promise<unknown[]>>()
   const openingStatement = (jobs: number, answering: boolean) => {
     const shape = `${jobs}:${answering}`
@@ -179,18 +178,18 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /**
-     * What the provider reported that support must look at (decisions 14): a refund announced for a
-     * credited payment, a "refunded" after MEDs for part of it, or one on a refund we owe after a
-     * part was taken back; oldest first.
+     * What the provider reported that support must look at (docs/rules.md#clawbacks): a refund
+     * announced for a credited payment, a "refunded" after MEDs for part of it, or one on a refund
+     * we owe after a part was taken back; oldest first.
      */
     listClawbacksToReview(): Promise<Charge[]> {
       return clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').execute()
     },
 
     /**
-     * Charges of this account that stop it withdrawing (decisions 15): a claw-back support must
-     * look at, or a MED that took part of a payment confirmed since `medWindowStart` (the provider
-     * may take the rest).
+     * Charges of this account that stop it withdrawing (docs/rules.md#withdrawal-blockers): a
+     * claw-back support must look at, or a MED that took part of a payment confirmed since
+     * `medWindowStart` (the provider may take the rest).
      */
     async withdrawalBlockers(accountId: number, medWindowStart: Date): Promise<number> {
       const row = await db

@@ -1,4 +1,4 @@
-// What the support console reads and keeps (decisions 16): its sessions (hashed, like the
+// What the support console reads and keeps (docs/rules.md#console): its sessions (hashed, like the
 // Wallet's), the queues with their counts, a charge's timeline, the audit log by operator and
 // action, and the look-ups. Every queue is oldest first.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'

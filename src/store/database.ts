@@ -22,13 +22,10 @@ function parseInt8(text: string): number {
 
 /**
  * On PostgreSQL every statement's text runs as a named prepared statement, prepared on a
- * connection the first time it runs there, as the PGlite dialect does (store/pglite-dialect.ts).
- * Parsing and planning cost the server about what executing does: a primary-key read 20k
- * reads/s unprepared against 55k prepared (pgbench); a confirmation's statements 10.4 ms parsing
- * and 10.1 ms binding against 8.0 ms executing (PostgreSQL's own log); the confirmation's webhook
- * 18 % sooner at the median (docs/performance.md, ninth session). PostgreSQL plans a prepared
- * statement for its values for its first five runs, and keeps a generic plan only where it costs
- * no more.
+ * connection the first time it runs there, as the PGlite dialect does (store/pglite-dialect.ts):
+ * parsing and planning cost the server about as much as running a short statement does
+ * (docs/performance.md, "Webhook latency"). PostgreSQL plans a prepared statement for its values
+ * for its first five runs, and keeps a generic plan only where it costs no more.
  */
 const preparedNames = new Map<string, string>()
 
@@ -212,7 +209,8 @@ export async function openPglite(dataDir: string | null, options: { snapshot?: B
     unlock = lockDataDir(dir)
     try {
       // 32 MB of shared buffers rather than PGlite's 128: one process's database fits, and the
-      // WebAssembly memory PGlite reserves for them is never given back (measured: 518 → ... MB at start).
+      // WebAssembly memory PGlite reserves for them is never given back (docs/performance.md,
+      // "Memory and start-up").
       pglite = new PGlite({ dataDir: join(dir, 'pglite'), parsers: { [INT8_OID]: parseInt8 }, postgresqlconf: options.settings ?? EMBEDDED_SETTINGS })
       await pglite.waitReady
     } catch (error) {

@@ -55,9 +55,9 @@ export function identitiesRepository(db: Kysely<Database>) {
 
     /**
      * Inside a transaction: serializes everything that checks or binds these identities, whichever
-     * charge or account it is for (decisions 14: two accounts are never credited for one new
-     * identity at once). Transaction-scoped advisory locks, taken in one order so two payers
-     * sharing identities cannot deadlock; released at commit.
+     * charge or account it is for (docs/rules.md#payer-identity: two accounts are never credited
+     * for one new identity at once). Transaction-scoped advisory locks, taken in one order so two
+     * payers sharing identities cannot deadlock; released at commit.
      */
     async lock(identities: ReadonlyArray<{ kind: IdentityKind; value: string }>): Promise<void> {
       const keys = [...new Set(identities.map((identity) => `identity:${identity.kind}:${identity.value}`))].sort()

@@ -34,10 +34,9 @@ export type Job<K extends JobKind = JobKind> = { [P in K]: { id: number; kind: P
 /** A job as the jobs table hands it back, not yet checked. */
 export type JobRow = { id: number; kind: string; payload: unknown; attempts: number }
 
-// Checked with Ajv, which Fastify loads anyway, rather than TypeBox's own compiler: importing
-// typebox/compile loaded 310 more modules into every process that starts the service (1,790
-// against 1,480), about 0.08 of the 1.2 s of CPU their loading takes on a slow machine. Each
-// kind's check is compiled when it is first used.
+// Checked with Ajv, which Fastify loads anyway, rather than TypeBox's own compiler, which
+// brought some 300 more modules into every process that starts the service (docs/performance.md,
+// "Memory and start-up"). Each kind's check is compiled when it is first used.
 const ajv = new Ajv({ allErrors: false })
 const checkers = new Map<string, ValidateFunction>()
 

@@ -112,12 +112,9 @@ export function jobsRepository(db: Kysely<Database>) {
         // then takes each free destination's oldest due deliveries: the cost grows with the
         // number of destinations, not with the number of queued events.
         // Due, as greatest(run_at, locked_until) (greatest() passes over a null lease): the same
-        // condition as the other lanes', in a form no index on run_at serves. Written plainly, the
-        // planner walked the due index, filtering on kind, destination or the chosen ids, whenever
-        // the statistics said few jobs were due, as they do where most jobs are charges' expiries
-        // due later: the drain of 10,000 webhooks beside 80,000 of them fell from 1,425 to
-        // 483–1,110/s (test/integration/job-claim-plan.test.ts). This way the choosing walks the
-        // deliveries index and the locking reads by primary key.
+        // condition as the other lanes', in a form no index on run_at serves, so the choosing walks
+        // the deliveries index however few jobs the statistics say are due
+        // (test/integration/job-claim-plan.test.ts; docs/performance.md, "The webhook drain").
         const dueUnindexed = sql<boolean>`greatest(run_at, locked_until) <= ${now}`
         const notBusy = spread.busy.length > 0 ? sql`and d.destination <> all(${spread.busy}::text[])` : sql``
         const chosen = sql<number>`
@@ -135,11 +132,10 @@ export function jobsRepository(db: Kysely<Database>) {
           where d.destination is not null ${notBusy}
           union all
           (select id from jobs where kind = 'deliver_webhook' and destination is null and ${dueUnindexed} order by run_at limit ${limit})`
-        // An array computed first, then read by primary key: as "id in (…)" the planner joined it
-        // against every due delivery (9,722 rows scanned, 9 ms a claim with 10,000 queued; the
-        // lane's claims, one at a time, were what bounded a drain). Due is checked again under the
-        // lock; the kind is not (the chosen are deliveries, a job's kind never changes, and the
-        // planner would walk the deliveries index for it).
+        // The chosen ids as an array read by primary key: as "id in (…)" the planner joined them
+        // against every due delivery (docs/performance.md, "The webhook drain"). Due is checked again
+        // under the lock; the kind is not (a job's kind never changes, and checking it would walk the
+        // deliveries index).
         picked = picked.where(sql<boolean>`id = any(array(${chosen}))`).where(dueUnindexed)
       } else {
         picked = picked.where(sql<boolean>`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`)

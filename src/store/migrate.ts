@@ -85,8 +85,8 @@ export async function migrateToLatest(db: Kysely<any>, tables: { migrations: Rec
 /**
  * Whether the migrations recorded as run are exactly these: then there is nothing to do, and
  * Kysely's migrator is not started. It finds its own two tables by reading every column of
- * every table (twice per set, six times per sandbox start: 2,034 rows a start on PGlite, where
- * the WebAssembly PostgreSQL and PGlite's parser made it most of a start's database work).
+ * every table (twice per set of migrations at every start; docs/performance.md, "Memory and
+ * start-up").
  * Anything else (the table missing, a migration to run, one recorded that this release does not
  * know) is the migrator's to do or to refuse, as before.
  */

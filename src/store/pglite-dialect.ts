@@ -5,8 +5,8 @@
 // plans the text again every time. Here a text is prepared once as a named statement, its
 // parameters' types and its rows' description learnt then; every later run is one call: bind,
 // execute, sync.
-// Measured in CPU per query: a primary-key read 222–283 → 135–143 µs, the jobs' claim 511–530
-// → 176–197 µs. Everything else is PGlite's: its serialisers and parsers, its locks, its parse
+// It costs about half the CPU of PGlite's query() (docs/performance.md, "Smaller choices,
+// measured"). Everything else is PGlite's: its serialisers and parsers, its locks, its parse
 // of the results. One dialect per PGlite: the statements' names are this driver's own.
 import { parse, protocol, TransactionAbortedError, type messages, type PGlite, type Results } from '@electric-sql/pglite'
 import {

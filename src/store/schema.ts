@@ -103,7 +103,7 @@ export type ChargesTable = {
   blockchain_tx_id: ColumnType<string | null, string | null | undefined, string | null>
   quote_source: ColumnType<'override' | 'ticker' | null, 'override' | 'ticker' | null | undefined, 'override' | 'ticker' | null>
   quote_at: ColumnType<Date | null, Date | null | undefined, Date | null>
-  /** Opt-in webhook events beyond the spec's two (decisions 12). */
+  /** Opt-in webhook events beyond the spec's two (docs/rules.md#webhook-events). */
   webhook_events: ColumnType<WebhookEventName[], WebhookEventName[] | undefined, WebhookEventName[]>
   /** The merchant's labels (written as JSON text); null when it sent none. */
   metadata: ColumnType<ChargeMetadata | null, string | null | undefined, never>
@@ -402,7 +402,7 @@ export type PayoutsTable = {
   completed_at: Later<Date>
 } & PayoutStepColumns
 
-/** A support console session (decisions 16): stored hashed like the Wallet's, with the operator's e-mail once signed in. */
+/** A support console session (docs/rules.md#sessions): stored hashed like the Wallet's, with the operator's e-mail once signed in. */
 export type ConsoleSessionsTable = {
   id_hash: string
   operator_email: string | null

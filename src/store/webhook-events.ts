@@ -24,15 +24,15 @@ export function webhookEventsRepository(db: Kysely<Database>) {
       .where(sql<boolean>`webhook_events.id = any(${sql.val([])}::text[])`),
   )
   // The deliveries a claim hands the runner start in one turn of the event loop, each asking for
-  // its event: the asks of one turn are read by one statement (a drain read 10,000 events with
-  // 10,000 statements, for 1,742 claims).
+  // its event: the asks of one turn are read by one statement, not one each (docs/performance.md,
+  // "The webhook drain").
   const readForDelivery = batchedByTurn(queueMicrotask, async (ids: string[]) => {
     const byId = new Map((await forDelivery([ids])).map((row) => [row.id, row]))
     return ids.map((id) => byId.get(id))
   })
   // Deliveries end as their receivers answer, and the answers read in one poll of the sockets are
-  // recorded by one statement (a drain of 10,000: about 1,500 statements, not 10,000). Every
-  // attempt is logged; the event takes the count and the state of its latest attempt.
+  // recorded by one statement, not one each. Every attempt is logged; the event takes the count
+  // and the state of its latest attempt.
   const recordAttempts = batchedByTurn(setImmediate, async (records: Array<{ attempt: Attempt; after: AfterAttempt }>) => {
     const column = <T>(value: (record: { attempt: Attempt; after: AfterAttempt }) => T) => records.map(value)
     await sql`

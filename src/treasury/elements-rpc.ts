@@ -169,11 +169,10 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   /**
    * A funded transaction locks its coins until it is broadcast: the runner pays eight at once, and
    * a wallet holding fewer coins of an asset (L-BTC for the fee, most often) than payouts in flight
-   * answers "Insufficient funds" though it holds enough. bench/withdrawals.ts with one coin of each,
-   * as the sandbox's treasury starts: payouts started together were held for support as
-   * treasury_insufficient. While the balance covers the payment (it still counts locked coins),
-   * funding is tried again as those payouts are broadcast and their change comes back, for as long
-   * as one call may last; then the wallet is short, as before, and support looks.
+   * answers "Insufficient funds" though it holds enough. While the balance covers the payment (it
+   * still counts locked coins), funding is tried again as those payouts are broadcast, for as long
+   * as one call may last; then the wallet is short and support looks (docs/performance.md,
+   * "Smaller choices, measured").
    */
   async function fundWhenUnlocked(payment: TreasuryPayment): Promise<{ psbt: string }> {
     const deadline = Date.now() + options.timeoutMs

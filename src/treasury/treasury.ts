@@ -1,8 +1,8 @@
-// What the service needs from the operator's Liquid treasury (decisions 15): its balances, and a
-// payment of one asset to one address built, signed and checked in steps whose results the
-// caller stores before taking the next, so a crash resumes the same transaction and never makes
-// a second. In production an Elements Core wallet over JSON-RPC (elements-rpc.ts); in sandbox
-// mode and tests the fake speaks the same calls (sandbox/fake-elements.ts).
+// What the service needs from the operator's Liquid treasury (docs/rules.md#withdrawals): its
+// balances, and a payment of one asset to one address built, signed and checked in steps whose
+// results the caller stores before taking the next, so a crash resumes the same transaction and
+// never makes a second. In production an Elements Core wallet over JSON-RPC (elements-rpc.ts); in
+// sandbox mode and tests the fake speaks the same calls (sandbox/fake-elements.ts).
 import type { Currency } from '../domain/money.ts'
 
 /** Amounts as a Liquid transaction carries them: 8 decimals for every asset. */

@@ -1,5 +1,5 @@
-// The Wallet at /wallet (decisions 11): account owners join, sign in with a code by e-mail, make
-// the identity purchase and issue the API token. Its own encapsulated part of the app: session
+// The Wallet at /wallet (docs/rules.md#wallet): account owners join, sign in with a code by e-mail,
+// make the identity purchase and issue the API token. Its own encapsulated part of the app: session
 // cookie, CSRF, form bodies and security headers apply here and nowhere else.
 import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'

@@ -1,6 +1,6 @@
-// Joining and signing in to the Wallet (decisions 11) with a one-time 6-digit code sent by
-// e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per e-mail
-// per hour, and the same answer, in the same time, whether or not the e-mail has an account.
+// Joining and signing in to the Wallet (docs/rules.md#one-time-codes) with a one-time 6-digit code
+// sent by e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per
+// e-mail per hour, and the same answer, in the same time, whether or not the e-mail has an account.
 import type { Clock } from '../clock.ts'
 import { openAccount } from '../app/open-account.ts'
 import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from '../app/email-codes.ts'

@@ -1,5 +1,5 @@
-// The Wallet's "Destinos" and "Sacar" pages (decisions 15), through the same template and
-// catalogue as every other page.
+// The Wallet's "Destinos" and "Sacar" pages (docs/rules.md#withdrawal-requests), through the same
+// template and catalogue as every other page.
 import { currencies, formatAmount, type Currency } from '../domain/money.ts'
 import { isCancelable, pixPayoutFee, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { html, href, type Html } from '../html/template.ts'

@@ -1,7 +1,7 @@
-// The Wallet's destinations and withdrawals (decisions 15): an owner adds a destination and
-// confirms it with an e-mail code (its e-mail's link cancels it, signed in or not); withdraws to
-// an active one, sees the fees and what arrives, confirms with a code bound to that withdrawal,
-// and follows it. Registered inside walletRoutes: its session, CSRF and headers apply.
+// The Wallet's destinations and withdrawals (docs/rules.md#withdrawal-requests): an owner adds a
+// destination and confirms it with an e-mail code (its e-mail's link cancels it, signed in or not);
+// withdraws to an active one, sees the fees and what arrives, confirms with a code bound to that
+// withdrawal, and follows it. Registered inside walletRoutes: its session, CSRF and headers apply.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { addDestination } from '../app/add-destination.ts'
 import { cancelDestination, confirmDestination, destinationForCancelLink } from '../app/confirm-destination.ts'

@@ -1,7 +1,7 @@
 // Delivers one merchant webhook attempt: POSTs the stored body with its signatures to a
 // destination checked as the connection is opened (destination.ts), never follows redirects,
 // reads at most a little of the reply, records the attempt, and says when to try again
-// (decisions section 7).
+// (docs/rules.md#webhook-delivery).
 import type { Clock } from '../clock.ts'
 import { parseWebhookUrl } from '../domain/charge-request.ts'
 import type { Store } from '../store/store.ts'
@@ -15,7 +15,7 @@ const MAX_RESPONSE_BYTES = 4_096
 export type SenderDeps = {
   store: Store
   clock: Clock
-  /** webhook-timestamp's time: the receiver checks it against its own clock, never the sandbox's (decisions 12). */
+  /** webhook-timestamp's time: the receiver checks it against its own clock, never the sandbox's (docs/rules.md#webhook-signatures). */
   wallClock: Clock
   publicWebhooksOnly: boolean
   /** Who may be called, and the client that calls them: a receiver is called again over the connection its last event used. */

@@ -1,4 +1,4 @@
-// Merchant webhook body and signatures (spec section 6, decisions section 7).
+// Merchant webhook body and signatures (docs/rules.md#webhook-body and #webhook-signatures).
 import { createHmac } from 'node:crypto'
 import { WebhookBody, WithdrawalWebhookBody } from '../contract/api.ts'
 

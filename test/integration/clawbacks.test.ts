@@ -1,4 +1,4 @@
-// Money the provider takes back, refunds owed and what arrived (decisions 14), through the public
+// Money the provider takes back, refunds owed and what arrived (docs/rules.md#clawbacks), through the public
 // API, the provider's webhooks, the sandbox controls and /ops, with the books checked after each.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'

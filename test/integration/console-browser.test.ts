@@ -1,5 +1,5 @@
 // Integration runner: pglite only (every test here skips on PostgreSQL).
-// The support console (decisions 16, issue 24) in a real browser (Debian's Chromium, driven by
+// The support console (docs/rules.md#console) in a real browser (Debian's Chromium, driven by
 // playwright-core), by visible labels and roles, in production mode (SMTP server, fake provider
 // and fake Elements treasury started here; no /sandbox route): an admin signs in with the code
 // that arrives by e-mail, finds a held charge in its queue, opens it, releases it with a note,

@@ -1,4 +1,4 @@
-// The support console over inject (decisions 16, issue 24): operators from OPERATORS sign in with
+// The support console over inject (docs/rules.md#console): operators from OPERATORS sign in with
 // an e-mail code under the Wallet's rules, roles are checked on every action, every action needs
 // a note and lands in the audit log with the operator's e-mail; forms without CSRF change nothing;
 // a bad OPERATORS entry stops the start, and production needs operators or OPS_TOKEN.

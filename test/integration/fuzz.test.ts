@@ -63,7 +63,7 @@ const atext = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 const label = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
 const emailAddress = new RegExp(`^${atext}(?:\\.${atext})*@(?:${label}\\.)+${label}$`)
 
-/** An independent reading of spec 4.1 and decisions 3: what must be accepted. */
+/** An independent reading of docs/rules.md#charge-creation: what must be accepted. */
 function acceptable(input: Record<string, unknown>): boolean {
   const allowed = ['value', 'email', 'swap_to', 'euid', 'tax_number', 'payer_name', 'webhook_url', 'webhook_secret']
   if (Object.keys(input).some((key) => !allowed.includes(key))) return false

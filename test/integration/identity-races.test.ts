@@ -1,8 +1,8 @@
-// One identity, one account, under concurrency (decisions 14): two charges for different e-mails,
-// paid at the same moment by the same new CPF, at two service instances sharing one PostgreSQL
-// database (one instance on PGlite). The checks and the binding of a payer's identity are
-// serialized per identity, so exactly one account is credited and bound; the other payment is
-// held (identity_bound_elsewhere), never credited.
+// One identity, one account, under concurrency (docs/rules.md#payer-identity): two charges for
+// different e-mails, paid at the same moment by the same new CPF, at two service instances sharing
+// one PostgreSQL database (one instance on PGlite). The checks and the binding of a payer's
+// identity are serialized per identity, so exactly one account is credited and bound; the other
+// payment is held (identity_bound_elsewhere), never credited.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'

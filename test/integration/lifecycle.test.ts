@@ -1,5 +1,5 @@
-// Every path of spec section 3 and decisions section 4, scripted through the sandbox and read
-// back through the public API.
+// Every path of docs/rules.md#charge-statuses and #arrival-checks, scripted through the sandbox
+// and read back through the public API.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'

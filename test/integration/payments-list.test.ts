@@ -1,4 +1,4 @@
-// GET /api/payments (decisions 12): the token's own charges, newest first, filtered by status and
+// GET /api/payments (docs/rules.md#charge-reads): the token's own charges, newest first, filtered by status and
 // creation time, a page at a time with an opaque cursor that new charges never shift.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -1,6 +1,6 @@
 // Eulen's behaviours as the fake copies them, met through the real adapter over HTTP: the delay
 // floor on merchant charges and `delayed` until it ends, the payer's EUID before payment, replies
-// that come asynchronously, and the reply shapes of reference/eulen-api.md.
+// that come asynchronously, and the reply shapes of docs/rules.md#eulen-api.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'

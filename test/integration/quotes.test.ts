@@ -1,8 +1,8 @@
-// "Over the quote at the moment" (spec section 1), kept sane (decisions 14): BTC and USDt credits
-// use the price the public ticker gives at confirmation, fetched over HTTP; a price more than 10 %
-// from the last accepted one, or from the second source, is not used; an operator override wins
-// until it expires; a price older than QUOTE_MAX_AGE_SECONDS is never used. Whatever is not used
-// leaves the payment in security_hold (quote_unavailable), nothing credited.
+// "Over the quote at the moment" (docs/rules.md#conversions), kept sane (docs/rules.md#quotes): BTC
+// and USDt credits use the price the public ticker gives at confirmation, fetched over HTTP; a
+// price more than 10 % from the last accepted one, or from the second source, is not used; an
+// operator override wins until it expires; a price older than QUOTE_MAX_AGE_SECONDS is never used.
+// Whatever is not used leaves the payment in security_hold (quote_unavailable), nothing credited.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'

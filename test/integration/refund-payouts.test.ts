@@ -1,4 +1,4 @@
-// Issue 23 point 8, decisions 14: support pays a refund owed by a Pix-out from the treasury, to the
+// Support pays a refund owed (docs/rules.md#refunds-owed) by a Pix-out from the treasury, to the
 // payer's own CPF/CNPJ key, through the withdrawals' payout machinery (the provider's nonce before
 // POST /withdraw, the signed transaction before broadcast). The payer receives all that was owed;
 // the provider's fee is the service's; the charge is refunded when the provider says the Pix left.

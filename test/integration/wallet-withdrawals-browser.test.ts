@@ -1,5 +1,5 @@
 // Integration runner: pglite only (every test here skips on PostgreSQL).
-// Withdrawals ("Sacar", decisions 15) in a real browser (Debian's Chromium, driven by
+// Withdrawals ("Sacar", docs/rules.md#withdrawal-requests) in a real browser (Debian's Chromium, driven by
 // playwright-core), by visible labels and roles: an owner with a credited balance opens
 // "Destinos", adds a Liquid address and a Pix key of the own CPF, confirms each with the e-mail
 // code and sees them cooling down; once the cool-down has passed (the clock is moved, never waited

@@ -1,4 +1,4 @@
-// The Wallet's rules (decisions 11), through its pages: codes, limits, sessions, CSRF, sign-up
+// The Wallet's rules (docs/rules.md#wallet), through its pages: codes, limits, sessions, CSRF, sign-up
 // and claiming, the identity purchase, "Novo Token", the views and the security headers.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -186,7 +186,7 @@ test('after7d sends "payment confirmed", then "balance released" at the end of t
   await service.advance(7 * 24 * 3600)
   const bodies = receiver.for('/held').map((entry) => JSON.parse(entry.body))
   assert.deepEqual(bodies.map((body) => [body.payment_id, body.event, body.status]), [[id, 'payment.confirmed', 'after7d'], [id, 'balance.released', 'depix_sent']])
-  // Seven sandbox days later, webhook-timestamp is still the wall clock's (decisions 12).
+  // Seven sandbox days later, webhook-timestamp is still the wall clock's (docs/rules.md#webhook-signatures).
   const released = receiver.for('/held')[1]!
   assert.ok(Math.abs(Number(released.headers['webhook-timestamp']) - Date.now() / 1000) < 60, String(released.headers['webhook-timestamp']))
 })

@@ -1,6 +1,6 @@
 // Integration runner: postgres only (every test here skips on PGlite).
-// Issue 23 (decisions 15): withdrawals race on one account across two instances sharing one
-// PostgreSQL database; the account lock makes each confirmation see what the others reserved, so
+// Withdrawals (docs/rules.md#withdrawal-lifecycle) race on one account across two instances sharing
+// one PostgreSQL database; the account lock makes each confirmation see what the others reserved, so
 // the available balance never goes below zero through a withdrawal.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// Issue 23: an owner takes the balance out, as Pix or on Liquid, exactly once (decisions 15).
+// An owner takes the balance out, as Pix or on Liquid, exactly once (docs/rules.md#withdrawals).
 // Through the Wallet's pages and the public API, in sandbox mode, with the fake provider and the
 // fake Elements treasury reached over HTTP by the production adapters.
 import { after, before, test } from 'node:test'

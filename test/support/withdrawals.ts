@@ -1,5 +1,5 @@
 // What a withdrawal test needs first: an owner with money available and a destination confirmed
-// through the Wallet's pages, the only place a destination can be added (decisions 15).
+// through the Wallet's pages, the only place a destination can be added (docs/rules.md#destinations).
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { TestService } from './harness.ts'

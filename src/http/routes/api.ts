@@ -1,4 +1,4 @@
-// Merchant API (spec section 4): thin routes that authenticate, call a use case, serialize.
+// Merchant API (docs/rules.md#charges): thin routes that authenticate, call a use case, serialize.
 import type { FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -200,7 +200,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
 
   await app.register(withdrawalRoutes, { ...deps, authenticated })
 
-  // Public and cacheable (decisions section 3): the id is 128 random bits, the image never changes.
+  // Public and cacheable (docs/rules.md#charge-creation): the id is 128 random bits, the image never changes.
   app.get('/api/qr/:file', {
     schema: {
       operationId: 'getQrImage',

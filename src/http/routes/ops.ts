@@ -1,4 +1,4 @@
-// Support operations (decisions section 9): Bearer operator token, compared in constant time;
+// Support operations (docs/rules.md#ops-api): Bearer operator token, compared in constant time;
 // every action is written to the audit log with who (X-Operator, else "token"), when and why.
 // Named operators work in the console (/console, console/routes.ts), audited with their e-mail.
 import { Type } from 'typebox'
@@ -165,7 +165,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   })
   const refundExample = { refund_id: 'ref_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'owed', amount_cents: 1000, owed_cents: 1000, payer_name: 'Maria Silva', payer_tax_number: '***.444.777-**' }
 
-  // Refunds owed to payers (decisions 14), oldest first: a liability until paid or taken back by the provider.
+  // Refunds owed to payers (docs/rules.md#refunds-owed), oldest first: a liability until paid or taken back by the provider.
   app.get('/ops/refunds', { schema: operation('listRefunds', 'Refunds owed to payers, oldest first', { refunds: [refundExample] }, []) }, async () => ({
     refunds: await deps.store.refunds.listOwed().then(async (refunds) => {
       const payouts = await deps.store.payouts.listForRefunds(refunds.map((refund) => refund.id))
@@ -254,8 +254,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     }))],
   }))
 
-  // Withdrawals waiting for support (decisions 15): why, and what was asked; approve, reject, or
-  // record that a sent payout came back to the treasury.
+  // Withdrawals waiting for support (docs/rules.md#withdrawal-lifecycle): why, and what was asked;
+  // approve, reject, or record that a sent payout came back to the treasury.
   app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => ({
     withdrawals: await Promise.all((await withdrawalsInReview(deps, { offset: 0, limit: 200 })).map(async (withdrawal) => ({
       ...(await withdrawalRecord(deps.store, withdrawal)),

@@ -1,6 +1,6 @@
-// Incoming provider webhooks (reference/eulen-api.md): `Authorization: Basic <secret exactly as
-// registered>`, compared in constant time. Answered only once the event is applied, so a 200 means
-// it is stored; duplicates and stale events are harmless.
+// Incoming provider webhooks (docs/rules.md#provider-webhooks): `Authorization: Basic <secret
+// exactly as registered>`, compared in constant time. Answered only once the event is applied, so a
+// 200 means it is stored; duplicates and stale events are harmless.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
@@ -20,7 +20,7 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
     operationId,
     summary,
     description,
-    body: { type: 'object', description: 'As reference/eulen-api.md describes it.' },
+    body: { type: 'object', description: 'As docs/rules.md#provider-webhooks describes it.' },
     response: {
       200: { type: 'object', properties: { received: { type: 'boolean', enum: [true] } }, examples: [{ received: true }] },
       ...errorResponses(['provider_webhook_unauthorized', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'rate_limited', 'internal_error']),

@@ -1,5 +1,6 @@
-// The merchant API's withdrawals (decisions 15): made with the account's token to a destination
-// confirmed in the Wallet (a token cannot add one), read back, listed; the destinations listed.
+// The merchant API's withdrawals (docs/rules.md#withdrawal-requests): made with the
+// account's token to a destination confirmed in the Wallet (a token cannot add one), read
+// back, listed; the destinations listed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 
-// The Wallet (decisions 11): sign-in codes, sessions (both stored hashed), what a token shows
-// after it is issued (last 4 characters, last use), and identity purchases, which are charges
+// The Wallet (docs/rules.md#wallet): sign-in codes, sessions (both stored hashed), what a token
+// shows after it is issued (last 4 characters, last use), and identity purchases, which are charges
 // made for the account owner without a merchantId.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

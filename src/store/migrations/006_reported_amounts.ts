@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 
-// What the provider reports about a payment (decisions 13): the amount that arrived, which the
-// credit is computed from, and the bank and blockchain transaction ids support looks up.
+// What the provider reports about a payment (docs/rules.md#amount-arrived): the
+// amount that arrived, which the credit is computed from, and the bank and
+// blockchain transaction ids support looks up.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table charges add column paid_cents int8`.execute(db)
   await sql`alter table charges add column bank_tx_id text`.execute(db)

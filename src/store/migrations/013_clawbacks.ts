@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 
 // Money the provider takes back, refunds owed, sane quotes and reconciliation without blind spots
-// (decisions 14):
+// (docs/rules.md#clawbacks):
 // - a charge keeps what was taken back (DEPIX centavos, and what that took from the account), the
 //   latest claw-back the provider reported, and where its paid amount came from;
 // - every claw-back report is kept (deduplicated per charge), refund obligations are rows;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 
-// The Wallet's mail leaves from the job queue (issue 21): each message is a row, sealed (its code
+// The Wallet's mail leaves from the job queue: each message is a row, sealed (its code
 // is readable only with the deployment's key), sent by a job, retried until its code expires.
 // A sign-in code counts against its e-mail's hourly budget only once its mail was handed to the
 // mail server (`mail_state` sent); a newer code supersedes one still waiting, so an outage never

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely'
 
-// Withdrawals (decisions 15). An owner's destinations (a Pix key of their own CPF/CNPJ, or a
-// Liquid address matched by its script), each confirmed by an e-mail code and usable after a
-// cool-down; withdrawals, whose every step toward the treasury or the provider is written before
-// it is taken (the provider's nonce before POST /withdraw, the signed transaction before it is
-// broadcast), so a crash resumes the same payout and never starts a second. Action codes share
+// Withdrawals (docs/rules.md#withdrawals). An owner's destinations (a Pix key of their own
+// CPF/CNPJ, or a Liquid address matched by its script), each confirmed by an e-mail code and usable
+// after a cool-down; withdrawals, whose every step toward the treasury or the provider is written
+// before it is taken (the provider's nonce before POST /withdraw, the signed transaction before it
+// is broadcast), so a crash resumes the same payout and never starts a second. Action codes share
 // the sign-in codes' table, bound to their purpose and subject.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 
-// Refunds owed paid by a Pix-out from the treasury (decisions 14 and 15): support orders it, the
-// payout worker makes it with the withdrawals' steps (the provider's nonce stored before POST
+// Refunds owed paid by a Pix-out from the treasury (docs/rules.md#refunds-owed): support orders it,
+// the payout worker makes it with the withdrawals' steps (the provider's nonce stored before POST
 // /withdraw, the signed transaction stored before it is broadcast), so a refund is paid once. One
 // live payout per refund; a failed one (nothing left) may be tried again. The provider's payout
 // fee, which the service bears so the payer gets all that is owed, is kept on the refund.

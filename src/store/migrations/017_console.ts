@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 
-// The support console (decisions 16, issue 24): operators sign in with the Wallet's codes (a
+// The support console (docs/rules.md#console): operators sign in with the Wallet's codes (a
 // purpose of their own, so their budget and tries are theirs) and have sessions of their own,
 // stored hashed; a charge keeps what the provider reported and each status it took, so its
 // timeline can be shown; the audit log is read by operator and by action; the daily digest to

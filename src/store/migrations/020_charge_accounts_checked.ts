@@ -3,9 +3,9 @@ import { sql, type Kysely } from 'kysely'
 // A charge's two accounts are checked as the charge is stored (charges.open reads each by its key),
 // not by foreign keys: a key's check locks the account's row until the commit (FOR KEY SHARE,
 // written to the log), so every create of one merchant locked the same row, and concurrent ones
-// shared it through MultiXacts; measured, the keys cost a create 7-15 % of its throughput
-// (docs/performance.md). What the keys also guaranteed afterwards, that a charge's accounts stay,
-// holds because accounts are never deleted, nor their ids changed: this trigger refuses it.
+// shared it through MultiXacts (docs/performance.md, "Creating a charge"). What the keys also
+// guaranteed afterwards, that a charge's accounts stay, holds because accounts are never
+// deleted, nor their ids changed: this trigger refuses it.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table charges drop constraint charges_merchant_account_id_fkey, drop constraint charges_account_id_fkey`.execute(db)
   await sql`
