@@ -7,6 +7,7 @@ import type { Decision } from './decision.ts'
 /** Why a payout, or a withdrawal before its payout (its limits), waits for support. */
 export const reviewReasons = [
   'over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed', 'treasury_refused',
+  'owner_no_longer_wants',
 ] as const
 export type ReviewReason = (typeof reviewReasons)[number]
 
@@ -92,6 +93,9 @@ export function decidePayout(payout: { status: PayoutStatus; signed: boolean; re
     case 'start': {
       if (status !== 'queued') return unchanged
       const { facts } = event
+      // A signed transaction may already be in the network (a broadcast the node once rejected can
+      // still be mined): it never ends with its amount given back on the owner's word; support looks.
+      if ((!facts.ownerWants || !facts.destinationActive) && signed) return moved('in_review', [], { reviewReason: 'owner_no_longer_wants' })
       if (!facts.ownerWants) return moved('failed', [], { failureCode: 'owner_withdrew' })
       if (!facts.destinationActive) return moved('failed', [], { failureCode: 'destination_canceled' })
       if (!facts.accountAllowed) return moved('in_review', [], { reviewReason: 'account_not_allowed' })

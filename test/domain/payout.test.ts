@@ -18,6 +18,9 @@ test('the start reads the facts: an owner who no longer wants it or a canceled d
   assert.deepEqual(moved(decidePayout(queued, { kind: 'start', facts: { ...facts, covered: false } })), ['in_review', 'treasury_insufficient', []])
   // A transaction already signed goes on to its broadcast: it was covered when it was signed.
   assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, covered: false } })), ['sending', null, []])
+  // And it never ends with its amount given back on the owner's word: it may be in the network already.
+  assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, ownerWants: false } })), ['in_review', 'owner_no_longer_wants', []])
+  assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, destinationActive: false } })), ['in_review', 'owner_no_longer_wants', []])
 })
 
 test('support never pays a reply that asked another amount, nor one its owner no longer wants, nor one the account may not make', () => {
