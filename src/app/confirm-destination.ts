@@ -30,8 +30,10 @@ export async function destinationForCancelLink(deps: Pick<DestinationDeps, 'stor
 }
 
 /**
- * Cancels the destination, from the e-mail's link or from the Wallet. Withdrawals already made to
- * it go on (they were confirmed with their own codes); no new one can use it.
+ * Cancels the destination, from the e-mail's link or from the Wallet: no new withdrawal can use it,
+ * one still unconfirmed cannot be confirmed, and one whose payout has not signed its transaction
+ * yet ends with its amount back when the payout starts (docs/treasury.md, "Payouts"); one already
+ * signed may be in the network, and goes on.
  */
 export async function cancelDestination(deps: DestinationDeps, target: { token: string } | { accountId: number; destinationId: string }): Promise<void> {
   const destination = 'token' in target

@@ -19,7 +19,7 @@ import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
 import { queueMail } from './queue-mail.ts'
 import { destinationLabel } from './withdrawal-records.ts'
-import { decidePayout, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
+import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
 import type { PayoutStep } from '../store/payouts.ts'
 
 export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
@@ -113,7 +113,10 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
     }
     case 'close_payout': {
       const live = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
-      if (live) await moveLockedPayout({ ...deps, store }, live.id, { event: () => ({ kind: 'owner_withdrew' }), ownerMoved: true })
+      if (!live || !isLive(live.status)) return
+      const closed = await moveLockedPayout({ ...deps, store }, live.id, { event: () => ({ kind: 'owner_withdrew' }), ownerMoved: true })
+      // The amount was given back above: a payout that did not end with it (signed meanwhile) would send it too.
+      if (closed.kind !== 'moved') throw new Error(`withdrawal ${withdrawal.id}: its payout ${live.id} did not end with the cancel`)
       return
     }
     case 'notify_owner':

@@ -11,6 +11,7 @@ import { refundPixOutRefusal } from '../domain/refund-payout.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Payout } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
+import type { Treasury } from '../treasury/treasury.ts'
 import { movePayout, openPayout, PayoutInProgressError } from './move-money-out.ts'
 
 type Deps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
@@ -61,9 +62,12 @@ const refusalCodes: Record<PayoutRefusal, ErrorCode> = {
  * `abandon` ends it while nothing left (the refund stays owed); `returned` records that the DePix
  * came back after the provider failed the Pix, so the refund is owed again.
  */
-export async function reviewRefundPayout(deps: Deps, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<Payout> {
+export async function reviewRefundPayout(deps: Deps & { treasury: Treasury }, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<Payout> {
   const found = await deps.store.payouts.findById(review.refundPayoutId)
   if (!found || found.refund_id === null) throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
+  // A signed transaction is abandoned only once the node says it can never pay (asked without broadcasting it).
+  const transactionDead = review.decision === 'abandon' && found.tx_hex !== null && found.txid !== null
+    && (await deps.treasury.transactionDead({ hex: found.tx_hex, txid: found.txid }))
   const result = await movePayout(deps, found.id, {
     event: ({ payout, owner }) => {
       const refund = owner?.kind === 'refund' ? owner.refund : undefined
@@ -74,7 +78,7 @@ export async function reviewRefundPayout(deps: Deps, review: { refundPayoutId: s
         case 'new_payout':
           return { kind: 'new_payout', ownerWants }
         case 'abandon':
-          return { kind: 'reject', abandoned: true }
+          return { kind: 'reject', abandoned: true, transactionDead: transactionDead && payout.tx_hex === found.tx_hex }
         case 'returned':
           // Settled when it completed: a refund paid and then returned is support's to pay again by hand.
           return { kind: 'returned', ownerTakesBack: payout.status === 'sent' }

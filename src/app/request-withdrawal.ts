@@ -160,8 +160,10 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, request: { accountI
   const result = await moveWithdrawal(deps, request.withdrawalId, {
     event: async (store, withdrawal) => {
       if (withdrawal.account_id !== request.accountId) return null
-      // A signed transaction is stored for it: it may still be broadcast and pay.
-      const payout = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
+      // A signed transaction is stored for it: it may still be broadcast and pay. Read under the
+      // payout's lock, after the withdrawal's (the order every move takes them in).
+      const newest = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
+      const payout = newest ? await store.payouts.lockById(newest.id) : undefined
       return { kind: 'cancel', signed: payout !== undefined && isLive(payout.status) && payout.tx_hex !== null }
     },
     after: (store, before, after, now) => store.audit.record({ actor: request.actor, action: 'withdrawal.cancel', subject: after.id, details: { from: before.status }, at: now }),

@@ -29,8 +29,9 @@ export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasu
   const payout = await deps.store.payouts.latestOf({ withdrawalId: withdrawal.id })
   const audit = { actor: review.actor, action: `withdrawal.${review.decision}`, subject: withdrawal.id }
   if (payout && (isLive(payout.status) || review.decision === 'returned')) {
+    // Asked without broadcasting: a check by broadcast would send the money support means to stop.
     const transactionDead = review.decision === 'reject' && payout.tx_hex !== null && payout.txid !== null
-      && (await deps.treasury.broadcast({ hex: payout.tx_hex, txid: payout.txid })) === 'inputs_spent'
+      && (await deps.treasury.transactionDead({ hex: payout.tx_hex, txid: payout.txid }))
     const result = await movePayout(deps, payout.id, {
       event: async ({ store, payout: current, owner, now }): Promise<PayoutEvent> => {
         const locked = owner?.kind === 'withdrawal' ? owner.locked : null

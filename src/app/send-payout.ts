@@ -51,13 +51,22 @@ const later = (deps: { clock: Clock }, ms: number) => new Date(deps.clock.now().
 export async function sendPayout(deps: SendPayoutDeps, id: string): Promise<Date | null> {
   let payout = await deps.store.payouts.findById(id)
   if (!payout) return null
-  if (payout.status === 'queued') {
+  const starting = payout.status === 'queued'
+  if (starting) {
     const covered = payout.tx_hex !== null || (await treasuryCovers(deps, payout.currency, mostSent(payout)))
     const started = await movePayout(deps, id, {
       event: async ({ store, payout: current, owner, now }) => (current.status === 'queued' ? { kind: 'start', facts: { ...(await ownerFacts(store, owner, current, now)), covered } } : null),
     })
     if (started.kind !== 'moved') return null
     payout = started.payout
+  }
+  if (!starting && payout.status === 'sending' && payout.tx_hex === null) {
+    // Every run until the transaction is signed reads the owner again: a run turned away by the
+    // provider comes back later, and a refund may have been settled, an account blocked, meanwhile.
+    const rechecked = await movePayout(deps, id, {
+      event: async ({ store, payout: current, owner, now }) => (current.status === 'sending' && current.tx_hex === null ? { kind: 'recheck', facts: await ownerFacts(store, owner, current, now) } : null),
+    })
+    if (rechecked.kind !== 'unchanged') return null
   }
   if (payout.status === 'sending') return sendSteps(deps, payout)
   if (payout.status === 'sent') return followSteps(deps, payout)
@@ -144,11 +153,16 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
     try {
       if (row.psbt === null) {
         const funded = await deps.treasury.fund(payment)
-        row = await deps.store.payouts.storeStep(row.id, { psbt: funded.psbt })
+        const stored = await deps.store.payouts.storeSendingStep(row.id, { psbt: funded.psbt })
+        // Moved meanwhile (held, ended): its coins stay locked until the orphan sweep frees them.
+        if (stored === undefined) return null
+        row = stored
       }
       const signed = await deps.treasury.signChecked(row.psbt!, payment)
       // Whoever stores a signed transaction first, it is the one broadcast, now and after any crash.
-      row = await deps.store.payouts.storeStep(row.id, { tx_hex: signed.hex, txid: signed.txid, network_fee_sats: Number(signed.feeUnits) })
+      const stored = await deps.store.payouts.storeSendingStep(row.id, { tx_hex: signed.hex, txid: signed.txid, network_fee_sats: Number(signed.feeUnits) })
+      if (stored === undefined) return null
+      row = stored
     } catch (error) {
       if (error instanceof TreasuryInsufficientError) return hold(deps, row, 'treasury_insufficient')
       if (error instanceof TreasuryRefusedError) {
@@ -164,6 +178,8 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
     }
   }
 
+  // Only a payout still sending is broadcast: one support held or ended meanwhile is left as it is.
+  if ((await deps.store.payouts.findById(row.id))?.status !== 'sending') return null
   const broadcast = await deps.treasury.broadcast({ hex: row.tx_hex!, txid: row.txid! })
   if (broadcast !== 'broadcast') return hold(deps, row, 'broadcast_rejected')
   await move(deps, row, { kind: 'sent' })
@@ -188,7 +204,8 @@ async function requestPayout(deps: SendPayoutDeps, row: Payout): Promise<{ row: 
     if (answer === null) return { next: await hold(deps, row, 'payout_reply_lost') }
   } else {
     const nonce = randomBytes(16).toString('hex')
-    const stored = await deps.store.payouts.storeStep(row.id, { provider_nonce: nonce })
+    const stored = await deps.store.payouts.storeSendingStep(row.id, { provider_nonce: nonce })
+    if (stored === undefined) return { next: null }
     if (stored.provider_nonce !== nonce) return { next: deps.clock.now() }
     try {
       answer = await deps.provider.createPayout(payoutRequest(row, nonce))

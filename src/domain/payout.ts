@@ -7,7 +7,6 @@ import type { Decision } from './decision.ts'
 /** Why a payout, or a withdrawal before its payout (its limits), waits for support. */
 export const reviewReasons = [
   'over_threshold', 'daily_limit', 'monthly_limit', 'treasury_insufficient', 'payout_reply_lost', 'payout_mismatch', 'broadcast_rejected', 'payout_failed', 'account_not_allowed', 'treasury_refused',
-  'owner_no_longer_wants',
 ] as const
 export type ReviewReason = (typeof reviewReasons)[number]
 
@@ -34,6 +33,8 @@ export type StartFacts = { ownerWants: boolean; destinationActive: boolean; acco
 
 export type PayoutEvent =
   | { kind: 'start'; facts: StartFacts }
+  /** A run of a send before its transaction is signed: the owner's facts read again. */
+  | { kind: 'recheck'; facts: Omit<StartFacts, 'covered'> }
   /** Something support must look at before (more) money may leave. */
   | { kind: 'hold'; reason: ReviewReason }
   /** Nothing left and nothing will. */
@@ -94,14 +95,24 @@ export function decidePayout(payout: { status: PayoutStatus; signed: boolean; re
       if (status !== 'queued') return unchanged
       const { facts } = event
       // A signed transaction may already be in the network (a broadcast the node once rejected can
-      // still be mined): it never ends with its amount given back on the owner's word; support looks.
-      if ((!facts.ownerWants || !facts.destinationActive) && signed) return moved('in_review', [], { reviewReason: 'owner_no_longer_wants' })
+      // still be mined): it goes on to its broadcast whatever the owner says now (no cancel reaches
+      // a signed payout; support ends one only once the node says it can never pay).
+      if (signed) return moved('sending')
       if (!facts.ownerWants) return moved('failed', [], { failureCode: 'owner_withdrew' })
       if (!facts.destinationActive) return moved('failed', [], { failureCode: 'destination_canceled' })
       if (!facts.accountAllowed) return moved('in_review', [], { reviewReason: 'account_not_allowed' })
-      // A payout whose transaction is already signed goes on to broadcast it: it was covered.
-      if (!facts.covered && !signed) return moved('in_review', [], { reviewReason: 'treasury_insufficient' })
+      if (!facts.covered) return moved('in_review', [], { reviewReason: 'treasury_insufficient' })
       return moved('sending')
+    }
+    case 'recheck': {
+      // Every run of a send, until its transaction is signed, reads the owner's facts again: a
+      // run the provider turned away ("not now") comes back later, and things change meanwhile.
+      if (status !== 'sending' || signed) return unchanged
+      const { facts } = event
+      if (!facts.ownerWants) return moved('failed', [], { failureCode: 'owner_withdrew' })
+      if (!facts.destinationActive) return moved('failed', [], { failureCode: 'destination_canceled' })
+      if (!facts.accountAllowed) return moved('in_review', [], { reviewReason: 'account_not_allowed' })
+      return unchanged
     }
     case 'hold':
       return status === 'sending' || status === 'queued' ? moved('in_review', [], { reviewReason: event.reason }) : unchanged

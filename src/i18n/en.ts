@@ -218,7 +218,6 @@ export const en: Catalogue = {
     payout_mismatch: 'The provider answered something other than what was asked; support checks.',
     broadcast_rejected: 'The network refused the transaction; support checks.',
     payout_failed: 'The provider did not complete the Pix; support checks.',
-    owner_no_longer_wants: 'Its transaction is signed, and its owner no longer wants it sent; support checks whether it can still pay.',
     treasury_refused: 'The treasury node refused to pay this destination; support checks.',
     account_not_allowed: 'The account cannot withdraw now (an open MED, a balance below zero, or no identity); support checks.',
     canceled_by_owner: 'Canceled by you.',

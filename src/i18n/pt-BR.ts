@@ -225,7 +225,6 @@ export const ptBR = {
     payout_mismatch: 'O provedor respondeu algo diferente do pedido; o suporte confere.',
     broadcast_rejected: 'A rede recusou a transação; o suporte confere.',
     payout_failed: 'O provedor não concluiu o Pix; o suporte confere.',
-    owner_no_longer_wants: 'A transação já está assinada e o dono não quer mais o envio; o suporte confere se ela ainda pode pagar.',
     treasury_refused: 'O nó da tesouraria recusou pagar este destino; o suporte confere.',
     account_not_allowed: 'A conta não pode sacar agora (MED aberta, saldo abaixo de zero ou sem identidade); o suporte confere.',
     canceled_by_owner: 'Cancelado por você.',

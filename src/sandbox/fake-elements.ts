@@ -270,6 +270,19 @@ export async function startFakeElements(options: FakeElementsOptions) {
       }
       return tx.txid
     },
+    testmempoolaccept([hexes]) {
+      // As sendrawtransaction would judge each, without taking it.
+      return (Array.isArray(hexes) ? hexes : []).map((hex) => {
+        const tx = decodeTx(hex)
+        if (txById(tx.txid)) return { txid: tx.txid, allowed: false, 'reject-reason': 'txn-already-known' }
+        for (const id of tx.inputs) {
+          const coin = state.coins.find((candidate) => candidate.id === id)
+          if (!coin || (coin.spentBy !== null && txById(coin.spentBy)?.height != null)) return { txid: tx.txid, allowed: false, 'reject-reason': 'bad-txns-inputs-missingorspent' }
+          if (coin.spentBy !== null) return { txid: tx.txid, allowed: false, 'reject-reason': 'txn-mempool-conflict' }
+        }
+        return { txid: tx.txid, allowed: true }
+      })
+    },
     gettransaction([txid]) {
       const tx = typeof txid === 'string' ? txById(txid) : undefined
       if (!tx) throw new RpcFailure(-5, 'Invalid or non-wallet transaction id')

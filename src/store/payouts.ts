@@ -15,6 +15,12 @@ export type PayoutStep = Pick<Updateable<PayoutsTable>, (typeof writeOnceColumns
 const failedAtProvider = ['error', 'canceled', 'refunded']
 
 export function payoutsRepository(db: Kysely<Database>) {
+  const stepUpdate = (id: string, values: PayoutStep) => db
+    .updateTable('payouts')
+    .set((eb) => Object.fromEntries(Object.entries(values).map(([column, value]) =>
+      [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as (typeof writeOnceColumns)[number]), eb.val(value as string)) : value],
+    )))
+    .where('id', '=', id)
   return {
     /** Undefined when the owner already has a live payout (a unique index keeps one). */
     async insert(values: Insertable<PayoutsTable>): Promise<Payout | undefined> {
@@ -35,14 +41,16 @@ export function payoutsRepository(db: Kysely<Database>) {
     },
 
     async storeStep(id: string, values: PayoutStep): Promise<Payout> {
-      return db
-        .updateTable('payouts')
-        .set((eb) => Object.fromEntries(Object.entries(values).map(([column, value]) =>
-          [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as (typeof writeOnceColumns)[number]), eb.val(value as string)) : value],
-        )))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow()
+      return stepUpdate(id, values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /**
+     * A step of a send, written only while the payout is still `sending`: a run that went on after
+     * the payout moved (support held or ended it meanwhile, a lease lapsed) writes nothing and
+     * learns so (undefined), and stops.
+     */
+    storeSendingStep(id: string, values: PayoutStep): Promise<Payout | undefined> {
+      return stepUpdate(id, values).where('status', '=', 'sending').returningAll().executeTakeFirst()
     },
 
     /** A nonce that was never sent (the provider said "not now"): the next run makes a new request. */

@@ -228,6 +228,14 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
 
     confirmations,
 
+    async transactionDead(signed) {
+      const seen = await confirmations(signed.txid)
+      if (seen !== null && seen >= 0) return false
+      const answers = await rpc('testmempoolaccept', [[signed.hex]]).catch(unavailable)
+      const answer = record(Array.isArray(answers) ? answers[0] : undefined)
+      return answer.allowed === false && typeof answer['reject-reason'] === 'string' && /missingorspent/.test(answer['reject-reason'])
+    },
+
     async sentTransaction(txid) {
       let result: Record<string, unknown>
       try {

@@ -41,6 +41,12 @@ export interface Treasury {
   broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict' | 'inputs_spent'>
   /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
   confirmations(txid: string): Promise<number | null>
+  /**
+   * Whether a signed transaction can never pay: the node would refuse it because its coins are
+   * spent in the chain by another, and it is not itself in the chain or the mempool. Asked without
+   * broadcasting it (a check that broadcast would send the money it asks about).
+   */
+  transactionDead(signed: SignedPayment): Promise<boolean>
   /** What the wallet's own record says a transaction sent away and paid in fee; null when the wallet does not know it. */
   sentTransaction(txid: string): Promise<SentTransaction | null>
   /**

@@ -19,8 +19,17 @@ test('the start reads the facts: an owner who no longer wants it or a canceled d
   // A transaction already signed goes on to its broadcast: it was covered when it was signed.
   assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, covered: false } })), ['sending', null, []])
   // And it never ends with its amount given back on the owner's word: it may be in the network already.
-  assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, ownerWants: false } })), ['in_review', 'owner_no_longer_wants', []])
-  assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, destinationActive: false } })), ['in_review', 'owner_no_longer_wants', []])
+  assert.deepEqual(moved(decidePayout({ ...queued, signed: true }, { kind: 'start', facts: { ...facts, ownerWants: false, destinationActive: false } })), ['sending', null, []])
+})
+
+test('every run of a send reads the owner again until its transaction is signed', () => {
+  const sending = { status: 'sending' as const, signed: false, reviewReason: null }
+  const owner = { ownerWants: true, destinationActive: true, accountAllowed: true }
+  assert.equal(decidePayout(sending, { kind: 'recheck', facts: owner }).outcome, 'unchanged')
+  assert.deepEqual(moved(decidePayout(sending, { kind: 'recheck', facts: { ...owner, ownerWants: false } })), ['failed', 'owner_withdrew', []])
+  assert.deepEqual(moved(decidePayout(sending, { kind: 'recheck', facts: { ...owner, destinationActive: false } })), ['failed', 'destination_canceled', []])
+  assert.deepEqual(moved(decidePayout(sending, { kind: 'recheck', facts: { ...owner, accountAllowed: false } })), ['in_review', 'account_not_allowed', []])
+  assert.equal(decidePayout({ ...sending, signed: true }, { kind: 'recheck', facts: { ...owner, ownerWants: false } }).outcome, 'unchanged')
 })
 
 test('support never pays a reply that asked another amount, nor one its owner no longer wants, nor one the account may not make', () => {
@@ -46,6 +55,7 @@ test('after it left: only support seeing the money back ends a sent or completed
 })
 
 const eventArbitrary: fc.Arbitrary<PayoutEvent> = fc.oneof(
+  fc.record({ kind: fc.constant('recheck' as const), facts: fc.record({ ownerWants: fc.boolean(), destinationActive: fc.boolean(), accountAllowed: fc.boolean() }) }),
   fc.record({ kind: fc.constant('start' as const), facts: fc.record({ ownerWants: fc.boolean(), destinationActive: fc.boolean(), accountAllowed: fc.boolean(), covered: fc.boolean() }) }),
   fc.record({ kind: fc.constant('hold' as const), reason: fc.constantFrom(...reviewReasons) }),
   fc.record({ kind: fc.constant('fail' as const), code: fc.constantFrom('provider_refused' as const, 'payout_expired' as const) }),

@@ -118,6 +118,16 @@ test('migration 028 moves every payout into one table: each withdrawal queued to
     await sql`insert into refund_payouts (id, refund_id, pix_key, tax_number, amount_cents, status, created_by, note, created_at, updated_at, provider_nonce)
       values ('rpo_1', 'ref_1', '11144477735', '11144477735', 1000, 'sending', 'ana', 'payer asked', ${at}, ${at}, 'n-r1')`.execute(db)
     await sql`insert into jobs (kind, payload, run_at, created_at) values ('send_refund_payout', ${JSON.stringify({ refundPayoutId: 'rpo_1' })}::jsonb, ${at}, ${at})`.execute(db)
+    // One that had asked nothing yet (never checked: it starts anew), and one whose Pix came back.
+    for (const n of [2, 3]) {
+      await sql`insert into charges (id, merchant_account_id, merchant_id, account_id, value_cents, currency, provider_deposit_id, qr_copy_paste, status, provider_status, created_at, expires_at, updated_at)
+        values (${String(n).repeat(32)}, ${account}, 'EU000000000000001', ${account}, 1000, 'DEPIX', ${`dep-${n}`}, '0002', 'will_refund', 'depix_sent', ${at}, ${at}, ${at})`.execute(db)
+      await sql`insert into refunds (id, charge_id, amount_cents, owed_cents, payer_tax_number, status, created_by, created_at) values (${`ref_${n}`}, ${String(n).repeat(32)}, 1000, 1000, '11144477735', 'owed', 'ana', ${at})`.execute(db)
+    }
+    await sql`insert into refund_payouts (id, refund_id, pix_key, tax_number, amount_cents, status, created_by, note, created_at, updated_at)
+      values ('rpo_2', 'ref_2', '11144477735', '11144477735', 1000, 'sending', 'ana', '', ${at}, ${at})`.execute(db)
+    await sql`insert into refund_payouts (id, refund_id, pix_key, tax_number, amount_cents, status, failure_code, created_by, note, created_at, updated_at, provider_nonce, psbt, tx_hex, txid)
+      values ('rpo_3', 'ref_3', '11144477735', '11144477735', 1000, 'failed', 'payout_returned', 'ana', '', ${at}, ${at}, 'n-r3', 'p', 'ef', 't-r3')`.execute(db)
 
     await migrateToLatest(db)
 
@@ -131,6 +141,8 @@ test('migration 028 moves every payout into one table: each withdrawal queued to
     assert.deepEqual(of(`wd_${hex(6)}`).map((p) => [p.status, p.failure_code]), [['returned', 'payout_returned']])
     assert.deepEqual(of(`wd_${hex(7)}`), [])
     assert.deepEqual(of('ref_1').map((p) => [p.id, p.status, p.amount, p.provider_nonce, p.note]), [['rpo_1', 'sending', 1000, 'n-r1', 'payer asked']])
+    assert.deepEqual(of('ref_2').map((p) => [p.id, p.status]), [['rpo_2', 'queued']])
+    assert.deepEqual(of('ref_3').map((p) => [p.id, p.status, p.failure_code]), [['rpo_3', 'returned', 'payout_returned']])
     const jobs = await db.selectFrom('jobs').select(['kind', 'payload']).where('kind', 'like', 'send_%').orderBy('id').execute()
     assert.deepEqual(jobs.map((job) => [job.kind, (job.payload as { payoutId: string }).payoutId]), [
       ['send_payout', of(`wd_${hex(1)}`)[0]!.id], ['send_payout', of(`wd_${hex(2)}`)[0]!.id], ['send_payout', 'rpo_1'],

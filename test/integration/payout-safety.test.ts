@@ -205,6 +205,9 @@ test('the books meet the treasury: network fees are posted from the transaction 
   const broken = await ledgerCheck()
   assert.equal(broken.ok, false)
   assert.ok(broken.payouts.some((row: { withdrawal_id: string; field: string }) => row.withdrawal_id === made.body.id && row.field === 'sent'), JSON.stringify(broken.payouts))
+  // Put back as it was: the tests after this one read the same books.
+  await service.database.db.updateTable('withdrawals').set({ net_amount: 4_900 }).where('id', '=', made.body.id).execute()
+  assert.equal((await ledgerCheck()).ok, true)
 })
 
 test('a payout the node refuses waits for support, never retried for ever; a broadcast the network rejects too', async () => {
@@ -233,4 +236,41 @@ test('a payout the node refuses waits for support, never retried for ever; a bro
   assert.equal((await service.ops('POST', `/ops/withdrawals/${refused.body.id}/review`, { decision: 'approve', note: 'node fixed' })).body.status, 'confirmed')
   await service.jobs.runDue()
   assert.equal((await withdrawal(owner, refused.body.id)).status, 'sent')
+})
+
+test('a send that the provider turned away reads its owner again at its next run: a refund settled meanwhile is never paid', async () => {
+  const owed = await refundOwed('refund-between-runs@example.com')
+  const ordered = (await service.ops('POST', `/ops/refunds/${owed.refundId}/payout`, { note: 'pay' })).body
+  // As a first run leaves it when the provider says "not now": started, nothing asked yet.
+  await service.database.db.updateTable('payouts').set({ status: 'sending' }).where('id', '=', ordered.refund_payout_id).execute()
+  assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${owed.paymentId}/med`, body: {} })).status, 200)
+  const before = await treasury()
+  const payoutsBefore = (await service.sandbox!.fake.payouts()).length
+  await service.jobs.runDue()
+  const payout = (await service.store.payouts.findById(ordered.refund_payout_id))!
+  assert.deepEqual([payout.status, payout.failure_code], ['failed', 'owner_withdrew'])
+  assert.equal((await service.sandbox!.fake.payouts()).length, payoutsBefore, 'nothing asked of the provider')
+  assert.equal((await treasury()).DEPIX, before.DEPIX, 'nothing left the treasury')
+})
+
+test('support\'s reject never sends what it means to stop: a signed transaction is judged without broadcasting it, and one that can still pay is sent only on approval', async () => {
+  const owner = await ownerWithBalance(service, 'reject-signed@example.com', '100.00')
+  const destination = await confirmedDestination(service, owner, 'liquid', liquidAddress())
+  await service.advance(24 * 3600 + 1)
+  await service.request({ method: 'PUT', url: '/sandbox/treasury/refusals', body: { broadcast: true } })
+  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 3_000, destination_id: destination } })
+  await service.jobs.runDue()
+  assert.deepEqual([(await withdrawal(owner, made.body.id)).status, (await withdrawal(owner, made.body.id)).review_reason], ['in_review', 'broadcast_rejected'])
+  await service.request({ method: 'PUT', url: '/sandbox/treasury/refusals', body: { broadcast: false } })
+  const broadcasts = () => service.sandbox!.elements.calls().sendrawtransaction ?? 0
+  const before = { broadcasts: broadcasts(), treasury: await treasury() }
+  const rejected = await service.ops('POST', `/ops/withdrawals/${made.body.id}/review`, { decision: 'reject', note: 'stop it' })
+  assert.equal(rejected.body.code, 'withdrawal_not_cancelable', JSON.stringify(rejected.body))
+  assert.equal(broadcasts(), before.broadcasts, 'the reject broadcast nothing')
+  assert.equal((await treasury()).DEPIX, before.treasury.DEPIX)
+  assert.equal((await service.ops('POST', `/ops/withdrawals/${made.body.id}/review`, { decision: 'approve', note: 'it can still pay: send it' })).body.status, 'confirmed')
+  await service.jobs.runDue()
+  assert.equal((await withdrawal(owner, made.body.id)).status, 'sent')
+  const check = await ledgerCheck()
+  assert.equal(check.ok, true, JSON.stringify({ ...check, books: undefined }))
 })

@@ -204,7 +204,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         }, { additionalProperties: false }),
       }),
     },
-    async (request) => payoutView(await reviewRefundPayout(moneyDeps, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
+    async (request) => payoutView(await reviewRefundPayout({ ...moneyDeps, treasury: deps.treasury }, { refundPayoutId: request.params.refund_payout_id, decision: request.body.decision, note: request.body.note, actor: actorOf(request) })),
   )
 
   app.post(

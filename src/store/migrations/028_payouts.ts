@@ -65,7 +65,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         else 'failed'
       end,
       case when w.status = 'in_review' then w.review_reason end,
-      case when w.status in ('failed', 'canceled') then w.failure_code end,
+      case
+        when w.status not in ('failed', 'canceled') then null
+        when w.failure_code in ('canceled_by_owner', 'code_expired') then 'owner_withdrew'
+        else w.failure_code
+      end,
       'owner', coalesce(w.confirmed_at, w.created_at), w.updated_at,
       w.sent_at, w.completed_at, w.psbt, w.tx_hex, w.txid, w.network_fee_sats, w.confirmations, w.provider_nonce, w.provider_withdrawal_id, w.provider_deposit_address,
       w.provider_deposit_cents, w.provider_expires_at, w.provider_status, w.provider_receipt_url, w.payout_cents
@@ -78,7 +82,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     insert into payouts (id, refund_id, rail, currency, amount, pix_key, tax_number, status, review_reason, failure_code, created_by, note, created_at, updated_at,
       sent_at, completed_at, psbt, tx_hex, txid, network_fee_sats, confirmations, provider_nonce, provider_withdrawal_id, provider_deposit_address, provider_deposit_cents,
       provider_expires_at, provider_status, provider_receipt_url, payout_cents)
-    select id, refund_id, 'pix', 'DEPIX', amount_cents, pix_key, tax_number, status, review_reason, failure_code, created_by, note, created_at, updated_at,
+    select id, refund_id, 'pix', 'DEPIX', amount_cents, pix_key, tax_number,
+      -- A refund payout that had asked nothing yet had not been checked either: it starts as a new one.
+      case
+        when status = 'sending' and provider_nonce is null and psbt is null then 'queued'
+        when status = 'failed' and failure_code = 'payout_returned' then 'returned'
+        else status
+      end,
+      review_reason,
+      case when failure_code = 'refund_settled' then 'owner_withdrew' else failure_code end,
+      created_by, note, created_at, updated_at,
       sent_at, completed_at, psbt, tx_hex, txid, network_fee_sats, confirmations, provider_nonce, provider_withdrawal_id, provider_deposit_address, provider_deposit_cents,
       provider_expires_at, provider_status, provider_receipt_url, payout_cents
     from refund_payouts`.execute(db)
