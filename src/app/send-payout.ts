@@ -95,7 +95,8 @@ async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payou
   const { withdrawal, account } = owner.locked
   const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
   return {
-    ownerWants: withdrawal.status === 'confirmed',
+    // Confirmed at the start; sending at every run after (it follows its payout).
+    ownerWants: withdrawal.status === 'confirmed' || withdrawal.status === 'sending',
     destinationActive: destination !== undefined && destination.state !== 'canceled',
     accountAllowed: (await withdrawalBlockers(store, account, now)).length === 0,
   }
