@@ -21,6 +21,7 @@ import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
+import { statementRepository } from './statement.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
@@ -47,6 +48,7 @@ export type Store = {
   refunds: ReturnType<typeof refundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
+  statement: ReturnType<typeof statementRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
@@ -78,6 +80,7 @@ export function createStore(db: Kysely<Database>): Store {
     refunds: refundsRepository(db),
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
+    statement: statementRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),
