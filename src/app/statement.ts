@@ -117,3 +117,36 @@ export async function listBalanceTransactions(
   const page = await statementPage(deps.store, request.accountId, statementFilter(request), { cursor: request.cursor, limit: request.limit ?? 20 })
   return { balance_transactions: page.lines.map(toBalanceTransaction), next_cursor: page.nextCursor }
 }
+
+export type StatementSummary = { opening: number; in: number; out: number; fees: number; closing: number; availableClosing: number }
+
+/**
+ * The Extrato: a period's lines oldest first (at most `maxLines` kept, the CSV has them all), and
+ * per currency the balance before it, what came in, what went out (of which fees), and the
+ * balance after it, summed over every line of the period.
+ */
+export async function statementView(store: Store, accountId: number, filter: StatementFilter, maxLines: number): Promise<{ lines: PricedLine[]; more: boolean; summary: Map<Currency, StatementSummary> }> {
+  const opening = filter.from === null ? new Map() as Balances : await store.statement.balancesBefore(accountId, filter.from)
+  const summary = new Map<Currency, StatementSummary>()
+  for (const currency of currencies) {
+    const before = opening.get(currency) ?? { balance: 0, available: 0 }
+    if (filter.currency === null || filter.currency === currency) {
+      summary.set(currency, { opening: before.balance, in: 0, out: 0, fees: 0, closing: before.balance, availableClosing: before.available })
+    }
+  }
+  const lines: PricedLine[] = []
+  let more = false
+  for await (const batch of statementBatches(store, accountId, filter)) {
+    for (const line of batch) {
+      const sums = summary.get(line.currency)!
+      if (line.amount > 0) sums.in += line.amount
+      else sums.out -= line.amount
+      if (line.type === 'fee' || line.type === 'withdrawal_fee') sums.fees -= line.amount
+      sums.closing = line.balanceAfter
+      sums.availableClosing = line.availableAfter
+      if (lines.length < maxLines) lines.push(line)
+      else more = true
+    }
+  }
+  return { lines, more, summary }
+}

@@ -91,16 +91,3 @@ export function priceOldestFirst(lines: readonly StatementLine[], before: Balanc
     return { ...line, balanceAfter: after.balance, availableAfter: after.available }
   })
 }
-
-/** Totals of a set of lines per currency: what came in, what went out, and the fees among what went out. */
-export function statementTotals(lines: readonly StatementLine[]): Map<Currency, { in: number; out: number; fees: number }> {
-  const totals = new Map<Currency, { in: number; out: number; fees: number }>()
-  for (const line of lines) {
-    const sums = totals.get(line.currency) ?? { in: 0, out: 0, fees: 0 }
-    if (line.amount > 0) sums.in += line.amount
-    else sums.out -= line.amount
-    if (line.type === 'fee' || line.type === 'withdrawal_fee') sums.fees -= line.amount
-    totals.set(line.currency, sums)
-  }
-  return totals
-}

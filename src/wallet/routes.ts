@@ -23,6 +23,7 @@ import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purcha
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from './session-store.ts'
 import { registerWithdrawalPages } from './withdrawal-routes.ts'
+import { registerStatementPages } from './statement-routes.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
 
@@ -245,5 +246,6 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   })
 
   registerWithdrawalPages(app, deps, { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protect, protectSignedIn })
+  registerStatementPages(app, deps, { pageOf, html, accountOf, signedIn: { onRequest: signedIn } })
 }
 
