@@ -26,6 +26,11 @@ type MovementRow = {
   quote_micros: string | number | null
 }
 
+const toMovement = (row: MovementRow): PostingMovement => ({
+  postingId: Number(row.posting_id), kind: row.kind, chargeId: row.charge_id, withdrawalId: row.withdrawal_id, createdAt: row.created_at, currency: row.currency,
+  total: Number(row.total), available: Number(row.available), fee: Number(row.fee), quoteMicros: row.quote_micros === null ? null : Number(row.quote_micros),
+})
+
 export function statementRepository(db: Kysely<Database>) {
   const sums = async (accountId: number, condition: ReturnType<typeof sql>): Promise<Balances> => {
     const rows = await sql<{ currency: Currency; balance: string; available: string }>`
@@ -55,13 +60,24 @@ export function statementRepository(db: Kysely<Database>) {
         group by e.posting_id, p.kind, p.charge_id, p.withdrawal_id, p.created_at, e.currency, c.quote_micros
         order by e.posting_id ${page.order === 'asc' ? sql`asc` : sql`desc`}, e.currency
         limit ${page.limit}`.execute(db)
-      return rows.rows.map((row) => ({
-        postingId: Number(row.posting_id), kind: row.kind, chargeId: row.charge_id, withdrawalId: row.withdrawal_id, createdAt: row.created_at, currency: row.currency,
-        total: Number(row.total), available: Number(row.available), fee: Number(row.fee), quoteMicros: row.quote_micros === null ? null : Number(row.quote_micros),
-      }))
+      return rows.rows.map(toMovement)
     },
 
     /** The account's balances after every posting up to `postingId` (inclusive) or before it. */
+    /** One charge's movements on the account, oldest first (a charge has a handful). */
+    async movementsOfCharge(accountId: number, chargeId: string): Promise<PostingMovement[]> {
+      const rows = await sql<MovementRow>`
+        select e.posting_id, p.kind, p.charge_id, p.withdrawal_id, p.created_at, e.currency,
+          sum(e.amount)::text as total, coalesce(sum(e.amount) filter (where e.book = 'available'), 0)::text as available,
+          (select coalesce(sum(f.amount), 0) from ledger_entries f where f.posting_id = e.posting_id and f.book = 'fees' and f.currency = e.currency)::text as fee,
+          null as quote_micros
+        from ledger_postings p join ledger_entries e on e.posting_id = p.id and e.account_id = ${accountId}
+        where p.charge_id = ${chargeId}
+        group by e.posting_id, p.kind, p.charge_id, p.withdrawal_id, p.created_at, e.currency
+        order by e.posting_id, e.currency`.execute(db)
+      return rows.rows.map(toMovement)
+    },
+
     async balancesThrough(accountId: number, postingId: number, inclusive: boolean): Promise<Balances> {
       return sums(accountId, inclusive ? sql`posting_id <= ${postingId}` : sql`posting_id < ${postingId}`)
     },

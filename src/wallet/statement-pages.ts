@@ -11,6 +11,8 @@ export type ExtratoLine = {
   type: StatementLineType
   currency: Currency
   amount: number
+  /** What it changed in the available part: a hold released or a withdrawal set aside moves only that. */
+  available: number
   balanceAfter: number
   chargeId: string | null
   withdrawalId: string | null
@@ -51,7 +53,9 @@ export function statementPage(page: Page, view: { query: ExtratoQuery; zone: str
     ? html`<p>${t('noLines')}</p>`
     : html`<ol class="lines">${view.lines.map((line) => html`<li data-type="${line.type}" data-line="${line.id}">
 <span class="what"><span class="kind">${types[line.type]}</span> <span class="ref">${subjectLink(page.lang, line)}</span><br><time datetime="${line.at.toISOString()}">${line.local}</time></span>
-<span class="money"><span class="${line.amount < 0 ? 'amount out' : 'amount in'}">${signed(line.currency, line.amount)}</span><br><small>${t('balanceAfterShort')} ${formatAmount(line.currency, line.balanceAfter)}</small></span>
+<span class="money">${line.amount === 0 && line.available !== 0
+    ? html`<span class="amount moved" data-available><small>${t('available')}</small> ${signed(line.currency, line.available)}</span>`
+    : html`<span class="${line.amount < 0 ? 'amount out' : line.amount > 0 ? 'amount in' : 'amount'}">${signed(line.currency, line.amount)}</span>`}<br><small>${t('balanceAfterShort')} ${formatAmount(line.currency, line.balanceAfter)}</small></span>
 </li>`)}</ol>`
   const options = currencies.map((currency) => html`<option value="${currency}" ${currency === query.currency && 'selected'}>${currency}</option>`)
   return layout({ ...page, title: 'statement', signedIn: true }, html`

@@ -53,9 +53,11 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
     const csvQuery = new URLSearchParams(Object.entries({ month: raw.month, from: raw.from, to: raw.to, currency: raw.currency ?? '' }).filter(([, value]) => value !== '')).toString()
     return html(reply, statementPage(page, {
       query: raw, zone: owner.timeZone, more: view.more, csvQuery,
-      summary: [...view.summary].map(([currency, sums]) => ({ currency, ...sums })),
+      // Without a currency chosen, the currencies the account holds or moved in the period.
+      summary: [...view.summary].filter(([currency, sums]) => raw.currency !== null || currency === 'DEPIX' || sums.opening !== 0 || sums.in !== 0 || sums.out !== 0 || sums.closing !== 0 || sums.availableClosing !== 0)
+        .map(([currency, sums]) => ({ currency, ...sums })),
       lines: view.lines.map((line) => ({
-        id: `bt_${line.postingId}_${line.part}`, type: line.type, currency: line.currency, amount: line.amount, balanceAfter: line.balanceAfter,
+        id: `bt_${line.postingId}_${line.part}`, type: line.type, currency: line.currency, amount: line.amount, available: line.available, balanceAfter: line.balanceAfter,
         chargeId: line.chargeId, withdrawalId: line.withdrawalId, at: line.createdAt, local: localDateTimeText(line.createdAt, owner.timeZone, page.lang === 'en' ? 'standard' : 'br'),
       })),
     }))
