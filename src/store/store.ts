@@ -22,6 +22,7 @@ import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
 import { statementRepository } from './statement.ts'
+import { reportsRepository } from './reports.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
@@ -49,6 +50,7 @@ export type Store = {
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   statement: ReturnType<typeof statementRepository>
+  reports: ReturnType<typeof reportsRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
@@ -81,6 +83,7 @@ export function createStore(db: Kysely<Database>): Store {
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
     statement: statementRepository(db),
+    reports: reportsRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),
