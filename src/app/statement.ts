@@ -42,14 +42,6 @@ export function statementFilter(query: { currency?: string; type?: string; creat
   }
 }
 
-/** Drops the rows of the last posting of a full batch: a posting's currencies are never split between batches. */
-function wholePostings<T extends { postingId: number }>(rows: T[], full: boolean): T[] {
-  if (!full || rows.length === 0) return rows
-  const last = rows.at(-1)!.postingId
-  const kept = rows.filter((row) => row.postingId !== last)
-  return kept.length === 0 ? rows : kept
-}
-
 /** One page of lines, newest first, and the cursor of the next. */
 export async function statementPage(store: Store, accountId: number, filter: StatementFilter, page: { cursor: string | undefined; limit: number }): Promise<{ lines: PricedLine[]; nextCursor: string | null }> {
   const cursor = parseLineCursor(page.cursor)
@@ -57,8 +49,7 @@ export async function statementPage(store: Store, accountId: number, filter: Sta
   let throughId = cursor?.postingId ?? null
   let balances: Balances | null = null
   for (;;) {
-    const fetched = await store.statement.movements(accountId, filter, { order: 'desc', throughId, limit: STATEMENT_BATCH })
-    const rows = wholePostings(fetched, fetched.length === STATEMENT_BATCH)
+    const { rows, postings } = await store.statement.movements(accountId, filter, { order: 'desc', throughId, limit: STATEMENT_BATCH })
     if (rows.length === 0) break
     balances ??= await store.statement.balancesThroughFromNow(accountId, rows[0]!.postingId)
     // Newest first: a posting's lines in reverse order.
@@ -68,7 +59,7 @@ export async function statementPage(store: Store, accountId: number, filter: Sta
       if (filter.type !== null && line.type !== filter.type) continue
       found.push(line)
     }
-    if (found.length > page.limit || fetched.length < STATEMENT_BATCH) break
+    if (found.length > page.limit || postings < STATEMENT_BATCH) break
     throughId = rows.at(-1)!.postingId - 1
   }
   const lines = found.slice(0, page.limit)
@@ -83,13 +74,12 @@ export async function* statementBatches(store: Store, accountId: number, filter:
   let afterId: number | null = null
   let running: Balances | null = null
   for (;;) {
-    const fetched = await store.statement.movements(accountId, filter, { order: 'asc', afterId, limit: STATEMENT_BATCH })
-    const rows = wholePostings(fetched, fetched.length === STATEMENT_BATCH)
+    const { rows, postings } = await store.statement.movements(accountId, filter, { order: 'asc', afterId, limit: STATEMENT_BATCH })
     if (rows.length === 0) return
     running ??= await store.statement.balancesThrough(accountId, rows[0]!.postingId, false)
     const lines = priceOldestFirst(rows.flatMap((row) => linesOf(row)), running)
     yield filter.type === null ? lines : lines.filter((line) => line.type === filter.type)
-    if (fetched.length < STATEMENT_BATCH) return
+    if (postings < STATEMENT_BATCH) return
     afterId = rows.at(-1)!.postingId
   }
 }

@@ -41,8 +41,8 @@ export function isTimeZone(zone: string): boolean {
 
 const partsFormats = new Map<string, Intl.DateTimeFormat>()
 
-/** The wall-clock reading of an instant in a time zone, as numbers. */
-export function wallClock(date: Date, timeZone: string): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
+/** The wall-clock reading of an instant in a time zone, asked of Intl. */
+function readWallClock(date: Date, timeZone: string): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
   let format = partsFormats.get(timeZone)
   if (format === undefined) {
     format = new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
@@ -50,6 +50,38 @@ export function wallClock(date: Date, timeZone: string): { year: string; month: 
   }
   const parts = Object.fromEntries(format.formatToParts(date).map((part) => [part.type, part.value]))
   return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! }
+}
+
+/**
+ * Each zone's offset from UTC per quarter of an hour (offsets change only on such boundaries):
+ * an export of a million lines asks Intl once a quarter-hour of history, not once a line.
+ */
+const QUARTER_HOUR = 15 * 60_000
+const offsets = new Map<string, Map<number, number>>()
+
+function offsetAt(date: Date, timeZone: string): number {
+  let zone = offsets.get(timeZone)
+  if (zone === undefined || zone.size > 100_000) offsets.set(timeZone, (zone = new Map()))
+  const quarter = Math.floor(date.getTime() / QUARTER_HOUR)
+  let offset = zone.get(quarter)
+  if (offset === undefined) {
+    const start = new Date(quarter * QUARTER_HOUR)
+    const c = readWallClock(start, timeZone)
+    offset = Date.UTC(Number(c.year), Number(c.month) - 1, Number(c.day), Number(c.hour), Number(c.minute), Number(c.second)) - start.getTime()
+    zone.set(quarter, offset)
+  }
+  return offset
+}
+
+const two = (n: number) => String(n).padStart(2, '0')
+
+/** The wall-clock reading of an instant in a time zone, as zero-padded digits. */
+export function wallClock(date: Date, timeZone: string): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
+  const local = new Date(date.getTime() + offsetAt(date, timeZone))
+  return {
+    year: String(local.getUTCFullYear()).padStart(4, '0'), month: two(local.getUTCMonth() + 1), day: two(local.getUTCDate()),
+    hour: two(local.getUTCHours()), minute: two(local.getUTCMinutes()), second: two(local.getUTCSeconds()),
+  }
 }
 
 /** `23/11/2026 09:03:12` (Brazilian) or `2026-11-23 09:03:12` (standard), in the time zone. */

@@ -40,30 +40,39 @@ export function statementRepository(db: Kysely<Database>) {
   }
   return {
     /**
-     * The account's movements, per posting and currency, in posting order: after `afterId` oldest
-     * first, or before (and including) `throughId` newest first.
+     * The account's movements of `limit` postings, per posting and currency, in posting order:
+     * after `afterId` oldest first, or before (and including) `throughId` newest first. The
+     * postings are picked first from the statement index (a posting's currencies are never split
+     * between batches), then summed, with the fee each took in the line's currency.
      */
-    async movements(accountId: number, filter: MovementFilter, page: { order: 'asc'; afterId: number | null; limit: number } | { order: 'desc'; throughId: number | null; limit: number }): Promise<PostingMovement[]> {
+    async movements(accountId: number, filter: MovementFilter, page: { order: 'asc'; afterId: number | null; limit: number } | { order: 'desc'; throughId: number | null; limit: number }): Promise<{ rows: PostingMovement[]; postings: number }> {
       const conditions = [sql`e.account_id = ${accountId}`]
       if (filter.currency !== null) conditions.push(sql`e.currency = ${filter.currency}`)
       if (filter.from !== null) conditions.push(sql`p.created_at >= ${filter.from}`)
       if (filter.to !== null) conditions.push(sql`p.created_at < ${filter.to}`)
       if (page.order === 'asc' && page.afterId !== null) conditions.push(sql`e.posting_id > ${page.afterId}`)
       if (page.order === 'desc' && page.throughId !== null) conditions.push(sql`e.posting_id <= ${page.throughId}`)
+      const order = page.order === 'asc' ? sql`asc` : sql`desc`
+      const dated = filter.from !== null || filter.to !== null
       const rows = await sql<MovementRow>`
+        with batch as (
+          select distinct e.posting_id from ledger_entries e ${dated ? sql`join ledger_postings p on p.id = e.posting_id` : sql``}
+          where ${sql.join(conditions, sql` and `)}
+          order by e.posting_id ${order} limit ${page.limit}
+        )
         select e.posting_id, p.kind, p.charge_id, p.withdrawal_id, p.created_at, e.currency,
           sum(e.amount)::text as total, coalesce(sum(e.amount) filter (where e.book = 'available'), 0)::text as available,
           (select coalesce(sum(f.amount), 0) from ledger_entries f where f.posting_id = e.posting_id and f.book = 'fees' and f.currency = e.currency)::text as fee,
           c.quote_micros
-        from ledger_entries e join ledger_postings p on p.id = e.posting_id left join charges c on c.id = p.charge_id
-        where ${sql.join(conditions, sql` and `)}
+        from batch join ledger_entries e on e.posting_id = batch.posting_id and e.account_id = ${accountId}
+          join ledger_postings p on p.id = e.posting_id left join charges c on c.id = p.charge_id
+        ${filter.currency === null ? sql`` : sql`where e.currency = ${filter.currency}`}
         group by e.posting_id, p.kind, p.charge_id, p.withdrawal_id, p.created_at, e.currency, c.quote_micros
-        order by e.posting_id ${page.order === 'asc' ? sql`asc` : sql`desc`}, e.currency
-        limit ${page.limit}`.execute(db)
-      return rows.rows.map(toMovement)
+        order by e.posting_id ${order}, e.currency`.execute(db)
+      const movements = rows.rows.map(toMovement)
+      return { rows: movements, postings: new Set(movements.map((row) => row.postingId)).size }
     },
 
-    /** The account's balances after every posting up to `postingId` (inclusive) or before it. */
     /** One charge's movements on the account, oldest first (a charge has a handful). */
     async movementsOfCharge(accountId: number, chargeId: string): Promise<PostingMovement[]> {
       const rows = await sql<MovementRow>`
