@@ -4,12 +4,15 @@
 import { randomUUID } from 'node:crypto'
 import type {
   BalanceRecord,
+  BalanceTransaction,
+  BalanceTransactionList,
   ChargeCreated,
   ChargeRecord,
   CreatePaymentRequest,
   CreateWithdrawalRequest,
   DestinationList,
   ErrorBody,
+  ListBalanceTransactionsQuery,
   ListedCharge,
   ListPaymentsQuery,
   ListWithdrawalsQuery,
@@ -65,7 +68,7 @@ function retryAfterOf(header: string | null): number | undefined {
 const idempotencyHeader = (key: string | undefined) => ({ 'idempotency-key': key ?? randomUUID() })
 
 /** A list's filters as a query string, the ones left undefined out. */
-function querySuffix(query: ListPaymentsQuery | ListWithdrawalsQuery): string {
+function querySuffix(query: ListPaymentsQuery | ListWithdrawalsQuery | ListBalanceTransactionsQuery): string {
   const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]))
   return search.size > 0 ? `?${search}` : ''
 }
@@ -107,6 +110,21 @@ export class PixChargeClient {
 
   getBalance(): Promise<BalanceRecord> {
     return this.#request('GET', '/api/get-balance')
+  }
+
+  /** One page of the account's statement, newest first. */
+  listBalanceTransactions(query: ListBalanceTransactionsQuery = {}): Promise<BalanceTransactionList> {
+    return this.#request('GET', `/api/balance-transactions${querySuffix(query)}`)
+  }
+
+  /** Every statement line matching the query, newest first, fetching page after page. */
+  async *eachBalanceTransaction(query: Omit<ListBalanceTransactionsQuery, 'cursor'> = {}): AsyncGenerator<BalanceTransaction> {
+    let cursor: string | undefined
+    do {
+      const page = await this.listBalanceTransactions({ ...query, ...(cursor === undefined ? {} : { cursor }) })
+      yield* page.balance_transactions
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
   }
 
   listWebhookDeliveries(paymentId?: string): Promise<WebhookDeliveries> {

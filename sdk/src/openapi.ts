@@ -137,6 +137,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The token's account statement
+         * @description One line per movement of the balance, newest first, filtered by currency, type and time, a page at a time as GET /api/payments. A line says what it changed in the balance (available, held and withdrawing together) and in its available part, and both after it: the lines of a currency sum to its balance. A DEPIX credit is two lines (what arrived, and the R$ 1,00 fee); a sent withdrawal is two (what was sent, and our fee). Times are UTC instants.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -976,6 +996,57 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+        };
+        /**
+         * BalanceTransactionList
+         * @example {
+         *       "balance_transactions": [
+         *         {
+         *           "id": "bt_1042_0",
+         *           "type": "credit",
+         *           "currency": "DEPIX",
+         *           "amount": 2500,
+         *           "available_amount": 2500,
+         *           "balance_after": 2500,
+         *           "available_after": 2500,
+         *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+         *           "withdrawal_id": null,
+         *           "quote_brl": null,
+         *           "created_at": "2026-11-23T12:03:12.000Z"
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        BalanceTransactionList: {
+            balance_transactions: {
+                /** @description The line's id: stable, and the same in every page and export. */
+                id: string;
+                /**
+                 * @description `credit`: a payment credited (in DEPIX what arrived; in BTC or USDt what it converted to); `fee`: the R$ 1,00 deposit fee of a DEPIX credit; `hold_release`: a third-party payment's 7-day hold ended (amount 0, `available_amount` moves); `med`: money the provider took back (a MED or a refund); `withdrawal_reserved`: a withdrawal confirmed, its amount set aside (amount 0); `withdrawal`: what a withdrawal sent; `withdrawal_fee`: our 2 % DEPIX withdrawal fee; `withdrawal_canceled`: a withdrawal canceled or failed before anything left, its amount back to available (amount 0); `reversal`: a sent withdrawal came back; `refund` and `network_fee`: reserved for postings an account pays; `adjustment`: a correction made by the service.
+                 * @enum {unknown}
+                 */
+                type: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund" | "network_fee" | "adjustment";
+                /** @enum {unknown} */
+                currency: "DEPIX" | "BTC" | "USDt";
+                /** @description Signed, in the currency's smallest unit: what the line changed in the balance (available, held and withdrawing together). */
+                amount: number;
+                /** @description What it changed in the available part, the part that can be withdrawn. */
+                available_amount: number;
+                /** @description The balance in this currency after the line: the lines of a currency sum to it. */
+                balance_after: number;
+                /** @description The available part after the line. */
+                available_after: number;
+                payment_id: string | null;
+                withdrawal_id: string | null;
+                quote_brl: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it was posted, as a UTC instant.
+                 */
+                created_at: string;
+            }[];
+            next_cursor: string | null;
         };
         /**
          * WebhookBody
@@ -1829,6 +1900,119 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "payment_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                currency?: "DEPIX" | "BTC" | "USDt";
+                type?: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund" | "network_fee" | "adjustment";
+                /** @description ISO 8601 date or time; inclusive */
+                created_from?: string;
+                /** @description ISO 8601 date or time; exclusive */
+                created_to?: string;
+                /** @description 1 to 100; 20 when omitted */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "balance_transactions": [
+                     *         {
+                     *           "id": "bt_1042_0",
+                     *           "type": "credit",
+                     *           "currency": "DEPIX",
+                     *           "amount": 2500,
+                     *           "available_amount": 2500,
+                     *           "balance_after": 2500,
+                     *           "available_after": 2500,
+                     *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *           "withdrawal_id": null,
+                     *           "quote_brl": null,
+                     *           "created_at": "2026-11-23T12:03:12.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
                     };
                 };
             };

@@ -15,6 +15,7 @@ export type CreateWithdrawalRequest = Schemas['CreateWithdrawalRequest']
 export type WithdrawalRecord = Schemas['WithdrawalRecord']
 export type WithdrawalList = Schemas['WithdrawalList']
 export type DestinationList = Schemas['DestinationList']
+export type BalanceTransactionList = Schemas['BalanceTransactionList']
 /** The error body every failure answers with. */
 export type ErrorBody = Schemas['Error']
 
@@ -26,6 +27,10 @@ export type WebhookDelivery = WebhookDeliveries['deliveries'][number]
 export type WithdrawalStatus = WithdrawalRecord['status']
 export type ListWithdrawalsQuery = NonNullable<operations['listWithdrawals']['parameters']['query']>
 export type DestinationRecord = DestinationList['destinations'][number]
+/** One line of the account's statement: a movement of the balance and the balance after it. */
+export type BalanceTransaction = BalanceTransactionList['balance_transactions'][number]
+export type BalanceTransactionType = BalanceTransaction['type']
+export type ListBalanceTransactionsQuery = NonNullable<operations['listBalanceTransactions']['parameters']['query']>
 /** `pix`: a Pix key of the owner's own CPF/CNPJ (DEPIX only); `liquid`: a Liquid address. */
 export type DestinationType = DestinationRecord['type']
 

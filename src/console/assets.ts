@@ -25,6 +25,7 @@ ul.entries{margin:.25rem 0 0;padding-left:1rem;font-size:.85rem}
 pre{white-space:pre-wrap;word-break:break-all;font-size:.75rem;background:#f6f8fa;border:1px solid #e6eaee;border-radius:6px;padding:.5rem;margin:.25rem 0;max-height:24rem;overflow:auto}
 table.audit pre{max-height:8rem}
 tr.short td{color:#b3261e;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 nav.pages{display:flex;gap:1rem;margin:1rem 0}
 ul.blocks{padding-left:1rem}
 input[type=search],input[type=number]{font:inherit;padding:.55rem .6rem;border:1px solid #aab4be;border-radius:6px;width:100%;background:#fff}

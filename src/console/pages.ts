@@ -16,6 +16,8 @@ import type { OverrideView } from '../app/set-quotes.ts'
 import type { ConsoleQueue } from '../store/console.ts'
 import { consoleQueues } from '../store/console.ts'
 import type { Account } from '../store/schema.ts'
+import type { FeesRow, OutflowRow } from '../app/reports.ts'
+import type { OwedRow, ProviderMismatch } from '../store/reports.ts'
 
 export type Page = { lang: Lang; csrf: string; now: Date; operator: Operator | null }
 
@@ -62,7 +64,7 @@ export function layout(page: Page & { title: ConsoleKey; heading?: string }, bod
 <header class="top">
   <a class="brand" href="/console">Pix · ${say('title')}</a>
   <nav aria-label="${say('nav')}">
-    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
+    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/reports">${say('reports')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
     <a href="/console/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}
   </nav>
@@ -526,3 +528,53 @@ export function errorPage(page: Page, message: string, code: string, csrfFailure
 ${stepUpNext !== null && html`<p><a href="${href(`/console/check?next=${encodeURIComponent(stepUpNext)}`)}">${say('stepUpLink')}</a></p>`}
 <p><a href="/console">${say('backHome')}</a></p>`)
 }
+
+export type ReportsView = {
+  zone: string
+  fees: FeesRow[]
+  outflows: OutflowRow[]
+  provider: ProviderMismatch[]
+  owed: { rows: Array<OwedRow & { owed: number }>; more: boolean; totals: Array<{ currency: Currency; owed: number; debts: number }> }
+}
+
+/** The operators' reports, each a table with its CSV in both flavours. */
+export function reportsPage(page: Page, view: ReportsView): string {
+  const say = t(page)
+  const headers = catalogues[page.lang].csvHeaders
+  const csvLinks = (name: string) => html`<p class="downloads"><a href="${href(`/console/reports/${name}.csv`)}" download>${say('csvExcel')}</a> · <a href="${href(`/console/reports/${name}.csv?flavour=standard`)}" download>${say('csvStandard')}</a></p>`
+  const head = (columns: ReadonlyArray<keyof typeof headers>) => html`<thead><tr>${columns.map((column) => html`<th scope="col">${fillZone(headers[column], view.zone)}</th>`)}</tr></thead>`
+  const money = (currency: Currency, units: number) => html`<td class="num">${formatAmount(currency, units)}</td>`
+  const empty = (rows: unknown[], table: Html) => (rows.length === 0 ? html`<p>${say('nothing')}</p>` : table)
+  const mismatches = (side: ProviderMismatch['side']) => view.provider.filter((row) => row.side === side)
+  const mismatchTable = (rows: ProviderMismatch[]) => empty(rows, html`<table class="stack">${head(['id', 'status', 'provider_status', 'value_brl', 'paid_brl', 'credited', 'account'])}<tbody>${rows.map((row) => html`<tr data-mismatch="${row.qr_id}">
+<td data-label="${headers.id}">${row.status === null ? html`<code class="id">${row.qr_id}</code>` : html`<a href="${href(`/console/charges/${encodeURIComponent(row.qr_id)}`)}"><code class="id">${row.qr_id}</code></a>`}</td>
+<td data-label="${headers.status}">${row.status === null ? '—' : row.status}</td><td data-label="${headers.provider_status}">${row.provider_status}</td>
+<td data-label="${headers.value_brl}">${brl(row.value_cents)}</td><td data-label="${headers.paid_brl}">${brl(row.paid_cents)}</td>
+<td data-label="${headers.credited}">${row.credited === null || row.currency === null ? '—' : formatAmount(row.currency, row.credited)}</td><td data-label="${headers.account}">${row.account_email ?? '—'}</td></tr>`)}</tbody></table>`)
+  return layout({ ...page, title: 'reports' }, html`
+<h1>${say('reports')}</h1>
+<p>${say('reportsLead', { zone: view.zone })}</p>
+<section aria-labelledby="fees"><h2 id="fees">${say('feesReport')}</h2>
+${empty(view.fees, html`<table>${head(['month', 'currency', 'deposit_fees', 'withdrawal_fees', 'fees_returned', 'refund_payout_fees', 'net_fees', 'network_fees'])}<tbody>${view.fees.map((row) => html`<tr data-month="${row.month}" data-currency="${row.currency}"><td>${row.month}</td><td>${row.currency}</td>${money(row.currency, row.deposit)}${money(row.currency, row.withdrawal)}${money(row.currency, row.returned)}${money(row.currency, row.refundPayout)}<td class="num" data-net><b>${formatAmount(row.currency, row.net)}</b></td>${money(row.currency, row.network)}</tr>`)}</tbody></table>`)}
+${csvLinks('fees')}
+</section>
+<section aria-labelledby="provider"><h2 id="provider">${say('providerReport')}</h2>
+<h3>${say('providerPaidNotCredited')}</h3>
+${mismatchTable(mismatches('provider_paid_not_credited'))}
+<h3>${say('creditedNotPaid')}</h3>
+${mismatchTable(mismatches('credited_not_paid_by_provider'))}
+${csvLinks('provider')}
+</section>
+<section aria-labelledby="outflows"><h2 id="outflows">${say('outflowsReport')}</h2>
+${empty(view.outflows, html`<table>${head(['month', 'currency', 'withdrawals_count', 'withdrawals_sent', 'withdrawals_returned', 'refunds_owed', 'refunds_paid', 'taken_from_accounts', 'med_losses'])}<tbody>${view.outflows.map((row) => html`<tr data-month="${row.month}" data-currency="${row.currency}"><td>${row.month}</td><td>${row.currency}</td><td class="num">${String(row.withdrawals)}</td>${money(row.currency, row.withdrawalsSent)}${money(row.currency, row.withdrawalsReturned)}${money(row.currency, row.refundsOwed)}${money(row.currency, row.refundsPaid)}${money(row.currency, row.takenFromAccounts)}${money(row.currency, row.medLosses)}</tr>`)}</tbody></table>`)}
+${csvLinks('outflows')}
+</section>
+<section aria-labelledby="owed"><h2 id="owed">${say('owedReport')}</h2>
+<table>${head(['currency'])}<tbody>${view.owed.totals.map((row) => html`<tr data-total="${row.currency}"><th scope="row">${row.currency}</th><td>${say('totalOwed')}: <b>${formatAmount(row.currency, row.owed)}</b></td><td>${say('totalDebts')}: ${formatAmount(row.currency, row.debts)}</td></tr>`)}</tbody></table>
+${empty(view.owed.rows, html`<table class="stack">${head(['account', 'currency', 'available', 'held', 'withdrawing', 'owed'])}<tbody>${view.owed.rows.map((row) => html`<tr data-account="${String(row.account_id)}"><td data-label="${headers.account}"><a href="${href(`/console/accounts/${row.account_id}`)}">${row.email}</a></td><td data-label="${headers.currency}">${row.currency}</td><td data-label="${headers.available}">${formatAmount(row.currency, row.available)}</td><td data-label="${headers.held}">${formatAmount(row.currency, row.held)}</td><td data-label="${headers.withdrawing}">${formatAmount(row.currency, row.withdrawing)}</td><td data-label="${headers.owed}" data-owed><b>${formatAmount(row.currency, row.owed)}</b></td></tr>`)}</tbody></table>`)}
+${view.owed.more && html`<p class="guidance">${say('owedMore')}</p>`}
+${csvLinks('owed')}
+</section>`)
+}
+
+const fillZone = (text: string, zone: string) => text.replace('{zone}', zone)

@@ -15,6 +15,9 @@ import { checkTreasury } from '../app/check-treasury.ts'
 import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
 import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, payRefundByPixAs, reviewRefundPayoutAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
+import { csvStream } from '../app/exports.ts'
+import { feesCsv, feesReport, outflowsCsv, outflowsReport, owedCsv, owedReport, providerCsv, providerReport } from '../app/reports.ts'
+import { csvFlavourOf, DEFAULT_TIME_ZONE } from '../domain/export-format.ts'
 import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -394,6 +397,27 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
       BTC: price('BTC'), USDt: price('USDt'), expiresInSeconds: Number(minutes) * 60, force: optionalField(body, 'force', 5) === 'yes', note: field(body, 'note', 1000),
     })
     return reply.redirect('/console/money?done=1', 303)
+  })
+
+  // The operators' reports, and each as CSV (Brazilian flavour unless ?flavour=standard).
+  const reportZone = DEFAULT_TIME_ZONE
+  app.get('/console/reports', signedInOnly, async (request, reply) => {
+    const [fees, outflows, provider, owed] = await Promise.all([
+      feesReport(deps.store, reportZone), outflowsReport(deps.store, reportZone), providerReport(deps.store, 200), owedReport(deps.store, 100),
+    ])
+    return send(reply, pages.reportsPage(pageOf(request, reply), { zone: reportZone, fees, outflows, provider, owed }))
+  })
+  app.get<{ Params: { report: string }; Querystring: { flavour?: unknown } }>('/console/reports/:report', signedInOnly, async (request, reply) => {
+    const flavour = csvFlavourOf(typeof request.query.flavour === 'string' ? request.query.flavour : request.query.flavour === undefined ? '' : 'x')
+    if (flavour === null) throw new DomainError('invalid_request', { param: 'flavour' })
+    const report = request.params.report
+    const file = report === 'fees.csv' ? feesCsv(await feesReport(deps.store, reportZone), flavour, reportZone)
+      : report === 'outflows.csv' ? outflowsCsv(await outflowsReport(deps.store, reportZone), flavour, reportZone)
+      : report === 'provider.csv' ? providerCsv(await providerReport(deps.store, 100_000), flavour, reportZone)
+      : report === 'owed.csv' ? owedCsv(deps.store, flavour, reportZone)
+      : null
+    if (file === null) throw new DomainError('not_found')
+    return reply.type('text/csv; charset=utf-8').header('cache-control', 'no-store').header('content-disposition', `attachment; filename="${report}"`).send(csvStream(file, flavour))
   })
 
   app.get<{ Querystring: { actor?: string; action?: string; before?: string } }>('/console/audit', signedInOnly, async (request, reply) => {

@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox'
 import { chargeStatuses, holdReasons, webhookEventNames } from '../domain/charge.ts'
 import { freeTextPattern, webhookUrlPattern } from '../domain/charge-request.ts'
 import { currencies } from '../domain/money.ts'
+import { statementLineTypes } from '../domain/statement.ts'
 import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
 
 /** A withdrawal's id and a destination's, as the service makes them: a prefix and 24 lowercase hex characters. */
@@ -223,6 +224,43 @@ export const WithdrawalList = Type.Object(
   { title: 'WithdrawalList', examples: [{ withdrawals: examplesOf(WithdrawalRecord), next_cursor: null }] },
 )
 
+export const BalanceTransaction = Type.Object(
+  {
+    id: Type.String({ description: 'The line\'s id: stable, and the same in every page and export.' }),
+    type: Type.Enum(statementLineTypes, {
+      description: '`credit`: a payment credited (in DEPIX what arrived; in BTC or USDt what it converted to); `fee`: the R$ 1,00 deposit fee of a DEPIX credit; ' +
+        '`hold_release`: a third-party payment\'s 7-day hold ended (amount 0, `available_amount` moves); `med`: money the provider took back (a MED or a refund); ' +
+        '`withdrawal_reserved`: a withdrawal confirmed, its amount set aside (amount 0); `withdrawal`: what a withdrawal sent; `withdrawal_fee`: our 2 % DEPIX withdrawal fee; ' +
+        '`withdrawal_canceled`: a withdrawal canceled or failed before anything left, its amount back to available (amount 0); `reversal`: a sent withdrawal came back; ' +
+        '`refund` and `network_fee`: reserved for postings an account pays; `adjustment`: a correction made by the service.',
+    }),
+    currency: Type.Enum(currencies),
+    amount: Type.Integer({ description: 'Signed, in the currency\'s smallest unit: what the line changed in the balance (available, held and withdrawing together).' }),
+    available_amount: Type.Integer({ description: 'What it changed in the available part, the part that can be withdrawn.' }),
+    balance_after: Type.Integer({ description: 'The balance in this currency after the line: the lines of a currency sum to it.' }),
+    available_after: Type.Integer({ description: 'The available part after the line.' }),
+    payment_id: Nullable(Type.String({ description: 'The charge the line belongs to.' })),
+    withdrawal_id: Nullable(Type.String({ description: 'The withdrawal the line belongs to.' })),
+    quote_brl: Nullable(Type.String({ description: 'A BTC or USDt credit or MED: the BRL price of one BTC or one USDt the charge converted at, 6 decimals with a dot.' })),
+    created_at: Type.String({ format: 'date-time', description: 'When it was posted, as a UTC instant.' }),
+  },
+  {
+    title: 'BalanceTransaction',
+    examples: [{
+      id: 'bt_1042_0', type: 'credit', currency: 'DEPIX', amount: 2500, available_amount: 2500, balance_after: 2500, available_after: 2500,
+      payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', withdrawal_id: null, quote_brl: null, created_at: '2026-11-23T12:03:12.000Z',
+    }],
+  },
+)
+
+export const BalanceTransactionList = Type.Object(
+  {
+    balance_transactions: Type.Array(BalanceTransaction),
+    next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page.' })),
+  },
+  { title: 'BalanceTransactionList', examples: [{ balance_transactions: examplesOf(BalanceTransaction), next_cursor: null }] },
+)
+
 /** What a withdrawal's webhooks POST, in this key order. */
 export const WithdrawalWebhookBody = Type.Object(
   {
@@ -274,5 +312,7 @@ export type WebhookBody = Static<typeof WebhookBody>
 export type DestinationRecord = Static<typeof DestinationRecord>
 export type WithdrawalRecord = Static<typeof WithdrawalRecord>
 export type WithdrawalList = Static<typeof WithdrawalList>
+export type BalanceTransaction = Static<typeof BalanceTransaction>
+export type BalanceTransactionList = Static<typeof BalanceTransactionList>
 export type WithdrawalWebhookBody = Static<typeof WithdrawalWebhookBody>
 export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>

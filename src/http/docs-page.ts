@@ -7,7 +7,7 @@ import { errorAudience, errorCatalogue, type ErrorCode } from '../domain/errors.
 import { escapeText, href, html, raw, type HtmlValue } from '../html/template.ts'
 import { catalogues, errorFix, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
 import {
-  BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
+  BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
   WithdrawalRecord, WithdrawalWebhookBody,
 } from '../contract/api.ts'
 import { CreatePaymentBody } from './schemas.ts'
@@ -51,6 +51,11 @@ const endpoints: Endpoint[] = [
     id: 'get-balance', method: 'GET', path: '/api/get-balance',
     response: exampleOf(BalanceRecord),
     curl: (base) => `curl -s ${base}/api/get-balance -H "X-API-Token: $TOKEN"`,
+  },
+  {
+    id: 'balance-transactions', method: 'GET', path: '/api/balance-transactions?currency=&type=&created_from=&created_to=&limit=&cursor=',
+    response: exampleOf(BalanceTransactionList),
+    curl: (base) => `curl -s '${base}/api/balance-transactions?currency=DEPIX&created_from=2026-11-01&limit=100' -H "X-API-Token: $TOKEN"`,
   },
   {
     id: 'webhook-deliveries', method: 'GET', path: '/api/webhook-deliveries?payment_id=',

@@ -6,10 +6,11 @@ import { chargeIdPattern, chargeStatuses, webhookEventNames } from '../domain/ch
 import { brlValuePattern, currencies } from '../domain/money.ts'
 import { freeTextPattern, METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_VALUE_LENGTH, PAYER_NAME_MAX_LENGTH, webhookUrlPattern } from '../domain/charge-request.ts'
 import { euidPattern, taxNumberPattern } from '../domain/tax-number.ts'
+import { statementLineTypes } from '../domain/statement.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
 import type { FieldErrorCode } from './errors.ts'
-import { BalanceRecord, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
+import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 export const ErrorBody = Type.Object({
   error: Type.String({ description: 'Human text; it may change. Branch on `code`.' }),
@@ -43,6 +44,7 @@ export const createPaymentErrors = errorResponses([
   'webhook_events_invalid', 'metadata_invalid', 'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
 ])
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
+export const statementErrors = errorResponses([...authCodes, 'invalid_request'])
 export const cancelErrors = errorResponses([...authCodes, 'payment_not_found', 'payment_not_cancelable', 'invalid_request'])
 export const qrErrors = errorResponses(['payment_not_found', 'invalid_request'])
 export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
@@ -189,5 +191,17 @@ export const WithdrawalListQuery = Type.Object(
   { additionalProperties: false },
 )
 
+export const BalanceTransactionQuery = Type.Object(
+  {
+    currency: Type.Optional(Type.Enum(currencies)),
+    type: Type.Optional(Type.Enum(statementLineTypes)),
+    created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
+    created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
+    limit: Type.Optional(PageLimit),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+)
+
 /** The schemas the OpenAPI document names in components.schemas and references by name. */
-export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList]
+export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList, BalanceTransactionList]

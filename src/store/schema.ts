@@ -20,6 +20,8 @@ export type AccountsTable = {
   euid: string | null
   kyc: ColumnType<AccountKyc, AccountKyc | undefined, AccountKyc>
   created_at: Date
+  /** The IANA time zone the owner's dates are shown in (CSV, Wallet); the API answers UTC instants. */
+  time_zone: ColumnType<string, string | undefined, string>
 }
 
 export type TokenStatus = 'active' | 'pending' | 'revoked'

@@ -22,6 +22,8 @@ import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { refundsRepository } from './refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
+import { statementRepository } from './statement.ts'
+import { reportsRepository } from './reports.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
 import { walletRepository } from './wallet.ts'
@@ -48,6 +50,8 @@ export type Store = {
   refunds: ReturnType<typeof refundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
+  statement: ReturnType<typeof statementRepository>
+  reports: ReturnType<typeof reportsRepository>
   mail: ReturnType<typeof mailRepository>
   withdrawals: ReturnType<typeof withdrawalsRepository>
   upkeep: ReturnType<typeof upkeepRepository>
@@ -80,6 +84,8 @@ export function createStore(db: Kysely<Database>): Store {
     refunds: refundsRepository(db),
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
+    statement: statementRepository(db),
+    reports: reportsRepository(db),
     mail: mailRepository(db),
     withdrawals: withdrawalsRepository(db),
     upkeep: upkeepRepository(db),

@@ -5,6 +5,7 @@ import type { ChargeCreated } from '../contract/api.ts'
 import { isChargeId, type ChargeStatus } from '../domain/charge.ts'
 import { chargePage, parseStatusFilter } from '../app/list-charges.ts'
 import { DomainError } from '../domain/errors.ts'
+import { fixedFeeOf } from '../domain/money.ts'
 import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { ChargeRow, Overview } from './pages.ts'
@@ -61,12 +62,30 @@ export async function listAccountCharges(
   return {
     status,
     nextCursor: page.nextCursor,
-    rows: page.charges.map((charge) => ({
-      id: charge.id,
-      status: charge.status,
-      valueCents: charge.value_cents,
-      createdAt: charge.created_at,
-      role: charge.merchant_id === null ? 'identityPurchase' : charge.account_id === request.accountId ? 'received' : 'asMerchant',
-    })),
+    rows: page.charges.map((charge) => chargeRow(charge, request.accountId)),
   }
+}
+
+/** What the Wallet's money views show of a charge: gross, what was paid, the fee, what was credited. */
+export function chargeRow(charge: Charge, accountId: number): ChargeRow {
+  const credited = charge.credited_units !== null
+  return {
+    id: charge.id,
+    status: charge.status,
+    valueCents: charge.value_cents,
+    paidCents: charge.paid_cents,
+    feeCents: credited ? fixedFeeOf(charge.paid_cents ?? charge.value_cents) : null,
+    currency: charge.currency,
+    creditedUnits: charge.credited_units,
+    takenBackCents: charge.taken_back_cents,
+    createdAt: charge.created_at,
+    role: charge.merchant_id === null ? 'identityPurchase' : charge.account_id === accountId ? 'received' : 'asMerchant',
+  }
+}
+
+/** A charge the account received or made; anything else is not there. */
+export async function accountCharge(deps: { store: Store }, request: { accountId: number; chargeId: string }): Promise<Charge> {
+  const charge = isChargeId(request.chargeId) ? await deps.store.charges.findById(request.chargeId) : undefined
+  if (!charge || (charge.account_id !== request.accountId && charge.merchant_account_id !== request.accountId)) throw new DomainError('payment_not_found', { param: 'id' })
+  return charge
 }

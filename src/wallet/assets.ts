@@ -42,6 +42,27 @@ ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
 ol.codes{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.25rem 1rem;background:#fff;border:1px solid #d8dee4;border-radius:8px;padding:1rem 1rem 1rem 2.5rem;font-size:1.05rem}
 details.card summary{cursor:pointer;font-weight:600}
 .secret{font-size:1rem;letter-spacing:.05em;word-break:normal;resize:none}
+input[type=month],input[type=date]{font:inherit;padding:.5rem .6rem;border:1px solid #aab4be;border-radius:6px;width:100%;min-width:0;max-width:100%;background:#fff}
+.card.period label{min-width:0}
+.card.period{grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));align-items:end}
+.totals-row{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,19rem),1fr))}
+.total{background:#fff;border:1px solid #d8dee4;border-radius:8px;padding:.5rem .75rem}
+.total h3{margin:0 0 .25rem;font-size:1rem}
+dl.totals{grid-template-columns:1fr auto;gap:.1rem .75rem;margin:0}
+dl.totals dd{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+ol.lines{list-style:none;margin:0;padding:0;background:#fff;border:1px solid #d8dee4;border-radius:8px}
+ol.lines>li{display:flex;justify-content:space-between;gap:.75rem;padding:.5rem .75rem;border-bottom:1px solid #e6eaee}
+ol.lines>li:last-child{border-bottom:0}
+ol.lines .what{min-width:0;overflow-wrap:anywhere}
+ol.lines time,ol.lines small{color:#57606a;font-size:.85rem}
+ol.lines .money{text-align:right;font-variant-numeric:tabular-nums;flex:0 1 auto}
+ol.lines .money b,ol.lines .money .amount,ol.lines time{white-space:nowrap}
+ol.lines a.what{color:inherit;text-decoration:none;flex:1 1 auto}
+ol.lines a.what .kind,ol.lines a.what [data-status]{color:LinkText;text-decoration:underline}
+.amount.in{color:#0b6b47;font-weight:600}
+.amount.out{color:#1b1f24;font-weight:600}
+.amount.moved{color:#57606a}
+.downloads{margin:1rem 0}
 @media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
 @media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}dl.breakdown{grid-template-columns:1fr;gap:0}dl.breakdown dd{margin-bottom:.4rem}}
 `

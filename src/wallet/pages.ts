@@ -2,7 +2,8 @@
 // escaped), no inline script or style (the CSP forbids them), forms that work without JavaScript.
 // wallet.js only adds copy buttons and status refresh. Every text comes from the catalogue.
 import { chargeStatuses, type ChargeStatus, type WebhookEventState } from '../domain/charge.ts'
-import { formatAmount, formatBrl } from '../domain/money.ts'
+import { formatAmount, formatBrl, formatUnits, type Currency } from '../domain/money.ts'
+import type { StatementLineType } from '../domain/statement.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
@@ -39,7 +40,7 @@ export function layout(page: Layout, body: Html): string {
 <header class="top">
   <a class="brand" href="/wallet">Pix · ${t('title')}</a>
   <nav aria-label="${t('nav')}">
-    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a><a href="/wallet/factors">${t('factorsNav')}</a>`}
+    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/statement">${t('statement')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a><a href="/wallet/factors">${t('factorsNav')}</a>`}
     <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}
   </nav>
@@ -202,16 +203,29 @@ ${currentToken(page.lang, overview)}
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
 }
 
-export type ChargeRow = { id: string; status: ChargeStatus; valueCents: number; createdAt: Date; role: 'received' | 'asMerchant' | 'identityPurchase' }
+export type ChargeRow = {
+  id: string
+  status: ChargeStatus
+  valueCents: number
+  paidCents: number | null
+  /** The fixed deposit fee, once credited. */
+  feeCents: number | null
+  currency: Currency
+  creditedUnits: number | null
+  takenBackCents: number
+  createdAt: Date
+  role: 'received' | 'asMerchant' | 'identityPurchase'
+}
 
 export function chargesPage(page: Page, rows: ChargeRow[], filter: ChargeStatus | null, nextHref: string | null): string {
   const t = texts(page.lang)
   const options = chargeStatuses.map((status) => html`<option value="${status}" ${status === filter && 'selected'}>${statusLabel(page.lang, status)}</option>`)
   const body = rows.length === 0
     ? html`<p>${t('noCharges')}</p>`
-    : html`<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('status')}</th><th scope="col">${t('role')}</th><th scope="col">id</th></tr></thead><tbody>${rows.map(
-        (row) => html`<tr><td>${time(page.lang, row.createdAt)}</td><td>${formatBrl(row.valueCents)}</td><td>${statusLabel(page.lang, row.status)}<br><code>${row.status}</code></td><td>${t(row.role)}</td><td><code class="id">${row.id}</code></td></tr>`,
-      )}</tbody></table>`
+    : html`<ol class="lines charges">${rows.map((row) => html`<li data-charge="${row.id}" data-status="${row.status}">
+<a class="what" href="${href(`/wallet/charges/${encodeURIComponent(row.id)}`)}"><span class="kind">${statusLabel(page.lang, row.status)}</span> · ${t(row.role)}<br><time datetime="${row.createdAt.toISOString()}">${formatDateTime(page.lang, row.createdAt)}</time></a>
+<span class="money"><b>${formatBrl(row.valueCents)}</b>${row.creditedUnits !== null && html`<br><small>${t('net')} ${formatAmount(row.currency, row.creditedUnits)}</small>`}</span>
+</li>`)}</ol>`
   return layout({ ...page, title: 'charges', signedIn: true }, html`
 <h1>${t('charges')}</h1>
 <p>${t('chargesLead')}</p>
@@ -220,7 +234,45 @@ export function chargesPage(page: Page, rows: ChargeRow[], filter: ChargeStatus 
   <button type="submit">${t('filter')}</button>
 </form>
 ${body}
-${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next')}</a></p>`}`)
+${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next')}</a></p>`}
+<p class="downloads"><a href="/wallet/charges.csv" download>${t('exportCharges')}</a></p>`)
+}
+
+export type ChargeDetail = ChargeRow & {
+  payerName: string | null
+  payerTaxNumber: string | null
+  confirmedAt: Date | null
+  releaseAt: Date | null
+  quoteMicros: number | null
+  /** An identity purchase still waiting: its page shows the QR. */
+  purchaseHref: string | null
+  lines: Array<{ type: StatementLineType; currency: Currency; amount: number; at: Date }>
+}
+
+export function chargePage(page: Page, charge: ChargeDetail): string {
+  const t = texts(page.lang)
+  const types = catalogues[page.lang].statementTypes
+  const row = (label: Html | string, value: Html | string) => html`<dt>${label}</dt><dd>${value}</dd>`
+  return layout({ ...page, title: 'charge', signedIn: true }, html`
+<h1>${t('charge')} · ${formatBrl(charge.valueCents)}</h1>
+<dl class="breakdown" data-charge="${charge.id}">
+  ${row(t('status'), html`<span data-status="${charge.status}">${statusLabel(page.lang, charge.status)}</span>`)}
+  ${row(t('role'), t(charge.role))}
+  ${row(t('chargedValue'), html`<span data-gross>${formatBrl(charge.valueCents)}</span>`)}
+  ${row(t('paidValue'), charge.paidCents === null ? '—' : formatBrl(charge.paidCents))}
+  ${row(t('fee'), html`<span data-fee>${charge.feeCents === null ? '—' : formatBrl(charge.feeCents)}</span>`)}
+  ${row(t('net'), html`<span data-net>${charge.creditedUnits === null ? '—' : formatAmount(charge.currency, charge.creditedUnits)}</span>`)}
+  ${charge.quoteMicros !== null && row(t('quote'), `R$ ${formatUnits(charge.quoteMicros, 6).replace('.', ',')} / ${charge.currency === 'BTC' ? 'L-BTC' : charge.currency}`)}
+  ${charge.takenBackCents > 0 && row(t('takenBack'), formatBrl(charge.takenBackCents))}
+  ${charge.payerName !== null && row(t('payer'), `${charge.payerName}${charge.payerTaxNumber === null ? '' : ` · ${maskTaxNumber(charge.payerTaxNumber)}`}`)}
+  ${row(t('created'), time(page.lang, charge.createdAt))}
+  ${charge.confirmedAt !== null && row(t('confirmedAt'), time(page.lang, charge.confirmedAt))}
+  ${charge.releaseAt !== null && charge.status === 'after7d' && row(t('releaseAt'), time(page.lang, charge.releaseAt))}
+  ${row('id', html`<code class="id">${charge.id}</code>`)}
+</dl>
+${charge.purchaseHref !== null && html`<p><a href="${href(charge.purchaseHref)}">${t('showQr')}</a></p>`}
+${charge.lines.length > 0 && html`<h2>${t('statement')}</h2><ol class="lines">${charge.lines.map((line) => html`<li data-type="${line.type}"><span class="what">${types[line.type]}<br>${time(page.lang, line.at)}</span><span class="money">${line.amount > 0 ? '+' : ''}${formatAmount(line.currency, line.amount)}</span></li>`)}</ol>`}
+<p><a href="/wallet/charges">${t('charges')}</a> · <a href="/wallet/statement">${t('statement')}</a></p>`)
 }
 
 export type DeliveryRow = {
@@ -238,9 +290,10 @@ export function deliveriesPage(page: Page, rows: DeliveryRow[], queued: boolean)
     row.attempts.map((attempt) => html`<li>${time(page.lang, attempt.at)}: ${attempt.statusCode ?? '—'}${attempt.error !== null && html` (${attempt.error})`}</li>`)
   const body = rows.length === 0
     ? html`<p>${t('noDeliveries')}</p>`
-    : html`<table><thead><tr><th scope="col">${t('event')}</th><th scope="col">${t('status')}</th><th scope="col">${t('attempts')}</th><th scope="col"></th></tr></thead><tbody>${rows.map(
-        (row) => html`<tr><td><code>${row.event}</code><br><code class="id">${row.subjectId}</code></td><td>${deliveryStateLabel(page.lang, row.state)}<br><code>${row.state}</code></td><td><ul class="attempts">${attempts(row)}</ul></td><td><form method="post" action="${href(`/wallet/deliveries/${encodeURIComponent(row.id)}/redeliver`)}">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form></td></tr>`,
-      )}</tbody></table>`
+    : html`<ol class="lines deliveries">${rows.map((row) => html`<li data-delivery="${row.id}" data-state="${row.state}">
+<span class="what"><code>${row.event}</code> · <span class="state">${deliveryStateLabel(page.lang, row.state)}</span><br><code class="id">${row.subjectId}</code><ul class="attempts">${attempts(row)}</ul></span>
+<form method="post" action="${href(`/wallet/deliveries/${encodeURIComponent(row.id)}/redeliver`)}">${csrfField(page.csrf)}<button type="submit">${t('redeliver')}</button></form>
+</li>`)}</ol>`
   return layout({ ...page, title: 'deliveries', signedIn: true }, html`
 <h1>${t('deliveries')}</h1>
 <p>${t('deliveriesLead')}</p>

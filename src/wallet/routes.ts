@@ -16,17 +16,19 @@ import { pageError } from '../http/page-errors.ts'
 import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
-import { accountOverview, buyDepix, listAccountCharges, ownPurchase } from './account.ts'
+import { accountCharge, accountOverview, buyDepix, chargeRow, listAccountCharges, ownPurchase } from './account.ts'
+import { linesOf } from '../domain/statement.ts'
 import { walletCss, walletJs } from './assets.ts'
 import { formPageOf, registerFactorPages } from './factor-routes.ts'
 import { factorsCard } from './factor-pages.ts'
 import { hasFactor, noticeTokenIssued, factorsOf } from '../app/second-factors.ts'
 import { accountHolder } from '../domain/second-factor.ts'
 import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
-import { chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
+import { chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from './session-store.ts'
 import { registerWithdrawalPages } from './withdrawal-routes.ts'
+import { registerStatementPages } from './statement-routes.ts'
 import { createAddressWindows } from '../http/address-windows.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
 
@@ -249,6 +251,18 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return html(reply, chargesPage(pageOf(request, reply), listed.rows, listed.status, next))
   })
 
+  app.get<{ Params: { id: string } }>('/wallet/charges/:id', { onRequest: signedIn }, async (request, reply) => {
+    const accountId = accountOf(request)!
+    const charge = await accountCharge(deps, { accountId, chargeId: request.params.id.slice(0, 64) })
+    const lines = (await deps.store.statement.movementsOfCharge(accountId, charge.id)).flatMap(linesOf)
+    const ownWaiting = charge.merchant_id === null && charge.account_id === accountId && charge.status === 'waiting_payment'
+    return html(reply, chargePage(pageOf(request, reply), {
+      ...chargeRow(charge, accountId), payerName: charge.payer_name, payerTaxNumber: charge.payer_tax_number, confirmedAt: charge.confirmed_at, releaseAt: charge.release_at,
+      quoteMicros: charge.currency === 'DEPIX' ? null : charge.quote_micros, purchaseHref: ownWaiting ? `/wallet/purchases/${charge.id}` : null,
+      lines: lines.map((line) => ({ type: line.type, currency: line.currency, amount: line.amount, at: line.createdAt })),
+    }))
+  })
+
   app.get<{ Querystring: { queued?: string } }>('/wallet/deliveries', { onRequest: signedIn }, async (request, reply) => {
     const { deliveries } = await listWebhookDeliveries(deps, { merchantAccountId: accountOf(request)!, chargeId: null })
     const rows = deliveries.map((delivery) => ({
@@ -264,5 +278,6 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   })
 
   registerWithdrawalPages(app, deps, { ...pageHelpers, factors })
+  registerStatementPages(app, deps, { pageOf, html, accountOf, signedIn: { onRequest: signedIn } })
 }
 

@@ -77,9 +77,14 @@ export type WithdrawalRow = {
   payoutCents: number | null
   destination: Pick<DestinationRow, 'type' | 'masked' | 'label'>
   txid: string | null
+  /** A Pix withdrawal's receipt, as the provider gives it once the Pix is paid. */
+  receiptUrl: string | null
   reason: string | null
   createdAt: Date
 }
+
+/** What reaches the destination: the Pix key's amount after the provider's fee, or what was sent on Liquid. */
+const arrives = (row: WithdrawalRow) => (row.payoutCents === null ? formatAmount(row.currency, row.net) : formatAmount('DEPIX', row.payoutCents))
 
 function statusOf(lang: Lang, row: WithdrawalRow): Html {
   const texts = catalogues[lang]
@@ -100,16 +105,18 @@ export function withdrawalsPage(page: Page, rows: WithdrawalRow[], destinations:
 </form>`
   const list = rows.length === 0
     ? html`<p>${t('noWithdrawals')}</p>`
-    : html`<table><thead><tr><th scope="col">${t('created')}</th><th scope="col">${t('amount')}</th><th scope="col">${t('destination')}</th><th scope="col">${t('status')}</th></tr></thead><tbody>${rows.map(
-        (row) => html`<tr><td><a href="${href(`/wallet/withdrawals/${encodeURIComponent(row.id)}`)}">${time(page.lang, row.createdAt)}</a></td><td>${formatAmount(row.currency, row.amount)}</td><td>${destinationName(row.destination)}</td><td>${statusOf(page.lang, row)}</td></tr>`,
-      )}</tbody></table>`
+    : html`<ol class="lines withdrawals">${rows.map((row) => html`<li data-withdrawal="${row.id}">
+<a class="what" href="${href(`/wallet/withdrawals/${encodeURIComponent(row.id)}`)}">${statusOf(page.lang, row)}<br><small>${destinationName(row.destination)}</small><br><time datetime="${row.createdAt.toISOString()}">${formatDateTime(page.lang, row.createdAt)}</time></a>
+<span class="money"><b>${formatAmount(row.currency, row.amount)}</b><br><small>${t('fee')} ${formatAmount(row.currency, row.fee)}</small><br><small data-arrives>${t('arrives')}: ${arrives(row)}</small></span>
+</li>`)}</ol>`
   return layout({ ...page, title: 'withdrawals', signedIn: true }, html`
 <h1>${t('withdrawals')}</h1>
 <section aria-labelledby="withdraw"><h2 id="withdraw">${t('withdrawTitle')}</h2>
 <p>${t('withdrawLead')}</p>
 ${form}
 </section>
-${list}`)
+${list}
+<p class="downloads"><a href="/wallet/withdrawals.csv" download>${t('exportWithdrawals')}</a></p>`)
 }
 
 export function withdrawalPage(page: Page, row: WithdrawalRow, email: string): string {
@@ -123,10 +130,12 @@ export function withdrawalPage(page: Page, row: WithdrawalRow, email: string): s
   <dt>${t('amount')}</dt><dd>${formatAmount(row.currency, row.amount)}</dd>
   <dt>${t('fee')}</dt><dd>${formatAmount(row.currency, row.fee)}</dd>
   ${providerFee !== null && html`<dt>${t('providerFee')}</dt><dd>${formatAmount('DEPIX', providerFee)}</dd>`}
-  <dt>${t('arrives')}</dt><dd data-arrives>${row.payoutCents === null ? formatAmount(row.currency, row.net) : formatAmount('DEPIX', row.payoutCents)}</dd>
+  <dt>${t('arrives')}</dt><dd data-arrives>${arrives(row)}</dd>
   <dt>${t('status')}</dt><dd>${statusOf(page.lang, row)}</dd>
   ${row.reason !== null && html`<dt>${t('reason')}</dt><dd>${row.reason}</dd>`}
-  ${row.txid !== null && html`<dt>${t('transaction')}</dt><dd><code class="id">${row.txid}</code></dd>`}
+  ${row.destination.type === 'pix'
+    ? row.receiptUrl !== null && html`<dt>${t('receipt')}</dt><dd><a href="${href(row.receiptUrl)}" rel="noreferrer" data-receipt>${t('receipt')}</a></dd>`
+    : row.txid !== null && html`<dt>${t('transaction')}</dt><dd><code class="id">${row.txid}</code></dd>`}
 </dl>
 ${row.status === 'requested' && html`<p>${t('withdrawalCodeLead', { email })}</p>
 <form method="post" action="${href(`${base}/confirm`)}" class="card">

@@ -54,7 +54,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     const reason = withdrawal.failure_code ?? withdrawal.review_reason
     return {
       id: withdrawal.id, status: withdrawal.status, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount, payoutCents: withdrawal.payout_cents,
-      destination: rowOf(destination), txid: payout?.txid ?? null, reason: reason === null ? null : catalogues[lang].withdrawalReasons[reason], createdAt: withdrawal.created_at,
+      destination: rowOf(destination), txid: payout?.txid ?? null, receiptUrl: payout?.provider_receipt_url ?? null, reason: reason === null ? null : catalogues[lang].withdrawalReasons[reason], createdAt: withdrawal.created_at,
     }
   }
 

@@ -8,8 +8,9 @@ import { href, html, raw } from '../../src/html/template.ts'
 import { renderDocs } from '../../src/http/docs-page.ts'
 import { langs, type Lang } from '../../src/i18n/catalogue.ts'
 import {
-  chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage, type Overview,
+  chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage, type Overview,
 } from '../../src/wallet/pages.ts'
+import { statementPage } from '../../src/wallet/statement-pages.ts'
 
 const hostile = [
   '<script>alert(1)</script>',
@@ -31,6 +32,7 @@ function everyPage(lang: Lang, value: string) {
     token: { last4: value, createdAt: new Date(0), lastUsedAt: null },
   })
   const when = new Date('2026-11-23T12:00:00Z')
+  const charge = { id: value, status: 'depix_sent', valueCents: 1000, paidCents: 1000, feeCents: 100, currency: 'DEPIX', creditedUnits: 900, takenBackCents: 0, createdAt: when, role: 'received' } as const
   return {
     signIn: signInPage(page),
     signUp: signUpPage(page),
@@ -41,7 +43,13 @@ function everyPage(lang: Lang, value: string) {
     purchase: purchasePage(page, { id: value, status: 'waiting_payment', qrCopyPaste: value, qrImageUrl: value, expiresAt: when, valueCents: 1000, ownerTaxNumber: value }, true),
     token: tokenPage(page, value),
     tokenShown: tokenShownPage(page, overview('verified')),
-    charges: chargesPage(page, [{ id: value, status: 'depix_sent', valueCents: 1000, createdAt: when, role: 'received' }], null, value),
+    charges: chargesPage(page, [charge], null, value),
+    charge: chargePage(page, { ...charge, payerName: value, payerTaxNumber: value, confirmedAt: when, releaseAt: when, quoteMicros: 1, purchaseHref: value, lines: [{ type: 'credit', currency: 'DEPIX', amount: 1, at: when }] }),
+    statement: statementPage(page, {
+      query: { month: value, from: value, to: value, currency: null }, zone: value, more: true, csvQuery: value,
+      summary: [{ currency: 'DEPIX', opening: 1, in: 1, out: 1, fees: 1, closing: 1, availableClosing: 1 }],
+      lines: [{ id: value, type: 'credit', currency: 'DEPIX', amount: 0, available: 1, balanceAfter: 1, chargeId: value, withdrawalId: value, local: value, at: when }],
+    }),
     deliveries: deliveriesPage(page, [{ id: value, subjectId: value, event: value, state: 'failed', attempts: [{ at: when, statusCode: 500, error: value }] }], true),
     error: errorPage({ ...page, signedIn: true }, value, value, false),
     docs: renderDocs(lang, { baseUrl: value, supportEmail: value }),

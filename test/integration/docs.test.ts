@@ -64,7 +64,7 @@ test('/docs in Portuguese and English: quick start, every merchant endpoint with
   assert.match(english.body, /Quick start/)
   assert.equal((await service.request({ method: 'GET', url: '/docs?lang=pt-BR', headers: { 'accept-language': 'en' } })).headers['content-language'], 'pt-BR')
   for (const page of [portuguese.body, english.body]) {
-    for (const path of ['/api/create-payment', '/api/get-payment/', '/api/payments', '/api/get-balance', '/api/webhook-deliveries', '/redeliver', '/api/qr/']) {
+    for (const path of ['/api/create-payment', '/api/get-payment/', '/api/payments', '/api/get-balance', '/api/balance-transactions', '/api/webhook-deliveries', '/redeliver', '/api/qr/']) {
       assert.ok(page.includes(`curl -s`) && page.includes(path), path)
     }
     for (const link of ['/openapi.json', '/openapi/operator.json', '/openapi/provider.json', '/openapi/sandbox.json']) assert.ok(page.includes(`<a href="${link}">`), link)

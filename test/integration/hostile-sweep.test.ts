@@ -43,7 +43,11 @@ function routes(): Array<{ method: string; path: string }> {
 }
 
 const hostileSegments = ['%00', '%zz', '%ff', 'a'.repeat(300), '..%2F..%2Fetc%2Fpasswd', '%F0%9F%92%A9', "x'%3B%20drop%20table%20charges%3B--", '%ED%A0%80', 'ab%00cd']
-const hostileQueries = ['payment_id=%00', 'payment_id=%zz', 'payment_id=a&payment_id=b', `payment_id=${'a'.repeat(5000)}`, 'x=%ED%A0%80', '__proto__[x]=1']
+const hostileQueries = ['payment_id=%00', 'payment_id=%zz', 'payment_id=a&payment_id=b', `payment_id=${'a'.repeat(5000)}`, 'x=%ED%A0%80', '__proto__[x]=1',
+  // The statement's, the exports' and the reports' filters.
+  'month=%00&from=%zz&to=9999-99-99&currency=%00&type=__proto__&flavour=%00', 'month=2026-02&from=2026-02-30&to=0000-01-01&currency=EUR&type=constructor&flavour=excel',
+  'month=a&month=b&flavour=br&flavour=standard&currency=DEPIX&currency=BTC', 'month[]=x&flavour[x]=1&from[a]=b', `cursor=${'A'.repeat(200)}`, 'cursor=TDk5OTk5OTk5OTk5OTk5OTk5XzE',
+  'created_from=2026-02-30&created_to=1e400&limit=0', `month=${'9'.repeat(30)}&to=${'2'.repeat(30)}`]
 const deep = '['.repeat(6000) + ']'.repeat(6000)
 const hostileBodies: Array<{ payload: string | Buffer; contentType?: string }> = [
   { payload: deep },

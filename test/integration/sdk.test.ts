@@ -69,6 +69,10 @@ test('a whole integration: create, read, pay, verified webhook, balance, list, d
   for await (const charge of client.eachPayment({ limit: 1 })) listed.push(charge.qrId)
   assert.deepEqual(listed, [created.id])
   assert.equal((await client.listPayments({ status: 'expired' })).payments.length, 0)
+  // The statement: what arrived, then the fee.
+  const statement = []
+  for await (const line of client.eachBalanceTransaction({ currency: 'DEPIX', limit: 1 })) statement.push([line.type, line.amount, line.balance_after, line.payment_id])
+  assert.deepEqual(statement, [['fee', -FIXED_FEE_CENTS, 2500 - FIXED_FEE_CENTS, created.id], ['credit', 2500, 2500, created.id]])
 
   const deliveries = await client.listWebhookDeliveries(created.id)
   assert.equal(deliveries.deliveries[0]!.state, 'delivered')

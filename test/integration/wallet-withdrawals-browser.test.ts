@@ -258,8 +258,11 @@ async function withdrawalJourney(page: Page, mode: Mode, email: string, taxNumbe
   await mode.shoot(page, `${prefix}-10-liquid-completed`)
 
   await page.getByRole('navigation').getByRole('link', { name: 'Saques' }).click()
-  for (const [label, amount] of [['Minha chave Pix', 'R$ 5,00'], ['Carteira fria', 'R$ 3,00']] as const) {
-    assert.match(await page.getByRole('row').filter({ hasText: label }).innerText(), new RegExp(`${amount.replace('$', '\\$')}\\s+${label} · .+\\s+Concluído`))
+  // Issue 52 (point 6): each row links to its withdrawal and says what arrived, not only the gross amount.
+  for (const [label, amount, arrived] of [['Minha chave Pix', 'R$ 5,00', 'R$ 3,90'], ['Carteira fria', 'R$ 3,00', 'R$ 2,94']] as const) {
+    const row = page.getByRole('listitem').filter({ hasText: label })
+    assert.match(await row.innerText(), new RegExp(`^Concluído\\s+${label} · [\\s\\S]+${amount.replace('$', '\\$')}[\\s\\S]+Chega ao destino: ${arrived.replace('$', '\\$')}$`))
+    assert.match(await row.getByRole('link').getAttribute('href') ?? '', /^\/wallet\/withdrawals\/wd_/)
   }
   await mode.shoot(page, `${prefix}-11-withdrawals`)
   await page.getByRole('link', { name: 'Pix · Carteira' }).click()

@@ -285,7 +285,7 @@ test('charges (received and as merchant) newest first, paginated and filtered; d
   const client = await signedInClient(service, 'views@example.com')
 
   const first = await client.get('/wallet/charges')
-  const rows = (html: string) => [...html.matchAll(/<code class="id">([0-9a-f]{32})<\/code>/g)].map((match) => match[1])
+  const rows = (html: string) => [...html.matchAll(/data-charge="([0-9a-f]{32})"/g)].map((match) => match[1])
   assert.equal(rows(first.html).length, 20)
   const next = /<a href="([^"]+)" rel="next">/.exec(first.html)![1]!.replaceAll('&#38;', '&')
   const second = await client.get(next)
@@ -302,7 +302,9 @@ test('charges (received and as merchant) newest first, paginated and filtered; d
   const attempt = /<li><time datetime="([^"]+)">([^<]+)<\/time>/.exec(deliveries.html)!
   const saoPaulo = new Date(new Date(attempt[1]!).getTime() - 3 * 3600_000).toISOString()
   assert.equal(attempt[2], `${saoPaulo.slice(8, 10)}/${saoPaulo.slice(5, 7)}/${saoPaulo.slice(0, 4)}, ${saoPaulo.slice(11, 19)}`)
-  assert.match(deliveries.html, /<td>Enviando<br><code>pending<\/code>/)
+  // Issue 52 (point 6): the label alone; the code stays in an attribute, not printed under it.
+  assert.match(deliveries.html, /data-state="pending">[\s\S]*?<span class="state">Enviando<\/span>/)
+  assert.doesNotMatch(deliveries.html, /<code>pending<\/code>/)
   assert.doesNotMatch(deliveries.html.replaceAll(/datetime="[^"]+"/g, ''), /\d{4}-\d\d-\d\dT/)
   const eventId = /action="\/wallet\/deliveries\/(msg_[0-9a-f]+)\/redeliver"/.exec(deliveries.html)![1]!
   const redelivered = await client.post(`/wallet/deliveries/${eventId}/redeliver`)

@@ -8,6 +8,7 @@ import { createCharge } from '../../app/create-charge.ts'
 import { getBalance } from '../../app/get-balance.ts'
 import { getCharge } from '../../app/get-charge.ts'
 import { listMerchantCharges } from '../../app/list-charges.ts'
+import { listBalanceTransactions } from '../../app/statement.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
 import { isChargeId } from '../../domain/charge.ts'
@@ -18,8 +19,8 @@ import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
 import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
-import { BalanceRecord, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
-import { cancelErrors, ChargeIdFilter, CreatePaymentBody, IdempotencyKeyHeaders, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors } from '../schemas.ts'
+import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
+import { BalanceTransactionQuery, cancelErrors, ChargeIdFilter, CreatePaymentBody, IdempotencyKeyHeaders, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors, statementErrors } from '../schemas.ts'
 
 /** An id no charge can have is a charge not found, as one of another account's is. */
 const paymentIdCodes = { payment_id: 'payment_not_found' } as const
@@ -161,6 +162,33 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       onRequest: authenticated,
     },
     async (request) => getBalance(deps, request.merchant),
+  )
+
+  // The account's statement: one line per posting on it, newest first, a page at a time.
+  app.get(
+    '/api/balance-transactions',
+    {
+      schema: {
+        operationId: 'listBalanceTransactions',
+        summary: "The token's account statement",
+        description: 'One line per movement of the balance, newest first, filtered by currency, type and time, a page at a time as GET /api/payments. ' +
+          'A line says what it changed in the balance (available, held and withdrawing together) and in its available part, and both after it: the lines of a currency sum to its balance. ' +
+          'A DEPIX credit is two lines (what arrived, and the R$ 1,00 fee); a sent withdrawal is two (what was sent, and our fee). Times are UTC instants.',
+        querystring: BalanceTransactionQuery,
+        response: { 200: BalanceTransactionList, ...statementErrors },
+      },
+      onRequest: authenticated,
+    },
+    async (request) =>
+      listBalanceTransactions(deps, {
+        accountId: request.merchant.accountId,
+        ...(request.query.currency === undefined ? {} : { currency: request.query.currency }),
+        ...(request.query.type === undefined ? {} : { type: request.query.type }),
+        ...(request.query.created_from === undefined ? {} : { createdFrom: request.query.created_from }),
+        ...(request.query.created_to === undefined ? {} : { createdTo: request.query.created_to }),
+        ...(request.query.limit === undefined ? {} : { limit: request.query.limit }),
+        ...(request.query.cursor === undefined ? {} : { cursor: request.query.cursor }),
+      }),
   )
 
   app.get(
