@@ -120,9 +120,15 @@ function creationResult(deps: CreateChargeDeps, charge: Pick<Charge, 'id' | 'qr_
     id: charge.id,
     qrCopyPaste: charge.qr_copy_paste,
     qrImageUrl: `${deps.baseUrl}/api/qr/${charge.id}.png`,
+    payUrl: payUrlOf(deps.baseUrl, charge.id),
     expiresAt: charge.expires_at.toISOString(),
     status: 'waiting_payment',
   }
+}
+
+/** The public payment page of a charge (docs/payment-pages.md). */
+export function payUrlOf(baseUrl: string, chargeId: string): string {
+  return `${baseUrl}/pay/${chargeId}`
 }
 
 /** A new charge's id: 16 random bytes in hex, unguessable, as its QR image's public URL carries it. */
@@ -155,6 +161,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_secret: request.webhookSecret,
       webhook_events: request.webhookEvents,
       metadata: request.metadata === null ? null : JSON.stringify(request.metadata),
+      return_url: request.returnUrl,
       provider_deposit_id: deposit.id,
       // The provider may already know who the tax number is (spec 2.2): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,
@@ -192,7 +199,11 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
   const claim = await deps.store.idempotency.claim(accountId, key, requestHash(command.body), newChargeId(), deps.clock.now())
   if (claim.outcome === 'reused') throw new DomainError('idempotency_key_reused')
   if (claim.outcome === 'in_use') throw new DomainError('idempotency_key_in_use', { retryAfterSeconds: claim.retryAfterSeconds })
-  if (claim.outcome === 'replay') return claim.body as ChargeCreated
+  // An answer stored before payment pages existed has no payUrl: the page exists for it all the same.
+  if (claim.outcome === 'replay') {
+    const answered = claim.body as ChargeCreated
+    return { ...answered, payUrl: answered.payUrl ?? payUrlOf(deps.baseUrl, answered.id) }
+  }
 
   let made: { created: ChargeCreated; keyAnswered: boolean }
   try {

@@ -27,6 +27,7 @@ import * as treasuryLocks from './migrations/023_treasury_locks.ts'
 import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
 import * as providerChecks from './migrations/025_provider_checks.ts'
 import * as payouts from './migrations/028_payouts.ts'
+import * as paymentPages from './migrations/029_payment_pages.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '024_paid_amount_proposals': paidAmountProposals,
   '025_provider_checks': providerChecks,
   '028_payouts': payouts,
+  '029_payment_pages': paymentPages,
 }
 
 /**

@@ -20,6 +20,8 @@ export type AccountsTable = {
   euid: string | null
   kyc: ColumnType<AccountKyc, AccountKyc | undefined, AccountKyc>
   created_at: Date
+  /** The name payers see on the payment page; null names nobody. */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type TokenStatus = 'active' | 'pending' | 'revoked'
@@ -107,6 +109,8 @@ export type ChargesTable = {
   webhook_events: ColumnType<WebhookEventName[], WebhookEventName[] | undefined, WebhookEventName[]>
   /** The merchant's labels (written as JSON text); null when it sent none. */
   metadata: ColumnType<ChargeMetadata | null, string | null | undefined, never>
+  /** Where the payment page's "Voltar à loja" leads once the charge is over; null shows no link. */
+  return_url: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type AuditLogTable = {
