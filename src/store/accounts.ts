@@ -29,6 +29,11 @@ export function accountsRepository(db: Kysely<Database>) {
   return {
     findByEmail,
 
+    /** The name payers see on the account's payment pages; null shows none. */
+    async setDisplayName(id: number, displayName: string | null): Promise<void> {
+      await db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', id).execute()
+    },
+
     findById(id: number): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
     },

@@ -32,7 +32,15 @@ const timelineRows = (chargeId: string, timeline: readonly ChargeTimelineEntry[]
   body: entry.body === undefined || entry.body === null ? null : JSON.stringify(entry.body), at: entry.at,
 }))
 
+/** What the public payment page reads of a charge: nothing it does not show or need. */
+export type PaymentPageRow = Pick<Charge, 'id' | 'status' | 'value_cents' | 'paid_cents' | 'qr_copy_paste' | 'expires_at' | 'confirmed_at' | 'updated_at' | 'payer_name' | 'payer_tax_number' | 'bank_tx_id' | 'provider_deposit_id' | 'return_url'> & { display_name: string | null }
+
 export function chargesRepository(db: Kysely<Database>) {
+  // Every view of a payment page (and its reloads) reads this: prepared once per connection.
+  const paymentPageRow = compiledOnce(db, () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
+    .select(['charges.id', 'charges.status', 'charges.value_cents', 'charges.paid_cents', 'charges.qr_copy_paste', 'charges.expires_at', 'charges.confirmed_at', 'charges.updated_at',
+      'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
+    .where('charges.id', '=', ''))
   // The receiving account's columns, named apart from the charge's in the row that carries both.
   const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', display_name: 'account__display_name' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
@@ -214,6 +222,11 @@ export function chargesRepository(db: Kysely<Database>) {
     findByIds(ids: readonly string[]): Promise<Charge[]> {
       if (ids.length === 0) return Promise.resolve([])
       return db.selectFrom('charges').selectAll().where('id', 'in', ids).execute()
+    },
+
+    /** A charge as its public payment page shows it, with its merchant's display name. */
+    async forPaymentPage(id: string): Promise<PaymentPageRow | undefined> {
+      return (await paymentPageRow([id]))[0] satisfies PaymentPageRow | undefined
     },
 
     findById(id: string): Promise<Charge | undefined> {

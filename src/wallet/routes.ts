@@ -11,8 +11,10 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
+import { parseDisplayName } from '../domain/payment-page.ts'
 import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
+import { pageHelmetOptions } from '../http/page-headers.ts'
 import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
@@ -52,25 +54,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
   })
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    hsts: secure,
-  })
+  await app.register(helmet, pageHelmetOptions(secure))
   await app.register(formbody, { bodyLimit: 4096 })
   await app.register(cookie)
   await app.register(session, {
@@ -116,13 +100,19 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
   })
 
-  app.get('/wallet', async (request, reply) => {
+  app.get<{ Querystring: { saved?: string } }>('/wallet', async (request, reply) => {
     const accountId = accountOf(request)
     if (accountId === null) return html(reply, signInPage(pageOf(request, reply)))
     // Each "Novo Token" form shown carries a fresh nonce; only a POST with the newest one issues a token.
     const tokenNonce = randomBytes(16).toString('base64url')
     request.session.tokenNonce = tokenNonce
-    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce))
+    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce, request.query.saved === '1'))
+  })
+
+  // The account's settings for its public pages: the name payers see (docs/payment-pages.md).
+  app.post('/wallet/settings', protectSignedIn, async (request, reply) => {
+    await deps.store.accounts.setDisplayName(accountOf(request)!, parseDisplayName(field(request.body, 'display_name', 240)))
+    return reply.redirect('/wallet?saved=1', 303)
   })
 
   app.get('/wallet/sign-up', async (request, reply) => html(reply, signUpPage(pageOf(request, reply))))

@@ -1,6 +1,8 @@
 // Issue 22, point 1: every page renders through the one template, and no value a user (or a
 // stored row, or a forwarded URL) controls can add markup, an attribute or a script URL.
 import { test } from 'node:test'
+import { pagePhases } from '../../src/domain/payment-page.ts'
+import { payErrorHtml, paymentPageHtml } from '../../src/pay/pages.ts'
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -26,7 +28,7 @@ const hostile = [
 function everyPage(lang: Lang, value: string) {
   const page = { lang, csrf: value }
   const overview = (kyc: Overview['kyc']): Overview => ({
-    email: value, ownerTaxNumber: value, kyc, euid: value,
+    email: value, displayName: value, ownerTaxNumber: value, kyc, euid: value,
     available: { DEPIX: 1, BTC: 2, USDt: 3 }, held: { DEPIX: 0, BTC: 0, USDt: 0 },
     token: { last4: value, createdAt: new Date(0), lastUsedAt: null },
   })
@@ -45,6 +47,11 @@ function everyPage(lang: Lang, value: string) {
     deliveries: deliveriesPage(page, [{ id: value, subjectId: value, event: value, state: 'failed', attempts: [{ at: when, statusCode: 500, error: value }] }], true),
     error: errorPage({ ...page, signedIn: true }, value, value, false),
     docs: renderDocs(lang, { baseUrl: value, supportEmail: value }),
+    ...Object.fromEntries(pagePhases.map((phase) => [`pay_${phase}`, paymentPageHtml(lang, {
+      id: value, phase, merchantName: value, valueCents: 1000, qrCopyPaste: value, expiresAt: when, secondsLeft: 42, returnUrl: value,
+      receipt: phase === 'paid' ? { paidCents: 1000, paidAt: when, payerName: value, payerTaxNumber: value, transactionId: value } : null,
+    })])),
+    payError: payErrorHtml(lang, false, value, value),
   }
 }
 
@@ -55,7 +62,7 @@ function structure(page: string): string[] {
   )
 }
 
-const urlAttributes = /\b(?:href|src|action|data-poll)="([^"]*)"/g
+const urlAttributes = /\b(?:href|src|action|data-poll|data-follow)="([^"]*)"/g
 
 test('issue 22 (point 1): hostile values in every field leave every page as it was built, with no script URL', () => {
   for (const lang of langs) {
