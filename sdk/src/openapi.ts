@@ -600,6 +600,12 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            /**
+             * Format: uri
+             * @description Where the payment page (payUrl) sends the payer back ("Voltar à loja") once the charge is paid or over: an absolute http(s) URL without credentials.
+             * @example https://store.example/orders/1042
+             */
+            return_url?: string;
         } & ({
             euid: string;
         } | {
@@ -611,6 +617,7 @@ export interface components {
          *       "id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
          *       "qrCopyPaste": "00020101021226870014br.gov.bcb.pix2565qrcode.example/v2/3f2a9c0e5204000053039865406025.005802BR5913PIX CHARGE6009SAO PAULO62070503***6304ABCD",
          *       "qrImageUrl": "https://pix.example/api/qr/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b.png",
+         *       "payUrl": "https://pix.example/pay/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
          *       "expiresAt": "2026-11-23T12:10:00.000Z",
          *       "status": "waiting_payment"
          *     }
@@ -622,6 +629,8 @@ export interface components {
             qrCopyPaste: string;
             /** @description A public PNG of the QR code. */
             qrImageUrl: string;
+            /** @description The public payment page of the charge: send it to the payer (it shows the QR, the copy-and-paste code, a countdown, the status and, once paid, a receipt). */
+            payUrl: string;
             /**
              * Format: date-time
              * @description 10 minutes after creation.
@@ -1248,6 +1257,7 @@ export interface operations {
                      *       "id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
                      *       "qrCopyPaste": "00020101021226870014br.gov.bcb.pix2565qrcode.example/v2/3f2a9c0e5204000053039865406025.005802BR5913PIX CHARGE6009SAO PAULO62070503***6304ABCD",
                      *       "qrImageUrl": "https://pix.example/api/qr/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b.png",
+                     *       "payUrl": "https://pix.example/pay/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
                      *       "expiresAt": "2026-11-23T12:10:00.000Z",
                      *       "status": "waiting_payment"
                      *     }
@@ -1255,7 +1265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeCreated"];
                 };
             };
-            /** @description `invalid_json`, `invalid_request`, `value_invalid`, `value_out_of_range`, `email_invalid`, `swap_to_invalid`, `payer_identity_required`, `tax_number_invalid`, `euid_invalid`, `euid_required`, `euid_unknown`, `payer_limit_exceeded`, `payer_name_invalid`, `payer_name_required`, `webhook_url_invalid`, `webhook_secret_invalid`, `webhook_events_invalid`, `metadata_invalid`, `idempotency_key_invalid` */
+            /** @description `invalid_json`, `invalid_request`, `value_invalid`, `value_out_of_range`, `email_invalid`, `swap_to_invalid`, `payer_identity_required`, `tax_number_invalid`, `euid_invalid`, `euid_required`, `euid_unknown`, `payer_limit_exceeded`, `payer_name_invalid`, `payer_name_required`, `webhook_url_invalid`, `webhook_secret_invalid`, `webhook_events_invalid`, `metadata_invalid`, `return_url_invalid`, `idempotency_key_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1263,7 +1273,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "invalid_json" | "invalid_request" | "value_invalid" | "value_out_of_range" | "email_invalid" | "swap_to_invalid" | "payer_identity_required" | "tax_number_invalid" | "euid_invalid" | "euid_required" | "euid_unknown" | "payer_limit_exceeded" | "payer_name_invalid" | "payer_name_required" | "webhook_url_invalid" | "webhook_secret_invalid" | "webhook_events_invalid" | "metadata_invalid" | "idempotency_key_invalid";
+                        code: "invalid_json" | "invalid_request" | "value_invalid" | "value_out_of_range" | "email_invalid" | "swap_to_invalid" | "payer_identity_required" | "tax_number_invalid" | "euid_invalid" | "euid_required" | "euid_unknown" | "payer_limit_exceeded" | "payer_name_invalid" | "payer_name_required" | "webhook_url_invalid" | "webhook_secret_invalid" | "webhook_events_invalid" | "metadata_invalid" | "return_url_invalid" | "idempotency_key_invalid";
                     };
                 };
             };
