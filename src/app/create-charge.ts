@@ -44,6 +44,8 @@ export type CreateChargeCommand = {
   merchant: { accountId: number; merchantId: string | null }
   body: ChargeRequestInput
   idempotencyKey?: string | undefined
+  /** The payment link a payer bought through (its id is in the metadata too). */
+  paymentLinkId?: string
 }
 
 /** The receiving account's id, if it exists yet, once the charge's e-mail and payer are known not to be blocked. */
@@ -162,6 +164,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_events: request.webhookEvents,
       metadata: request.metadata === null ? null : JSON.stringify(request.metadata),
       return_url: request.returnUrl,
+      payment_link_id: command.paymentLinkId ?? null,
       provider_deposit_id: deposit.id,
       // The provider may already know who the tax number is (spec 2.2): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,

@@ -38,6 +38,7 @@ export const errorCatalogue = {
   webhook_url_invalid: { status: 400 },
   return_url_invalid: { status: 400 },
   display_name_invalid: { status: 400 },
+  payment_link_invalid: { status: 400 },
   webhook_secret_invalid: { status: 400 },
   webhook_events_invalid: { status: 400 },
   metadata_invalid: { status: 400 },
@@ -68,6 +69,8 @@ export const errorCatalogue = {
   // lookups and conflicts
   payment_not_found: { status: 404 },
   webhook_delivery_not_found: { status: 404 },
+  payment_link_not_found: { status: 404 },
+  payment_link_closed: { status: 410 },
   not_found: { status: 404 },
   account_not_found: { status: 404 },
   account_exists: { status: 409 },

@@ -199,3 +199,20 @@ export const WithdrawalListQuery = Type.Object(
 
 /** The schemas the OpenAPI document names in components.schemas and references by name. */
 export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList]
+
+export const createPaymentLinkErrors = errorResponses([
+  ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'payment_link_invalid', 'value_invalid', 'value_out_of_range', 'swap_to_invalid',
+])
+export const paymentLinkReadErrors = errorResponses([...authCodes, 'merchant_id_missing', 'payment_link_not_found', 'invalid_request'])
+
+/** Which error code a schema failure on each payment link field answers with. */
+export const createPaymentLinkFieldCodes: FieldErrorCodes = {
+  title: 'payment_link_invalid',
+  description: 'payment_link_invalid',
+  amount: 'value_invalid',
+  min_amount: 'value_invalid',
+  max_amount: 'value_invalid',
+  swap_to: 'swap_to_invalid',
+  expires_at: 'payment_link_invalid',
+  max_uses: 'payment_link_invalid',
+}

@@ -8,6 +8,7 @@ import { html, href, type Html } from '../html/template.ts'
 import { shell } from '../html/shell.ts'
 import { catalogues, formatDateTime, payText, type Lang, type PayKey } from '../i18n/catalogue.ts'
 import type { PaymentPageView } from '../app/payment-page.ts'
+import type { LinkView } from '../app/payment-links.ts'
 
 export function texts(lang: Lang) {
   return (key: PayKey, values: Record<string, string> = {}) => payText(lang, key, values)
@@ -84,6 +85,44 @@ export function payErrorHtml(lang: Lang, notFound: boolean, message: string, pat
 <div class="pay">
 <h1>${notFound ? t('notFoundTitle') : t('errorTitle')}</h1>
 <p class="error">${notFound ? t('notFound') : message}</p>
+</div>`,
+  })
+}
+
+export type LinkForm = { name: string; taxNumber: string; amount: string; error: { code: string; message: string } | null }
+export const emptyLinkForm: LinkForm = { name: '', taxNumber: '', amount: '', error: null }
+
+/** A payment link: what is sold, the payer limits said before anything is typed, and the form whose submit alone makes a QR. */
+export function linkPageHtml(lang: Lang, view: LinkView, form: LinkForm = emptyLinkForm): string {
+  const t = texts(lang)
+  const path = `/l/${view.slug}`
+  const action = lang === 'en' ? `${path}?lang=en` : path
+  const open = view.amountCents === null
+  const closed = view.closed !== null && html`<p class="error" role="status" data-code="payment_link_closed">${t(`linkClosed_${view.closed}`)}</p>`
+  const sell = view.closed === null && html`
+<p class="guidance">${t('linkLimits', { newLimit: formatBrl(view.newPayerLimitCents), knownLimit: formatBrl(view.knownPayerLimitCents) })}</p>
+${form.error !== null && html`<p class="error" role="alert" data-code="${form.error.code}">${form.error.message}</p>`}
+<form method="post" action="${href(action)}" class="card">
+  ${open && html`<label>${t('linkAmount')}<input type="text" name="amount" value="${form.amount}" required inputmode="decimal" pattern="[0-9.,]+" maxlength="12" autocomplete="off"></label>`}
+  <label>${t('linkPayerName')}<input type="text" name="name" value="${form.name}" required maxlength="100" autocomplete="name"></label>
+  <label>${t('linkTaxNumber')}<input type="text" name="tax_number" value="${form.taxNumber}" required maxlength="18" inputmode="numeric" autocomplete="off"></label>
+  <p><small>${t('linkWhy')}</small></p>
+  <button type="submit">${t('linkGenerate')}</button>
+  <p><small>${t('linkGenerateNote')}</small></p>
+</form>`
+  return publicLayout(lang, {
+    title: view.title,
+    brand: view.merchantName,
+    path,
+    body: html`
+<div class="pay">
+<h1>${view.title}</h1>
+${view.merchantName !== null && html`<p>${t('linkBy', { name: view.merchantName })}</p>`}
+${view.description !== null && html`<p class="description">${view.description}</p>`}
+${open
+    ? html`<p>${t('linkOpenPrice', { min: formatBrl(view.minCents!), max: formatBrl(view.maxCents!) })}</p>`
+    : html`<p class="amount">${formatBrl(view.amountCents!)}</p>`}
+${closed}${sell}
 </div>`,
   })
 }

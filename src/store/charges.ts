@@ -17,7 +17,7 @@ export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'pay
 /** The columns a new charge is stored with (charges.open), in the order its statement takes them. */
 const newChargeColumns = [
   'id', 'merchant_account_id', 'merchant_id', 'account_id', 'value_cents', 'currency', 'informed_euid', 'informed_tax_number', 'informed_payer_name',
-  'webhook_url', 'webhook_secret', 'webhook_events', 'metadata', 'return_url', 'provider_deposit_id', 'payer_euid', 'qr_copy_paste', 'status', 'provider_status',
+  'webhook_url', 'webhook_secret', 'webhook_events', 'metadata', 'return_url', 'payment_link_id', 'provider_deposit_id', 'payer_euid', 'qr_copy_paste', 'status', 'provider_status',
   'created_at', 'expires_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof ChargesTable>
 
@@ -42,7 +42,7 @@ export function chargesRepository(db: Kysely<Database>) {
       'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
     .where('charges.id', '=', ''))
   // The receiving account's columns, named apart from the charge's in the row that carries both.
-  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', display_name: 'account__display_name' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
+  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', display_name: 'account__display_name', notify_sales: 'account__notify_sales' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
   // the join in the order the tables are named): a move starts with one round trip, not two. The
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and

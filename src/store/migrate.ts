@@ -28,6 +28,7 @@ import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
 import * as providerChecks from './migrations/025_provider_checks.ts'
 import * as payouts from './migrations/028_payouts.ts'
 import * as paymentPages from './migrations/029_payment_pages.ts'
+import * as paymentLinks from './migrations/030_payment_links.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '025_provider_checks': providerChecks,
   '028_payouts': payouts,
   '029_payment_pages': paymentPages,
+  '030_payment_links': paymentLinks,
 }
 
 /**

@@ -22,6 +22,8 @@ export type AccountsTable = {
   created_at: Date
   /** The name payers see on the payment page; null names nobody. */
   display_name: ColumnType<string | null, string | null | undefined, string | null>
+  /** Mail the owner when any charge is paid, held or released (charges from links always do unless their link says not to). */
+  notify_sales: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export type TokenStatus = 'active' | 'pending' | 'revoked'
@@ -111,6 +113,28 @@ export type ChargesTable = {
   metadata: ColumnType<ChargeMetadata | null, string | null | undefined, never>
   /** Where the payment page's "Voltar à loja" leads once the charge is over; null shows no link. */
   return_url: ColumnType<string | null, string | null | undefined, string | null>
+  /** The payment link the payer bought through; null for any other charge. */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+export type PaymentLinksTable = {
+  id: string
+  slug: string
+  account_id: number
+  title: string
+  description: string | null
+  /** A fixed amount; null for an open one between min_cents and max_cents. */
+  amount_cents: number | null
+  min_cents: number | null
+  max_cents: number | null
+  currency: Currency
+  expires_at: Date | null
+  max_uses: number | null
+  active: ColumnType<boolean, boolean | undefined, boolean>
+  /** Mail the owner about this link's sales. */
+  notify_sales: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Date
+  deactivated_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type AuditLogTable = {
@@ -481,6 +505,7 @@ export type Database = {
   console_sessions: ConsoleSessionsTable
   charge_events: ChargeEventsTable
   paid_amount_proposals: PaidAmountProposalsTable
+  payment_links: PaymentLinksTable
 }
 
 export type Account = Selectable<AccountsTable>
@@ -488,6 +513,7 @@ export type WithdrawalDestination = Selectable<WithdrawalDestinationsTable>
 export type Withdrawal = Selectable<WithdrawalsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
+export type PaymentLink = Selectable<PaymentLinksTable>
 export type Refund = Selectable<RefundsTable>
 export type Payout = Selectable<PayoutsTable>
 export type ChargeClawback = Selectable<ChargeClawbacksTable>

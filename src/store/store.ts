@@ -20,6 +20,7 @@ import { upkeepRepository } from './upkeep.ts'
 import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
+import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
 import { sweepsRepository } from './sweeps.ts'
 import { unknownDepositsRepository } from './unknown-deposits.ts'
@@ -52,6 +53,7 @@ export type Store = {
   upkeep: ReturnType<typeof upkeepRepository>
   treasuryLocks: ReturnType<typeof treasuryLocksRepository>
   paidAmountProposals: ReturnType<typeof paidAmountProposalsRepository>
+  paymentLinks: ReturnType<typeof paymentLinksRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -83,6 +85,7 @@ export function createStore(db: Kysely<Database>): Store {
     upkeep: upkeepRepository(db),
     treasuryLocks: treasuryLocksRepository(db),
     paidAmountProposals: paidAmountProposalsRepository(db),
+    paymentLinks: paymentLinksRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

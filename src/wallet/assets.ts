@@ -41,6 +41,7 @@ ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
 .pay .qr{width:240px;height:240px;margin:0 auto;image-rendering:pixelated;background:#fff;border:1px solid #d8dee4;border-radius:8px}
 .pay label,.pay dl,.pay form{text-align:left}
 .pay dl{margin:0}
+.pay .description{white-space:pre-line;text-align:left}
 .pay p{margin:.25rem 0}
 .pay .guidance,.pay .ok,.pay .error{text-align:left}
 a.button{display:block;padding:.7rem 1rem;border-radius:6px;background:#0f7b55;color:#fff;font-weight:600;text-decoration:none}

@@ -100,7 +100,7 @@ test('a charge is stored only for accounts that exist, and accounts are never de
   const chargesBefore = await chargeCount()
   const charge = (id: string, accounts: { merchant: number; receiving: number }) => ({
     id, merchant_account_id: accounts.merchant, merchant_id: merchantEuid, account_id: accounts.receiving, value_cents: 1000, currency: 'DEPIX' as const,
-    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: null, webhook_url: null, webhook_secret: null, webhook_events: [], metadata: null, return_url: null,
+    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: null, webhook_url: null, webhook_secret: null, webhook_events: [], metadata: null, return_url: null, payment_link_id: null,
     provider_deposit_id: `dep-${id}`, payer_euid: null, qr_copy_paste: '0002', status: 'waiting_payment' as const, provider_status: 'pending' as const,
     created_at: T0, expires_at: T0, updated_at: T0,
   })
