@@ -80,6 +80,18 @@ export async function listPaymentLinks(deps: PaymentLinkDeps, accountId: number)
   return { payment_links: links.map((link) => record(deps, link, sales.get(link.id))) }
 }
 
+/** A link of the account with its newest 100 charges (the Wallet's view of it). */
+export async function paymentLinkWithCharges(deps: PaymentLinkDeps, accountId: number, id: string) {
+  const link = await getPaymentLink(deps, accountId, id)
+  const charges = await deps.store.paymentLinks.chargesOf(id, 100)
+  return {
+    link,
+    charges: charges.map((charge) => ({
+      id: charge.id, status: charge.status, valueCents: charge.value_cents, paidCents: charge.paid_cents, createdAt: charge.created_at, payerName: charge.payer_name ?? charge.informed_payer_name,
+    })),
+  }
+}
+
 /** Deactivating an inactive link answers the same; QRs already made stay payable until they expire. */
 export async function deactivatePaymentLink(deps: PaymentLinkDeps, accountId: number, id: string): Promise<PaymentLinkRecord> {
   await ownLink(deps, accountId, id)

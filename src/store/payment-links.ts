@@ -54,6 +54,12 @@ export function paymentLinksRepository(db: Kysely<Database>) {
 
     sales,
 
+    /** A link's charges, newest first. */
+    chargesOf(linkId: string, limit: number) {
+      return db.selectFrom('charges').select(['id', 'status', 'value_cents', 'paid_cents', 'created_at', 'informed_payer_name', 'payer_name'])
+        .where('payment_link_id', '=', linkId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+    },
+
     /** The EUID the provider gave a payer who paid a charge made with this tax number, as that charge informed it; null when none did. */
     async knownEuidOf(taxNumber: string): Promise<string | null> {
       const row = await db.selectFrom('charges').select('payer_euid')

@@ -32,7 +32,7 @@ export function layout(page: Layout, body: Html): string {
     title: `${t(page.title)} · ${t('title')}`,
     brand: html`<a class="brand" href="/wallet">Pix · ${t('title')}</a>`,
     navLabel: t('nav'),
-    nav: html`${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
+    nav: html`${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/links">${t('links')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a>`}
     <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
     ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}`,
     body,

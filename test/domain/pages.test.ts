@@ -2,7 +2,13 @@
 // stored row, or a forwarded URL) controls can add markup, an attribute or a script URL.
 import { test } from 'node:test'
 import { pagePhases } from '../../src/domain/payment-page.ts'
-import { payErrorHtml, paymentPageHtml } from '../../src/pay/pages.ts'
+import { linkPageHtml, payErrorHtml, paymentPageHtml } from '../../src/pay/pages.ts'
+import { linkPage as linkChargesPage, linksPage } from '../../src/wallet/link-pages.ts'
+
+const linkRecord = (value: string) => ({
+  id: value, url: value, title: value, description: value, amount_cents: null, min_cents: 1000, max_cents: 2000, swap_to: 'DEPIX' as const, expires_at: null, max_uses: null, active: true,
+  created_at: value, sales: { paid: 1, paid_cents: 1000, open: 1 },
+})
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -52,6 +58,11 @@ function everyPage(lang: Lang, value: string) {
       receipt: phase === 'paid' ? { paidCents: 1000, paidAt: when, payerName: value, payerTaxNumber: value, transactionId: value } : null,
     })])),
     payError: payErrorHtml(lang, false, value, value),
+    ...Object.fromEntries(([null, 'inactive', 'sold_out'] as const).map((closed) => [`link_${closed}`, linkPageHtml(lang, {
+      slug: value, title: value, description: value, merchantName: value, amountCents: null, minCents: 1000, maxCents: 2000, currency: 'DEPIX', closed, newPayerLimitCents: 1000, knownPayerLimitCents: 49_900,
+    }, { name: value, taxNumber: value, amount: value, error: { code: value, message: value } })])),
+    walletLinks: linksPage(page, [linkRecord(value)], true),
+    walletLink: linkChargesPage(page, linkRecord(value), [{ id: value, status: 'depix_sent', valueCents: 1000, paidCents: null, createdAt: when, payerName: value }]),
   }
 }
 

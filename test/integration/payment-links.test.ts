@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { eulenPublishedLimits } from '../../src/provider/rate-limits.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
+import { signedInClient } from '../support/wallet-client.ts'
 
 let service: TestService
 let seller: Awaited<ReturnType<TestService['merchant']>>
@@ -41,8 +42,8 @@ test('a link is published, read, listed and deactivated by API; its address is r
   assert.notEqual(slugOf(await publish({ title: 'Outro', amount: '10.00' })), slugOf(link))
   const read = await api('GET', `/api/payment-links/${link.id}`)
   assert.deepEqual(read.body, { ...link, sales: { paid: 0, paid_cents: 0, open: 0 } })
-  assert.equal(read.body.amount_cents, 1000)
-  assert.equal(read.body.swap_to, 'DEPIX')
+  assert.equal((await api('GET', `/api/payment-links/${link.id}`)).body.amount_cents, 1000)
+  assert.equal((await api('GET', `/api/payment-links/${link.id}`)).body.swap_to, 'DEPIX')
   assert.ok((await api('GET', '/api/payment-links')).body.payment_links.some((entry: { id: string }) => entry.id === link.id))
 
   // Another account's link is not found, as a link that cannot exist.
@@ -209,6 +210,8 @@ test('limits per address, per link, and the provider\'s /deposit budget answer "
   assert.equal(await allCharges(), before)
   // A merchant's own API charge still goes through on what was left.
   assert.equal((await api('POST', '/api/create-payment', { value: '10.00', email: 'x@example.com', tax_number: generateCpf() })).status, 200)
+  // The budget refilled (as a minute or two would), for the tests after this one.
+  await service.database.db.deleteFrom('rate_buckets').where('key', '=', 'provider:deposit').execute()
 })
 
 test('an unknown link is a page that says so', async () => {
@@ -217,4 +220,42 @@ test('an unknown link is a page that says so', async () => {
     assert.equal(missing.statusCode, 404, slug)
     assert.match(missing.body, /<html lang="pt-BR">/)
   }
+})
+
+test('the Wallet publishes a link, lists links with their sales and totals, shows a link\'s charges, and deactivates it', async () => {
+  const wallet = await signedInClient(service, seller.email)
+  const list = await wallet.get('/wallet/links')
+  assert.equal(list.status, 200)
+  assert.match(list.html, /Links de pagamento/)
+  const created = await wallet.post('/wallet/links', { title: 'Trufa', description: 'Sabor maracujá', amount: '10,00', min_amount: '', max_amount: '', swap_to: 'DEPIX', expires_at: '', max_uses: '' })
+  assert.equal(created.status, 303, created.html)
+  const id = /^\/wallet\/links\/(pl_[0-9a-f]{24})$/.exec(created.location ?? '')?.[1]
+  assert.ok(id, created.location)
+  const link = (await api('GET', `/api/payment-links/${id}`)).body
+  assert.equal(link.amount_cents, 1000)
+  assert.equal(link.description, 'Sabor maracujá')
+
+  const payer = generateCpf()
+  assert.equal((await submit(slugOf(link), { name: 'Iara Nunes', tax_number: payer })).statusCode, 303)
+  const [charge] = await chargesOf(id)
+  assert.equal((await service.pay(charge!.id, payer)).body.status, 'depix_sent')
+
+  const listed = await wallet.get('/wallet/links')
+  assert.ok(listed.html.includes(`href="/wallet/links/${id}">Trufa</a>`))
+  assert.match(listed.html, /1 pagas, R\$ 10,00/)
+  const detail = await wallet.get(`/wallet/links/${id}`)
+  assert.ok(detail.html.includes(charge!.id))
+  assert.match(detail.html, /Payer Person|Iara Nunes/)
+
+  const refused = await wallet.post('/wallet/links', { title: '', amount: '10,00' })
+  assert.equal(refused.status, 400)
+  assert.match(refused.html, /data-code="payment_link_invalid"/)
+  await wallet.get('/wallet/links')
+  const off = await wallet.post(`/wallet/links/${id}/deactivate`)
+  assert.equal(off.status, 303)
+  assert.equal((await api('GET', `/api/payment-links/${id}`)).body.active, false)
+  // Another owner's link is not theirs to see.
+  const stranger = await service.merchant('stranger-links@example.com', generateCpf())
+  const strangerWallet = await signedInClient(service, stranger.email)
+  assert.equal((await strangerWallet.get(`/wallet/links/${id}`)).status, 404)
 })
