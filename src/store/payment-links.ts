@@ -29,6 +29,10 @@ export function paymentLinksRepository(db: Kysely<Database>) {
       return db.insertInto('payment_links').values(values).returningAll().executeTakeFirstOrThrow()
     },
 
+    findById(id: string): Promise<PaymentLink | undefined> {
+      return db.selectFrom('payment_links').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
     findForAccount(id: string, accountId: number): Promise<PaymentLink | undefined> {
       return db.selectFrom('payment_links').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
     },

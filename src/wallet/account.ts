@@ -16,6 +16,7 @@ export async function accountOverview(deps: { store: Store }, accountId: number)
   return {
     email: account.email,
     displayName: account.display_name,
+    notifySales: account.notify_sales,
     ownerTaxNumber: account.owner_tax_number,
     kyc: account.kyc,
     euid: account.euid,

@@ -89,6 +89,8 @@ export function codePage(page: Page, email: string, mailFailing: boolean): strin
 export type Overview = {
   email: string
   displayName: string | null
+  /** Mail the owner about every charge paid, held or released. */
+  notifySales: boolean
   ownerTaxNumber: string | null
   kyc: 'none' | 'unidentified' | 'verified'
   euid: string | null
@@ -145,9 +147,10 @@ ${currentToken(page.lang, overview)}
 <section aria-labelledby="display-name"><h2 id="display-name">${t('displayNameTitle')}</h2>
 <p>${t('displayNameLead')}</p>
 ${saved && html`<p class="ok" role="status">${t('saved')}</p>`}
-<form method="post" action="/wallet/settings" class="card row">
+<form method="post" action="/wallet/settings" class="card">
   ${csrfField(page.csrf)}
   <label>${t('displayName')}<input type="text" name="display_name" value="${overview.displayName ?? ''}" maxlength="60" autocomplete="organization"></label>
+  <label class="check"><input type="checkbox" name="notify_sales" value="yes" ${overview.notifySales && 'checked'}> ${t('notifySales')}</label>
   <button type="submit">${t('save')}</button>
 </form>
 </section>`)

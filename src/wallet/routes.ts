@@ -113,7 +113,10 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   // The account's settings for its public pages: the name payers see (docs/payment-pages.md).
   app.post('/wallet/settings', protectSignedIn, async (request, reply) => {
-    await deps.store.accounts.setDisplayName(accountOf(request)!, parseDisplayName(field(request.body, 'display_name', 240)))
+    const accountId = accountOf(request)!
+    await deps.store.accounts.setDisplayName(accountId, parseDisplayName(field(request.body, 'display_name', 240)))
+    // An unchecked box is not sent at all.
+    await deps.store.accounts.setNotifySales(accountId, (request.body as Record<string, unknown>).notify_sales === 'yes')
     return reply.redirect('/wallet?saved=1', 303)
   })
 

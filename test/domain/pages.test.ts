@@ -34,7 +34,7 @@ const hostile = [
 function everyPage(lang: Lang, value: string) {
   const page = { lang, csrf: value }
   const overview = (kyc: Overview['kyc']): Overview => ({
-    email: value, displayName: value, ownerTaxNumber: value, kyc, euid: value,
+    email: value, displayName: value, notifySales: true, ownerTaxNumber: value, kyc, euid: value,
     available: { DEPIX: 1, BTC: 2, USDt: 3 }, held: { DEPIX: 0, BTC: 0, USDt: 0 },
     token: { last4: value, createdAt: new Date(0), lastUsedAt: null },
   })
