@@ -42,6 +42,7 @@ ul.attempts{margin:0;padding-left:1rem;font-size:.85rem}
 .pay label,.pay dl,.pay form{text-align:left}
 .pay dl{margin:0}
 .pay .description{white-space:pre-line;text-align:left}
+.pay .receipt h2{margin:0}
 .pay p{margin:.25rem 0}
 .pay .guidance,.pay .ok,.pay .error{text-align:left}
 a.button{display:block;padding:.7rem 1rem;border-radius:6px;background:#0f7b55;color:#fff;font-weight:600;text-decoration:none}
