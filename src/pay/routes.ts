@@ -20,11 +20,6 @@ import { linkPageHtml, payErrorHtml, paymentPageHtml, type LinkForm } from './pa
 
 export type PayDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'webhookDestinations'>
 
-/**
- * Page views per address a minute: a payer's page reloads itself every 5 s and its script asks
- * every 3 s, about 32 a minute; several payers behind one address (a shop's Wi-Fi) get room.
- */
-export const PAGE_VIEWS_PER_ADDRESS_PER_MINUTE = 240
 /** QRs one address may ask of payment links in 10 minutes: a payer retrying a typo is well within it. */
 export const LINK_QRS_PER_ADDRESS = 5
 const TEN_MINUTES_MS = 600_000
@@ -39,7 +34,10 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
   await app.register(helmet, pageHelmetOptions(deps.config.baseUrl.startsWith('https://'), 'no-referrer'))
   await app.register(formbody, { bodyLimit: 4096 })
 
-  const views = createAddressWindows({ limit: PAGE_VIEWS_PER_ADDRESS_PER_MINUTE, windowMs: 60_000 })
+  // Page views per address a minute, as the public QR image counts them (RATE_LIMIT_PER_MINUTE, 600
+  // unless set; 0 switches it off): a payer's page reloads itself every 5 s and its script asks
+  // every 3 s, about 32 a minute, so many payers behind one address (a shop's Wi-Fi) get room.
+  const views = createAddressWindows({ limit: deps.config.rateLimitPerMinute, windowMs: 60_000 })
   const countView = (request: FastifyRequest) => {
     const wait = views.wait(request.ip)
     if (wait > 0) throw new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
