@@ -16,6 +16,7 @@ import type { RouteDeps } from '../http/deps.ts'
 import { sendError } from '../http/errors.ts'
 import { pageError } from '../http/page-errors.ts'
 import { pageHelmetOptions } from '../http/page-headers.ts'
+import { createPageCache } from './page-cache.ts'
 import { linkPageHtml, payErrorHtml, paymentPageHtml, type LinkForm } from './pages.ts'
 
 export type PayDeps = Pick<RouteDeps, 'store' | 'clock' | 'config' | 'provider' | 'webhookDestinations'>
@@ -53,16 +54,29 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
     return page(reply, payErrorHtml(lang, mapped.code === 'payment_not_found' || mapped.code === 'payment_link_not_found', errorText(mapped.code, lang), request.url.split('?')[0]!), mapped.status)
   })
 
+  const rendered = createPageCache(deps.config.payPageCacheMs)
+  /** The page (or the status) of a charge, from the cache while it holds; only found charges are kept. */
+  const cached = async (key: string, render: () => Promise<string>) => {
+    const clockMs = deps.clock.now().getTime()
+    const writes = deps.store.charges.writes()
+    const hit = rendered.get(key, clockMs, writes)
+    if (hit !== undefined) return hit
+    const body = await render()
+    rendered.set(key, body, clockMs, writes)
+    return body
+  }
+
   app.get<{ Params: { id: string } }>('/pay/:id', async (request, reply) => {
     countView(request)
-    return page(reply, paymentPageHtml(langOfRequest(request), await paymentPage(deps, request.params.id)))
+    const lang = langOfRequest(request)
+    return page(reply, await cached(`${lang} ${request.params.id}`, async () => paymentPageHtml(lang, await paymentPage(deps, request.params.id))))
   })
 
   // What the page's script follows: the phase only, so it reloads when the page would change.
   app.get<{ Params: { id: string } }>('/pay/:id/status', async (request, reply) => {
     countView(request)
-    const view = await paymentPage(deps, request.params.id)
-    return reply.header('cache-control', 'no-store').send({ phase: view.phase })
+    const body = await cached(`status ${request.params.id}`, async () => JSON.stringify({ phase: (await paymentPage(deps, request.params.id)).phase }))
+    return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body)
   })
 
   app.get<{ Params: { slug: string } }>('/l/:slug', async (request, reply) => {

@@ -35,6 +35,13 @@ const timelineRows = (chargeId: string, timeline: readonly ChargeTimelineEntry[]
 /** What the public payment page reads of a charge: nothing it does not show or need. */
 export type PaymentPageRow = Pick<Charge, 'id' | 'status' | 'value_cents' | 'paid_cents' | 'qr_copy_paste' | 'expires_at' | 'confirmed_at' | 'updated_at' | 'payer_name' | 'payer_tax_number' | 'bank_tx_id' | 'provider_deposit_id' | 'return_url'> & { display_name: string | null }
 
+/**
+ * Charges this process has written since it started: what the payment pages' cache (pay/page-cache.ts)
+ * compares, so a change recorded here is shown at once. Counted before the commit, so a page read
+ * in between may show the old state for the cache's short life.
+ */
+let chargeWrites = 0
+
 export function chargesRepository(db: Kysely<Database>) {
   // Every view of a payment page (and its reloads) reads this: prepared once per connection.
   const paymentPageRow = compiledOnce(db, () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
@@ -164,7 +171,11 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /** With `timeline`, the charge's new entries are written by the same statement, in the order given. */
+    /** How many charge writes this process has made (see chargeWrites). */
+    writes: () => chargeWrites,
+
     async update(id: string, values: Updateable<ChargesTable>, timeline: readonly ChargeTimelineEntry[] = []): Promise<Charge> {
+      chargeWrites++
       return (timeline.length > 0 ? db.with('timeline', (query) => query.insertInto('charge_events').values(timelineRows(id, timeline))) : db)
         .updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },

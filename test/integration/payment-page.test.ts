@@ -149,3 +149,18 @@ test('return_url must be an absolute http(s) URL; a replayed create answers payU
   assert.deepEqual(again.body, first.body)
   assert.equal(again.body.payUrl, `http://pix.test/pay/${first.body.id}`)
 })
+
+test('a page is served again as rendered for PAY_PAGE_CACHE_MS; a payment recorded here shows at once, one recorded elsewhere within that time', async () => {
+  const created = await create({})
+  assert.equal(phaseOf((await page(created.body.id)).body), 'waiting')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'waiting' })
+  // Another instance records the payment (this process does not write the charge): the page
+  // rendered a moment ago is still what this instance serves...
+  await service.database.db.updateTable('charges').set({ status: 'depix_sent', confirmed_at: service.clock.now() }).where('id', '=', created.body.id).execute()
+  assert.equal(phaseOf((await page(created.body.id)).body), 'waiting')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'waiting' })
+  // ...for at most PAY_PAGE_CACHE_MS (1 s): then the page is rendered again.
+  await service.advance(1)
+  assert.equal(phaseOf((await page(created.body.id)).body), 'paid')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'paid' })
+})
