@@ -146,7 +146,12 @@ bare.post('/bare-create-fake', (request) => {
   const deposit = { amountInCents: 1000, merchantId: 'EU000000000000001', endUserTaxNumber: taxNumber, endUserFullName: payerName }
   return leastCreate(fakeDeposit, { authorization: `Bearer ${fakeToken}` }, deposit)
 })
+// The payment page's ceiling: a bare route answering the same bytes (the page of the charge the
+// bench reads, fetched from the service once it runs) with the same content type.
+let barePage = ''
+bare.get('/bare-page', async (_request, reply) => reply.type('text/html; charset=utf-8').send(barePage))
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
+const barePageName = 'bare route serving the same page'
 const bareCreate = 'bare route with one read, one provider call and one insert'
 const bareCreateFake = "the same, asking the sandbox's fake provider"
 const bareReadPrepared = 'bare route with one prepared primary-key read'
@@ -170,6 +175,7 @@ try {
   const auth = { 'x-api-token': token }
 
   readChargeId = charge.id
+  barePage = await (await fetch(`${serviceUrl}/pay/${charge.id}`)).text()
   // The merchant holds all three currencies, so get-balance reads three balance rows, as a busy
   // merchant's does (an account with none would read nothing and flatter the figure).
   await pool.query(`
@@ -189,6 +195,8 @@ try {
       name: bareCreateFake,
       request: { url: `${bareUrl}/bare-create-fake`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(createBody) },
     },
+    { name: barePageName, request: { url: `${bareUrl}/bare-page` } },
+    { name: 'GET /pay/{id}', request: { url: `${serviceUrl}/pay/${charge.id}` } },
     { name: 'GET /api/get-payment', request: { url: `${serviceUrl}/api/get-payment/${charge.id}`, headers: auth } },
     { name: 'GET /api/get-balance', request: { url: `${serviceUrl}/api/get-balance`, headers: auth } },
     {
@@ -214,6 +222,8 @@ try {
     'GET /api/get-payment': { ceiling: 'bare route with one primary-key read', goal: 0.8, against: 'bare read' },
     'GET /api/get-balance': { ceiling: 'bare route with one primary-key read', goal: 0.8, against: 'bare read' },
     'POST /api/create-payment': { ceiling: bareCreate, goal: 0.5, against: 'bare create' },
+    // Issue 51: the payment page against a bare route serving the same bytes (≥ 50 %).
+    'GET /pay/{id}': { ceiling: barePageName, goal: 0.5, against: 'bare page' },
     [createWithKey]: { ceiling: bareCreate, goal: null, against: 'bare create' },
     [bareCreate]: { ceiling: 'bare Fastify route', goal: null, against: 'bare route' },
     [bareCreateFake]: { ceiling: 'bare Fastify route', goal: null, against: 'bare route' },

@@ -54,6 +54,8 @@ export type Config = {
   quoteMaxAgeMs: number
   /** Requests per minute per API token (the whole deployment); 0 switches the limit off. */
   rateLimitPerMinute: number
+  /** How long a rendered payment page is served again (pay/page-cache.ts). */
+  payPageCacheMs: number
   /** What a fresh or idle token may spend at once: a sixth of the minute unless set. */
   rateLimitBurst: number
   /** Authentication failures per minute per client address before 429 (0 = no limit). */
@@ -220,6 +222,12 @@ export const environment = {
     maximum: 60_000,
     description: 'How long an instance remembers a token row (0 = ask the database every time). A token replaced on another instance stops working within this time',
   }),
+  PAY_PAGE_CACHE_MS: integer({
+    default: 1_000,
+    minimum: 0,
+    maximum: 60_000,
+    description: 'How long an instance serves a payment page (`/pay/{id}`) as it rendered it (0 = render every view). A payment recorded by another instance shows within this time; one recorded by the same instance, at once',
+  }),
   WEBHOOK_TIMEOUT_MS: integer({ default: 15_000, minimum: 1, maximum: JOB_CALL_MAX_MS, description: 'Time-out of one merchant webhook attempt' }),
   WEBHOOK_ALLOWED_NETWORKS: custom(parseAllowedNetworks, {
     default: [],
@@ -356,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
     payerLadder: values.PAYER_LIMIT_LADDER,
     bodyLimitBytes: values.BODY_LIMIT_BYTES,
     tokenCacheMs: values.TOKEN_CACHE_MS,
+    payPageCacheMs: values.PAY_PAGE_CACHE_MS,
     webhookTimeoutMs: values.WEBHOOK_TIMEOUT_MS,
     webhookAllowedNetworks: values.WEBHOOK_ALLOWED_NETWORKS,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,

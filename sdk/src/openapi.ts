@@ -258,6 +258,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the token's payment links
+         * @description The newest 100, each with its sales: charges paid, what they brought in, and QRs still open.
+         */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /**
+         * Publish a payment link
+         * @description A reusable checkout at `url` (/l/{slug}, random and unguessable): the payer enters full name and CPF/CNPJ (and the amount, when open), and only then is an ordinary charge made for your account, with `payment_link_id` in its `metadata`, and the payer sent to its payment page. A payer the provider does not know yet pays at most R$ 10,00 a charge, as on create-payment; the page says so before the payer types.
+         */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payment link */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payment-links/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a payment link selling
+         * @description The page then says the link sells no more; QRs it already made stay payable until they expire. Deactivating again answers the same. Takes no body.
+         */
+        post: operations["deactivatePaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/qr/{file}": {
         parameters: {
             query?: never;
@@ -620,6 +681,12 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            /**
+             * Format: uri
+             * @description Where the payment page (payUrl) sends the payer back ("Voltar à loja") once the charge is paid or over: an absolute http(s) URL without credentials.
+             * @example https://store.example/orders/1042
+             */
+            return_url?: string;
         } & ({
             euid: string;
         } | {
@@ -631,6 +698,7 @@ export interface components {
          *       "id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
          *       "qrCopyPaste": "00020101021226870014br.gov.bcb.pix2565qrcode.example/v2/3f2a9c0e5204000053039865406025.005802BR5913PIX CHARGE6009SAO PAULO62070503***6304ABCD",
          *       "qrImageUrl": "https://pix.example/api/qr/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b.png",
+         *       "payUrl": "https://pix.example/pay/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
          *       "expiresAt": "2026-11-23T12:10:00.000Z",
          *       "status": "waiting_payment"
          *     }
@@ -642,6 +710,8 @@ export interface components {
             qrCopyPaste: string;
             /** @description A public PNG of the QR code. */
             qrImageUrl: string;
+            /** @description The public payment page of the charge: send it to the payer (it shows the QR, the copy-and-paste code, a countdown, the status and, once paid, a receipt). */
+            payUrl: string;
             /**
              * Format: date-time
              * @description 10 minutes after creation.
@@ -1319,6 +1389,7 @@ export interface operations {
                      *       "id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
                      *       "qrCopyPaste": "00020101021226870014br.gov.bcb.pix2565qrcode.example/v2/3f2a9c0e5204000053039865406025.005802BR5913PIX CHARGE6009SAO PAULO62070503***6304ABCD",
                      *       "qrImageUrl": "https://pix.example/api/qr/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b.png",
+                     *       "payUrl": "https://pix.example/pay/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
                      *       "expiresAt": "2026-11-23T12:10:00.000Z",
                      *       "status": "waiting_payment"
                      *     }
@@ -1326,7 +1397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeCreated"];
                 };
             };
-            /** @description `invalid_json`, `invalid_request`, `value_invalid`, `value_out_of_range`, `email_invalid`, `swap_to_invalid`, `payer_identity_required`, `tax_number_invalid`, `euid_invalid`, `euid_required`, `euid_unknown`, `payer_limit_exceeded`, `payer_name_invalid`, `payer_name_required`, `webhook_url_invalid`, `webhook_secret_invalid`, `webhook_events_invalid`, `metadata_invalid`, `idempotency_key_invalid` */
+            /** @description `invalid_json`, `invalid_request`, `value_invalid`, `value_out_of_range`, `email_invalid`, `swap_to_invalid`, `payer_identity_required`, `tax_number_invalid`, `euid_invalid`, `euid_required`, `euid_unknown`, `payer_limit_exceeded`, `payer_name_invalid`, `payer_name_required`, `webhook_url_invalid`, `webhook_secret_invalid`, `webhook_events_invalid`, `metadata_invalid`, `return_url_invalid`, `idempotency_key_invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1334,7 +1405,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "invalid_json" | "invalid_request" | "value_invalid" | "value_out_of_range" | "email_invalid" | "swap_to_invalid" | "payer_identity_required" | "tax_number_invalid" | "euid_invalid" | "euid_required" | "euid_unknown" | "payer_limit_exceeded" | "payer_name_invalid" | "payer_name_required" | "webhook_url_invalid" | "webhook_secret_invalid" | "webhook_events_invalid" | "metadata_invalid" | "idempotency_key_invalid";
+                        code: "invalid_json" | "invalid_request" | "value_invalid" | "value_out_of_range" | "email_invalid" | "swap_to_invalid" | "payer_identity_required" | "tax_number_invalid" | "euid_invalid" | "euid_required" | "euid_unknown" | "payer_limit_exceeded" | "payer_name_invalid" | "payer_name_required" | "webhook_url_invalid" | "webhook_secret_invalid" | "webhook_events_invalid" | "metadata_invalid" | "return_url_invalid" | "idempotency_key_invalid";
                     };
                 };
             };
@@ -2762,6 +2833,622 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "withdrawal_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payment_links": [
+                     *         {
+                     *           "id": "pl_0f1e2d3c4b5a69788796a5b4",
+                     *           "url": "https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw",
+                     *           "title": "Bolo de pote",
+                     *           "description": "Retirada na loja.",
+                     *           "amount_cents": 1000,
+                     *           "min_cents": null,
+                     *           "max_cents": null,
+                     *           "swap_to": "DEPIX",
+                     *           "expires_at": null,
+                     *           "max_uses": null,
+                     *           "active": true,
+                     *           "created_at": "2026-11-23T12:00:00.000Z",
+                     *           "sales": {
+                     *             "paid": 3,
+                     *             "paid_cents": 3000,
+                     *             "open": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        payment_links: {
+                            id: string;
+                            /** @description The public page to share: the payer enters full name and CPF/CNPJ, and only then is a charge made. */
+                            url: string;
+                            title: string;
+                            description: string | null;
+                            amount_cents: number | null;
+                            min_cents: number | null;
+                            max_cents: number | null;
+                            /** @enum {unknown} */
+                            swap_to: "DEPIX" | "BTC" | "USDt";
+                            expires_at: string | null;
+                            max_uses: number | null;
+                            /** @description False once deactivated. */
+                            active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            sales: {
+                                /** @description Charges made through the link that were paid. */
+                                paid: number;
+                                /** @description What they brought in, in centavos. */
+                                paid_cents: number;
+                                /** @description QRs made through the link, unpaid and not expired yet. */
+                                open: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive`, `merchant_id_missing` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive" | "merchant_id_missing";
+                    };
+                };
+            };
+            /** @description `payment_link_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_link_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Bolo de pote",
+                 *       "description": "Retirada na loja.",
+                 *       "amount": "10.00"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the payer buys, shown at the top of the page. */
+                    title: string;
+                    /** @description More about it, shown under the title. */
+                    description?: string;
+                    /** @description A fixed price in BRL, as create-payment's value ("10.00"). Leave it out for an open amount. */
+                    amount?: string | number;
+                    /** @description An open amount's lower bound in BRL; the charge minimum when left out. */
+                    min_amount?: string | number;
+                    /** @description An open amount's upper bound in BRL; the charge maximum when left out. */
+                    max_amount?: string | number;
+                    /**
+                     * @description What the account is credited in; DEPIX when omitted.
+                     * @enum {unknown}
+                     */
+                    swap_to?: "DEPIX" | "BTC" | "USDt";
+                    /**
+                     * Format: date-time
+                     * @description After it the link sells no more.
+                     */
+                    expires_at?: string;
+                    /** @description How many paid charges it may have (QRs still open count too, so it never sells more). */
+                    max_uses?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pl_0f1e2d3c4b5a69788796a5b4",
+                     *       "url": "https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw",
+                     *       "title": "Bolo de pote",
+                     *       "description": "Retirada na loja.",
+                     *       "amount_cents": 1000,
+                     *       "min_cents": null,
+                     *       "max_cents": null,
+                     *       "swap_to": "DEPIX",
+                     *       "expires_at": null,
+                     *       "max_uses": null,
+                     *       "active": true,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "sales": {
+                     *         "paid": 3,
+                     *         "paid_cents": 3000,
+                     *         "open": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @description The public page to share: the payer enters full name and CPF/CNPJ, and only then is a charge made. */
+                        url: string;
+                        title: string;
+                        description: string | null;
+                        amount_cents: number | null;
+                        min_cents: number | null;
+                        max_cents: number | null;
+                        /** @enum {unknown} */
+                        swap_to: "DEPIX" | "BTC" | "USDt";
+                        expires_at: string | null;
+                        max_uses: number | null;
+                        /** @description False once deactivated. */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        sales: {
+                            /** @description Charges made through the link that were paid. */
+                            paid: number;
+                            /** @description What they brought in, in centavos. */
+                            paid_cents: number;
+                            /** @description QRs made through the link, unpaid and not expired yet. */
+                            open: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_json`, `invalid_request`, `payment_link_invalid`, `value_invalid`, `value_out_of_range`, `swap_to_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "invalid_request" | "payment_link_invalid" | "value_invalid" | "value_out_of_range" | "swap_to_invalid";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive`, `merchant_id_missing` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive" | "merchant_id_missing";
+                    };
+                };
+            };
+            /** @description `body_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "body_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pl_0f1e2d3c4b5a69788796a5b4",
+                     *       "url": "https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw",
+                     *       "title": "Bolo de pote",
+                     *       "description": "Retirada na loja.",
+                     *       "amount_cents": 1000,
+                     *       "min_cents": null,
+                     *       "max_cents": null,
+                     *       "swap_to": "DEPIX",
+                     *       "expires_at": null,
+                     *       "max_uses": null,
+                     *       "active": true,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "sales": {
+                     *         "paid": 3,
+                     *         "paid_cents": 3000,
+                     *         "open": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @description The public page to share: the payer enters full name and CPF/CNPJ, and only then is a charge made. */
+                        url: string;
+                        title: string;
+                        description: string | null;
+                        amount_cents: number | null;
+                        min_cents: number | null;
+                        max_cents: number | null;
+                        /** @enum {unknown} */
+                        swap_to: "DEPIX" | "BTC" | "USDt";
+                        expires_at: string | null;
+                        max_uses: number | null;
+                        /** @description False once deactivated. */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        sales: {
+                            /** @description Charges made through the link that were paid. */
+                            paid: number;
+                            /** @description What they brought in, in centavos. */
+                            paid_cents: number;
+                            /** @description QRs made through the link, unpaid and not expired yet. */
+                            open: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive`, `merchant_id_missing` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive" | "merchant_id_missing";
+                    };
+                };
+            };
+            /** @description `payment_link_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_link_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    deactivatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pl_0f1e2d3c4b5a69788796a5b4",
+                     *       "url": "https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw",
+                     *       "title": "Bolo de pote",
+                     *       "description": "Retirada na loja.",
+                     *       "amount_cents": 1000,
+                     *       "min_cents": null,
+                     *       "max_cents": null,
+                     *       "swap_to": "DEPIX",
+                     *       "expires_at": null,
+                     *       "max_uses": null,
+                     *       "active": true,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "sales": {
+                     *         "paid": 3,
+                     *         "paid_cents": 3000,
+                     *         "open": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @description The public page to share: the payer enters full name and CPF/CNPJ, and only then is a charge made. */
+                        url: string;
+                        title: string;
+                        description: string | null;
+                        amount_cents: number | null;
+                        min_cents: number | null;
+                        max_cents: number | null;
+                        /** @enum {unknown} */
+                        swap_to: "DEPIX" | "BTC" | "USDt";
+                        expires_at: string | null;
+                        max_uses: number | null;
+                        /** @description False once deactivated. */
+                        active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        sales: {
+                            /** @description Charges made through the link that were paid. */
+                            paid: number;
+                            /** @description What they brought in, in centavos. */
+                            paid_cents: number;
+                            /** @description QRs made through the link, unpaid and not expired yet. */
+                            open: number;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive`, `merchant_id_missing` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive" | "merchant_id_missing";
+                    };
+                };
+            };
+            /** @description `payment_link_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_link_not_found";
                     };
                 };
             };

@@ -13,6 +13,7 @@ import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
 import type { ChargeTimelineEntry, LockedCharge } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
+import { saleNoticeFor } from '../domain/sale-notice.ts'
 
 /** The charge as the state machine sees it; `refund` is its refund obligation, if any. */
 export function chargeView(charge: Charge, refund: Refund | undefined): ChargeView {
@@ -215,6 +216,12 @@ export async function applyChargeDecision(
   for (const effect of decision.effects) {
     if (effect.kind === 'bind_payer') await bindPayer(store, updated, account, context.now)
     if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, account, effect.event, context.now)
+  }
+  // The owner hears about the sale by e-mail (docs/payment-pages.md): a charge from a link asks
+  // its link, any other its seller's setting. The job, queued with the move, writes the mail.
+  const notice = saleNoticeFor(charge.status, decision)
+  if (notice !== null && (charge.payment_link_id !== null || await store.accounts.notifiesSales(charge.merchant_account_id))) {
+    await store.jobs.enqueue('notify_sale', { chargeId: charge.id, notice }, context.now, context.now)
   }
   return updated
 }

@@ -45,6 +45,8 @@ export type CreateChargeCommand = {
   merchant: { accountId: number; merchantId: string | null }
   body: ChargeRequestInput
   idempotencyKey?: string | undefined
+  /** The payment link a payer bought through (its id is in the metadata too). */
+  paymentLinkId?: string
 }
 
 /** The receiving account's id, if it exists yet, once the charge's e-mail and payer are known not to be blocked. */
@@ -121,9 +123,15 @@ function creationResult(deps: CreateChargeDeps, charge: Pick<Charge, 'id' | 'qr_
     id: charge.id,
     qrCopyPaste: charge.qr_copy_paste,
     qrImageUrl: `${deps.baseUrl}/api/qr/${charge.id}.png`,
+    payUrl: payUrlOf(deps.baseUrl, charge.id),
     expiresAt: charge.expires_at.toISOString(),
     status: 'waiting_payment',
   }
+}
+
+/** The public payment page of a charge (docs/payment-pages.md). */
+export function payUrlOf(baseUrl: string, chargeId: string): string {
+  return `${baseUrl}/pay/${chargeId}`
 }
 
 /** A new charge's id: 16 random bytes in hex, unguessable, as its QR image's public URL carries it. */
@@ -156,6 +164,8 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       webhook_secret: request.webhookSecret,
       webhook_events: request.webhookEvents,
       metadata: request.metadata === null ? null : JSON.stringify(request.metadata),
+      return_url: request.returnUrl,
+      payment_link_id: command.paymentLinkId ?? null,
       provider_deposit_id: deposit.id,
       // The provider may already know who the tax number is (docs/rules.md#payer-identity): shown before payment.
       payer_euid: request.euid === null ? deposit.payerEuid : null,
@@ -187,7 +197,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
 export async function createCharge(deps: CreateChargeDeps, command: CreateChargeCommand): Promise<ChargeCreated> {
   const request = parseChargeRequest(command.body, { publicWebhooksOnly: deps.publicWebhooksOnly })
   const accountId = command.merchant.accountId
-  return withIdempotencyKey(deps, {
+  const created = await withIdempotencyKey(deps, {
     accountId, key: command.idempotencyKey, requestHash: requestHash(command.body), newId: newChargeId,
     // A process that died holding this key may have stored the charge before it could answer; if
     // not, it may have left a deposit at the provider, which is looked for and kept for support
@@ -202,4 +212,6 @@ export async function createCharge(deps: CreateChargeDeps, command: CreateCharge
       return { answer: made.created, keyAnswered: made.keyAnswered }
     },
   })
+  // An answer stored before payment pages existed has no payUrl: the page exists for it all the same.
+  return created.payUrl ? created : { ...created, payUrl: payUrlOf(deps.baseUrl, created.id) }
 }

@@ -5,8 +5,9 @@
 import { Type, type Static } from 'typebox'
 import { chargeStatuses, holdReasons, webhookEventNames } from '../domain/charge.ts'
 import { freeTextPattern, webhookUrlPattern } from '../domain/charge-request.ts'
-import { currencies } from '../domain/money.ts'
+import { brlValuePattern, currencies } from '../domain/money.ts'
 import { statementLineTypes } from '../domain/statement.ts'
+import { LINK_DESCRIPTION_MAX_LENGTH, LINK_MAX_USES_LIMIT, LINK_TITLE_MAX_LENGTH } from '../domain/payment-link.ts'
 import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
 
 /** A withdrawal's id and a destination's, as the service makes them: a prefix and 24 lowercase hex characters. */
@@ -32,6 +33,7 @@ export const ChargeCreated = Type.Object(
     id: Type.String({ description: 'The payment id, 32 hex characters.' }),
     qrCopyPaste: Type.String({ description: 'The Pix "copia e cola" BR Code.' }),
     qrImageUrl: Type.String({ description: 'A public PNG of the QR code.' }),
+    payUrl: Type.String({ description: 'The public payment page of the charge: send it to the payer (it shows the QR, the copy-and-paste code, a countdown, the status and, once paid, a receipt).' }),
     expiresAt: Type.String({ format: 'date-time', description: '10 minutes after creation.' }),
     status: Type.Literal('waiting_payment'),
   },
@@ -41,6 +43,7 @@ export const ChargeCreated = Type.Object(
       id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b',
       qrCopyPaste: '00020101021226870014br.gov.bcb.pix2565qrcode.example/v2/3f2a9c0e5204000053039865406025.005802BR5913PIX CHARGE6009SAO PAULO62070503***6304ABCD',
       qrImageUrl: 'https://pix.example/api/qr/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b.png',
+      payUrl: 'https://pix.example/pay/3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b',
       expiresAt: '2026-11-23T12:10:00.000Z',
       status: 'waiting_payment',
     }],
@@ -301,6 +304,63 @@ export const CreateWithdrawalBody = Type.Object(
   },
 )
 
+/** A payment link's id, as the service makes them: a prefix and 24 lowercase hex characters. */
+export const paymentLinkIdPattern = '^pl_[0-9a-f]{24}$'
+
+export const PaymentLinkRecord = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String({ description: 'The public page to share: the payer enters full name and CPF/CNPJ, and only then is a charge made.' }),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    amount_cents: Nullable(Type.Integer({ description: 'A fixed price in centavos; null for an open amount.' })),
+    min_cents: Nullable(Type.Integer({ description: 'An open amount\'s lower bound in centavos; null for a fixed price.' })),
+    max_cents: Nullable(Type.Integer({ description: 'An open amount\'s upper bound in centavos; null for a fixed price.' })),
+    swap_to: Type.Enum(currencies),
+    expires_at: Nullable(Type.String({ format: 'date-time' })),
+    max_uses: Nullable(Type.Integer({ description: 'Paid charges (and QRs still open) it may have at most; null for no bound.' })),
+    active: Type.Boolean({ description: 'False once deactivated.' }),
+    created_at: Type.String({ format: 'date-time' }),
+    sales: Type.Object({
+      paid: Type.Integer({ description: 'Charges made through the link that were paid.' }),
+      paid_cents: Type.Integer({ description: 'What they brought in, in centavos.' }),
+      open: Type.Integer({ description: 'QRs made through the link, unpaid and not expired yet.' }),
+    }),
+  },
+  {
+    title: 'PaymentLinkRecord',
+    examples: [{
+      id: 'pl_0f1e2d3c4b5a69788796a5b4', url: 'https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw', title: 'Bolo de pote', description: 'Retirada na loja.', amount_cents: 1000, min_cents: null, max_cents: null,
+      swap_to: 'DEPIX', expires_at: null, max_uses: null, active: true, created_at: '2026-11-23T12:00:00.000Z', sales: { paid: 3, paid_cents: 3000, open: 1 },
+    }],
+  },
+)
+
+export const PaymentLinkList = Type.Object({ payment_links: Type.Array(PaymentLinkRecord) }, { title: 'PaymentLinkList', examples: [{ payment_links: examplesOf(PaymentLinkRecord) }] })
+
+const LinkAmount = (description: string) => Type.Union([Type.String({ maxLength: 32, pattern: brlValuePattern }), Type.Number({ minimum: 0 })], { description })
+
+export const CreatePaymentLinkBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: LINK_TITLE_MAX_LENGTH, description: 'What the payer buys, shown at the top of the page.' }),
+    description: Type.Optional(Type.String({ maxLength: LINK_DESCRIPTION_MAX_LENGTH, description: 'More about it, shown under the title.' })),
+    amount: Type.Optional(LinkAmount('A fixed price in BRL, as create-payment\'s value ("10.00"). Leave it out for an open amount.')),
+    min_amount: Type.Optional(LinkAmount('An open amount\'s lower bound in BRL; the charge minimum when left out.')),
+    max_amount: Type.Optional(LinkAmount('An open amount\'s upper bound in BRL; the charge maximum when left out.')),
+    swap_to: Type.Optional(Type.Enum(currencies, { description: 'What the account is credited in; DEPIX when omitted.' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'After it the link sells no more.' })),
+    max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: LINK_MAX_USES_LIMIT, description: 'How many paid charges it may have (QRs still open count too, so it never sells more).' })),
+  },
+  {
+    additionalProperties: false,
+    title: 'CreatePaymentLinkRequest',
+    examples: [{ title: 'Bolo de pote', description: 'Retirada na loja.', amount: '10.00' }],
+  },
+)
+
+export type PaymentLinkRecord = Static<typeof PaymentLinkRecord>
+export type PaymentLinkList = Static<typeof PaymentLinkList>
+export type CreatePaymentLinkBody = Static<typeof CreatePaymentLinkBody>
 export type ChargeCreated = Static<typeof ChargeCreated>
 export type ChargeRecord = Static<typeof ChargeRecord>
 export type BalanceRecord = Static<typeof BalanceRecord>

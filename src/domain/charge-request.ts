@@ -18,6 +18,7 @@ export type ChargeRequestInput = {
   webhook_secret?: string
   webhook_events?: string[]
   metadata?: Record<string, string>
+  return_url?: string
 }
 
 /** A merchant's labels on a charge (its order number, say), shown back wherever the charge is. */
@@ -40,6 +41,8 @@ export type ChargeRequest = {
   webhookEvents: WebhookEventName[]
   /** Null when the merchant sent none (or an empty object). */
   metadata: ChargeMetadata | null
+  /** Where the payment page's "Voltar à loja" leads; null when none was sent. */
+  returnUrl: string | null
 }
 
 const printable = /^[^\u0000-\u001f\u007f]+$/u
@@ -125,7 +128,20 @@ export function parseChargeRequest(input: ChargeRequestInput, options: { publicW
 
   const webhookEvents = parseWebhookEvents(input.webhook_events, webhookUrl !== null)
 
-  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret, webhookEvents, metadata: parseMetadata(input.metadata) }
+  const returnUrl = input.return_url === undefined ? null : parseReturnUrl(input.return_url)
+  return { valueCents, email: input.email.toLowerCase(), currency, euid, taxNumber, payerName, webhookUrl, webhookSecret, webhookEvents, metadata: parseMetadata(input.metadata), returnUrl }
+}
+
+/**
+ * Where a payer goes back to the merchant: an absolute http(s) URL without credentials, as a
+ * webhook URL is shaped (the payer's browser follows it, so http is the merchant's choice).
+ */
+export function parseReturnUrl(raw: string): string {
+  try {
+    return parseWebhookUrl(raw, false).href
+  } catch {
+    throw new DomainError('return_url_invalid', { param: 'return_url' })
+  }
 }
 
 function parseMetadata(metadata: Record<string, unknown> | undefined): ChargeMetadata | null {

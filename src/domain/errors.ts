@@ -36,6 +36,9 @@ export const errorCatalogue = {
   payer_name_required: { status: 400 },
   payer_name_invalid: { status: 400 },
   webhook_url_invalid: { status: 400 },
+  return_url_invalid: { status: 400 },
+  display_name_invalid: { status: 400 },
+  payment_link_invalid: { status: 400 },
   webhook_secret_invalid: { status: 400 },
   webhook_events_invalid: { status: 400 },
   metadata_invalid: { status: 400 },
@@ -66,6 +69,8 @@ export const errorCatalogue = {
   // lookups and conflicts
   payment_not_found: { status: 404 },
   webhook_delivery_not_found: { status: 404 },
+  payment_link_not_found: { status: 404 },
+  payment_link_closed: { status: 410 },
   not_found: { status: 404 },
   account_not_found: { status: 404 },
   account_exists: { status: 409 },
@@ -107,7 +112,7 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue
 
-const walletCodes: readonly ErrorCode[] = ['kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled', 'step_up_required', 'second_factor_invalid', 'second_factor_required']
+const walletCodes: readonly ErrorCode[] = ['display_name_invalid', 'kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled', 'step_up_required', 'second_factor_invalid', 'second_factor_required']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
   'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',

@@ -20,6 +20,7 @@ import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
 import { walletRoutes } from '../wallet/routes.ts'
 import { consoleRoutes } from '../console/routes.ts'
+import { payRoutes } from '../pay/routes.ts'
 
 const ajvCompilers = AjvCompiler()
 type ValidatorFactory = ReturnType<typeof AjvCompiler>
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
   await app.register(providerRoutes, routeDeps)
   await app.register(opsRoutes, { ...routeDeps, metrics })
   await app.register(walletRoutes, routeDeps)
+  await app.register(payRoutes, routeDeps)
   await app.register(consoleRoutes, routeDeps)
   return app
 }

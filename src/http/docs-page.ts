@@ -8,7 +8,7 @@ import { escapeText, href, html, raw, type HtmlValue } from '../html/template.ts
 import { catalogues, errorFix, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
 import {
   BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
-  WithdrawalRecord, WithdrawalWebhookBody,
+  WithdrawalRecord, WithdrawalWebhookBody, CreatePaymentLinkBody, PaymentLinkList, PaymentLinkRecord,
 } from '../contract/api.ts'
 import { CreatePaymentBody } from './schemas.ts'
 
@@ -71,6 +71,21 @@ const endpoints: Endpoint[] = [
     id: 'qr', method: 'GET', path: '/api/qr/{id}.png',
     response: 'image/png',
     curl: (base) => `curl -s -o qr.png ${base}/api/qr/$ID.png`,
+  },
+  {
+    id: 'create-payment-link', method: 'POST', path: '/api/payment-links',
+    body: exampleOf(CreatePaymentLinkBody), response: exampleOf(PaymentLinkRecord),
+    curl: (base) => `curl -s -X POST ${base}/api/payment-links -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' \\\n  -d '${JSON.stringify(exampleOf(CreatePaymentLinkBody))}'`,
+  },
+  {
+    id: 'payment-links', method: 'GET', path: '/api/payment-links · /api/payment-links/{id}',
+    response: exampleOf(PaymentLinkList),
+    curl: (base) => `curl -s ${base}/api/payment-links -H "X-API-Token: $TOKEN"`,
+  },
+  {
+    id: 'deactivate-payment-link', method: 'POST', path: '/api/payment-links/{id}/deactivate',
+    response: { ...(exampleOf(PaymentLinkRecord) as object), active: false },
+    curl: (base) => `curl -s -X POST ${base}/api/payment-links/$LINK_ID/deactivate -H "X-API-Token: $TOKEN"`,
   },
   {
     id: 'create-withdrawal', method: 'POST', path: '/api/withdrawals',

@@ -41,7 +41,7 @@ export const createPaymentErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
   'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
   'euid_required', 'euid_unknown', 'payer_limit_exceeded', 'payer_name_invalid', 'payer_name_required', 'webhook_url_invalid', 'webhook_secret_invalid',
-  'webhook_events_invalid', 'metadata_invalid', 'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
+  'webhook_events_invalid', 'metadata_invalid', 'return_url_invalid', 'idempotency_key_invalid', 'end_user_blocked', 'idempotency_key_reused', 'idempotency_key_in_use', 'provider_rejected', 'provider_unavailable',
 ])
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
 export const statementErrors = errorResponses([...authCodes, 'invalid_request'])
@@ -100,6 +100,13 @@ export const CreatePaymentBody = Type.Object(
         examples: [{ order_id: '1042' }],
       }),
     ),
+    return_url: Type.Optional(Type.String({
+      maxLength: 2048,
+      format: 'uri',
+      pattern: webhookUrlPattern,
+      description: 'Where the payment page (payUrl) sends the payer back ("Voltar à loja") once the charge is paid or over: an absolute http(s) URL without credentials.',
+      examples: ['https://store.example/orders/1042'],
+    })),
   },
   {
     additionalProperties: false,
@@ -132,6 +139,7 @@ export const createPaymentFieldCodes: FieldErrorCodes = {
   webhook_secret: 'webhook_secret_invalid',
   webhook_events: 'webhook_events_invalid',
   metadata: 'metadata_invalid',
+  return_url: 'return_url_invalid',
   anyOf: { code: 'payer_identity_required', param: 'euid' },
   dependentRequired: { code: 'webhook_events_invalid', param: 'webhook_events' },
 }
@@ -205,3 +213,20 @@ export const BalanceTransactionQuery = Type.Object(
 
 /** The schemas the OpenAPI document names in components.schemas and references by name. */
 export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList, BalanceTransactionList]
+
+export const createPaymentLinkErrors = errorResponses([
+  ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'payment_link_invalid', 'value_invalid', 'value_out_of_range', 'swap_to_invalid',
+])
+export const paymentLinkReadErrors = errorResponses([...authCodes, 'merchant_id_missing', 'payment_link_not_found', 'invalid_request'])
+
+/** Which error code a schema failure on each payment link field answers with. */
+export const createPaymentLinkFieldCodes: FieldErrorCodes = {
+  title: 'payment_link_invalid',
+  description: 'payment_link_invalid',
+  amount: 'value_invalid',
+  min_amount: 'value_invalid',
+  max_amount: 'value_invalid',
+  swap_to: 'swap_to_invalid',
+  expires_at: 'payment_link_invalid',
+  max_uses: 'payment_link_invalid',
+}

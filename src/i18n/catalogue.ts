@@ -22,6 +22,13 @@ export function translate(lang: Lang, key: WalletKey, values: Record<string, str
   return fill(catalogues[lang].wallet[key], values)
 }
 
+export type PayKey = keyof Catalogue['pay']
+
+/** A text of the public payment pages (/pay, /l), with its {placeholders} filled. */
+export function payText(lang: Lang, key: PayKey, values: Record<string, string> = {}): string {
+  return fill(catalogues[lang].pay[key], values)
+}
+
 export type ConsoleKey = keyof Catalogue['console']
 
 /** A text of the support console, with its {placeholders} filled. */

@@ -2,6 +2,7 @@
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
 import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import { notifySale } from '../app/notify-sale.ts'
 import { sendOperatorDigest } from '../app/operator-digest.ts'
 import type { Operator } from '../domain/operators.ts'
 import { sendPayout } from '../app/send-payout.ts'
@@ -83,6 +84,10 @@ export function jobHandlers(deps: {
     async send_mail(payload) {
       const next = await sendQueuedMail(deps, payload.mailId)
       return next === null ? { done: true } : { again: next }
+    },
+    async notify_sale(payload) {
+      await notifySale(deps, payload.chargeId, payload.notice)
+      return { done: true }
     },
     async send_payout(payload) {
       const next = await sendPayout(deps, payload.payoutId)

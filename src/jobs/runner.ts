@@ -52,6 +52,8 @@ const laneOf: Record<JobKind, Lane> = {
   unlock_treasury_coins: 'payouts',
   // The embedded database's hourly upkeep: it holds the database, not a lane, for a fraction of a second.
   vacuum_database: 'charges',
+  // Only reads the charge and queues a mail to its owner.
+  notify_sale: 'charges',
 }
 const laneKinds = Object.fromEntries(allLanes.map((lane) => [lane, (Object.keys(laneOf) as JobKind[]).filter((kind) => laneOf[kind] === lane)])) as Record<Lane, JobKind[]>
 

@@ -29,6 +29,20 @@ export function accountsRepository(db: Kysely<Database>) {
   return {
     findByEmail,
 
+    /** Whether the owner asked to hear by e-mail of every charge paid, held or released (links' charges ask their link). */
+    async notifiesSales(id: number): Promise<boolean> {
+      return (await db.selectFrom('accounts').select('notify_sales').where('id', '=', id).executeTakeFirst())?.notify_sales ?? false
+    },
+
+    async setNotifySales(id: number, on: boolean): Promise<void> {
+      await db.updateTable('accounts').set({ notify_sales: on }).where('id', '=', id).execute()
+    },
+
+    /** The name payers see on the account's payment pages; null shows none. */
+    async setDisplayName(id: number, displayName: string | null): Promise<void> {
+      await db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', id).execute()
+    },
+
     findById(id: number): Promise<Account | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
     },

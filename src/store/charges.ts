@@ -17,7 +17,7 @@ export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'pay
 /** The columns a new charge is stored with (charges.open), in the order its statement takes them. */
 const newChargeColumns = [
   'id', 'merchant_account_id', 'merchant_id', 'account_id', 'value_cents', 'currency', 'informed_euid', 'informed_tax_number', 'informed_payer_name',
-  'webhook_url', 'webhook_secret', 'webhook_events', 'metadata', 'provider_deposit_id', 'payer_euid', 'qr_copy_paste', 'status', 'provider_status',
+  'webhook_url', 'webhook_secret', 'webhook_events', 'metadata', 'return_url', 'payment_link_id', 'provider_deposit_id', 'payer_euid', 'qr_copy_paste', 'status', 'provider_status',
   'created_at', 'expires_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof ChargesTable>
 
@@ -32,9 +32,24 @@ const timelineRows = (chargeId: string, timeline: readonly ChargeTimelineEntry[]
   body: entry.body === undefined || entry.body === null ? null : JSON.stringify(entry.body), at: entry.at,
 }))
 
+/** What the public payment page reads of a charge: nothing it does not show or need. */
+export type PaymentPageRow = Pick<Charge, 'id' | 'status' | 'value_cents' | 'paid_cents' | 'qr_copy_paste' | 'expires_at' | 'confirmed_at' | 'updated_at' | 'payer_name' | 'payer_tax_number' | 'bank_tx_id' | 'provider_deposit_id' | 'return_url'> & { display_name: string | null }
+
+/**
+ * Charges this process has written since it started: what the payment pages' cache (pay/page-cache.ts)
+ * compares, so a change recorded here is shown at once. Counted before the commit, so a page read
+ * in between may show the old state for the cache's short life.
+ */
+let chargeWrites = 0
+
 export function chargesRepository(db: Kysely<Database>) {
+  // Every view of a payment page (and its reloads) reads this: prepared once per connection.
+  const paymentPageRow = compiledOnce(db, () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
+    .select(['charges.id', 'charges.status', 'charges.value_cents', 'charges.paid_cents', 'charges.qr_copy_paste', 'charges.expires_at', 'charges.confirmed_at', 'charges.updated_at',
+      'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
+    .where('charges.id', '=', ''))
   // The receiving account's columns, named apart from the charge's in the row that carries both.
-  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
+  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
   // the join in the order the tables are named): a move starts with one round trip, not two. The
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
@@ -155,7 +170,11 @@ export function chargesRepository(db: Kysely<Database>) {
     },
 
     /** With `timeline`, the charge's new entries are written by the same statement, in the order given. */
+    /** How many charge writes this process has made (see chargeWrites). */
+    writes: () => chargeWrites,
+
     async update(id: string, values: Updateable<ChargesTable>, timeline: readonly ChargeTimelineEntry[] = []): Promise<Charge> {
+      chargeWrites++
       return (timeline.length > 0 ? db.with('timeline', (query) => query.insertInto('charge_events').values(timelineRows(id, timeline))) : db)
         .updateTable('charges').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
@@ -213,6 +232,11 @@ export function chargesRepository(db: Kysely<Database>) {
     findByIds(ids: readonly string[]): Promise<Charge[]> {
       if (ids.length === 0) return Promise.resolve([])
       return db.selectFrom('charges').selectAll().where('id', 'in', ids).execute()
+    },
+
+    /** A charge as its public payment page shows it, with its merchant's display name. */
+    async forPaymentPage(id: string): Promise<PaymentPageRow | undefined> {
+      return (await paymentPageRow([id]))[0] satisfies PaymentPageRow | undefined
     },
 
     findById(id: string): Promise<Charge | undefined> {

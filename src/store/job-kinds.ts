@@ -19,6 +19,7 @@ export const jobPayloads = {
   operator_digest: Type.Object({}),
   vacuum_database: Type.Object({}),
   unlock_treasury_coins: Type.Object({}),
+  notify_sale: Type.Object({ chargeId: Type.String(), notice: Type.Union([Type.Literal('paid'), Type.Literal('held'), Type.Literal('released')]) }),
 }
 
 export type JobKind = keyof typeof jobPayloads

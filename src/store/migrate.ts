@@ -28,6 +28,8 @@ import * as paidAmountProposals from './migrations/024_paid_amount_proposals.ts'
 import * as providerChecks from './migrations/025_provider_checks.ts'
 import * as secondFactors from './migrations/027_second_factors.ts'
 import * as payouts from './migrations/028_payouts.ts'
+import * as paymentPages from './migrations/029_payment_pages.ts'
+import * as paymentLinks from './migrations/030_payment_links.ts'
 import * as statements from './migrations/031_statements.ts'
 import * as idempotencySubject from './migrations/033_idempotency_subject.ts'
 
@@ -59,6 +61,8 @@ export const migrations: Record<string, Migration> = {
   '025_provider_checks': providerChecks,
   '027_second_factors': secondFactors,
   '028_payouts': payouts,
+  '029_payment_pages': paymentPages,
+  '030_payment_links': paymentLinks,
   '031_statements': statements,
   '033_idempotency_subject': idempotencySubject,
 }

@@ -25,6 +25,13 @@ export function rateBucketsRepository(db: Kysely<Database>) {
       return Math.max(1, Math.ceil((count - tokens) / perSecond))
     },
 
+    /** The tokens a bucket holds now, taking none: a full bucket when it was never used. */
+    async available(key: string, limit: { perMinute: number; burst: number }): Promise<number> {
+      const perSecond = limit.perMinute / 60
+      const row = await sql<{ tokens: number }>`select least(${limit.burst}::float8, tokens + extract(epoch from clock_timestamp() - updated_at) * ${perSecond}::float8) as tokens from rate_buckets where key = ${key}`.execute(db)
+      return row.rows.length === 0 ? limit.burst : Number(row.rows[0]!.tokens)
+    },
+
     /** Drops buckets under `prefix` untouched for `idleSeconds`: refilled by then, a missing row is the same. */
     async forgetIdle(prefix: string, idleSeconds: number): Promise<void> {
       await sql`delete from rate_buckets where key like ${`${prefix}%`} and updated_at < clock_timestamp() - make_interval(secs => ${idleSeconds}::float8)`.execute(db)

@@ -22,6 +22,10 @@ export type AccountsTable = {
   created_at: Date
   /** The IANA time zone the owner's dates are shown in (CSV, Wallet); the API answers UTC instants. */
   time_zone: ColumnType<string, string | undefined, string>
+  /** The name payers see on the payment page; null names nobody. */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>
+  /** Mail the owner when any charge is paid, held or released (charges from links always do unless their link says not to). */
+  notify_sales: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export type TokenStatus = 'active' | 'pending' | 'revoked'
@@ -109,6 +113,30 @@ export type ChargesTable = {
   webhook_events: ColumnType<WebhookEventName[], WebhookEventName[] | undefined, WebhookEventName[]>
   /** The merchant's labels (written as JSON text); null when it sent none. */
   metadata: ColumnType<ChargeMetadata | null, string | null | undefined, never>
+  /** Where the payment page's "Voltar à loja" leads once the charge is over; null shows no link. */
+  return_url: ColumnType<string | null, string | null | undefined, string | null>
+  /** The payment link the payer bought through; null for any other charge. */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+export type PaymentLinksTable = {
+  id: string
+  slug: string
+  account_id: number
+  title: string
+  description: string | null
+  /** A fixed amount; null for an open one between min_cents and max_cents. */
+  amount_cents: number | null
+  min_cents: number | null
+  max_cents: number | null
+  currency: Currency
+  expires_at: Date | null
+  max_uses: number | null
+  active: ColumnType<boolean, boolean | undefined, boolean>
+  /** Mail the owner about this link's sales. */
+  notify_sales: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Date
+  deactivated_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type AuditLogTable = {
@@ -483,6 +511,7 @@ export type Database = {
   second_factors: SecondFactorsTable
   recovery_codes: RecoveryCodesTable
   factor_removals: FactorRemovalsTable
+  payment_links: PaymentLinksTable
 }
 
 export type SecondFactorsTable = {
@@ -529,6 +558,7 @@ export type WithdrawalDestination = Selectable<WithdrawalDestinationsTable>
 export type Withdrawal = Selectable<WithdrawalsTable>
 export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
+export type PaymentLink = Selectable<PaymentLinksTable>
 export type Refund = Selectable<RefundsTable>
 export type Payout = Selectable<PayoutsTable>
 export type ChargeClawback = Selectable<ChargeClawbacksTable>

@@ -20,6 +20,7 @@ import { upkeepRepository } from './upkeep.ts'
 import { providerChecksRepository } from './provider-checks.ts'
 import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
+import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
 import { statementRepository } from './statement.ts'
@@ -58,6 +59,7 @@ export type Store = {
   treasuryLocks: ReturnType<typeof treasuryLocksRepository>
   paidAmountProposals: ReturnType<typeof paidAmountProposalsRepository>
   factors: ReturnType<typeof secondFactorsRepository>
+  paymentLinks: ReturnType<typeof paymentLinksRepository>
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>
   /** Whether the database answers (readiness). */
   ping(): Promise<boolean>
@@ -92,6 +94,7 @@ export function createStore(db: Kysely<Database>): Store {
     treasuryLocks: treasuryLocksRepository(db),
     paidAmountProposals: paidAmountProposalsRepository(db),
     factors: secondFactorsRepository(db),
+    paymentLinks: paymentLinksRepository(db),
     transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
       return db.transaction().execute((trx) => work(createStore(trx)))
     },

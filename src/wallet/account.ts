@@ -16,6 +16,8 @@ export async function accountOverview(deps: { store: Store }, accountId: number)
   const token = await deps.store.tokens.liveOf(accountId)
   return {
     email: account.email,
+    displayName: account.display_name,
+    notifySales: account.notify_sales,
     ownerTaxNumber: account.owner_tax_number,
     kyc: account.kyc,
     euid: account.euid,

@@ -63,6 +63,17 @@ ol.lines a.what .kind,ol.lines a.what [data-status]{color:LinkText;text-decorati
 .amount.out{color:#1b1f24;font-weight:600}
 .amount.moved{color:#57606a}
 .downloads{margin:1rem 0}
+.pay{max-width:28rem;margin:0 auto;display:grid;gap:.5rem;text-align:center}
+.pay h1{margin-bottom:0}
+.pay .amount{font-size:2.25rem;font-weight:700;margin:0;font-variant-numeric:tabular-nums}
+.pay .qr{width:240px;height:240px;margin:0 auto;image-rendering:pixelated;background:#fff;border:1px solid #d8dee4;border-radius:8px}
+.pay label,.pay dl,.pay form{text-align:left}
+.pay dl{margin:0}
+.pay .description{white-space:pre-line;text-align:left}
+.pay .receipt h2{margin:0}
+.pay p{margin:.25rem 0}
+.pay .guidance,.pay .ok,.pay .error{text-align:left}
+a.button{display:block;padding:.7rem 1rem;border-radius:6px;background:#0f7b55;color:#fff;font-weight:600;text-decoration:none}
 @media (min-width:48rem){.purchase{grid-template-columns:auto 1fr}}
 @media (max-width:30rem){.card.row{grid-template-columns:1fr}table{font-size:.85rem}th,td{padding:.35rem}dl.breakdown{grid-template-columns:1fr;gap:0}dl.breakdown dd{margin-bottom:.4rem}}
 `
@@ -87,6 +98,28 @@ document.querySelectorAll('[data-poll]').forEach(function (output) {
       .catch(function () { setTimeout(poll, 5000) })
   }
   setTimeout(poll, 2000)
+})
+document.querySelectorAll('[data-countdown]').forEach(function (counter) {
+  var left = Number(counter.getAttribute('data-countdown'))
+  var tick = function () {
+    left -= 1
+    if (left <= 0) { location.reload(); return }
+    counter.textContent = Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0')
+    setTimeout(tick, 1000)
+  }
+  setTimeout(tick, 1000)
+})
+document.querySelectorAll('[data-follow]').forEach(function (status) {
+  var follow = function () {
+    fetch(status.getAttribute('data-follow'), { headers: { accept: 'application/json' } })
+      .then(function (response) { return response.ok ? response.json() : null })
+      .then(function (body) {
+        if (body && body.phase !== status.getAttribute('data-phase')) location.reload()
+        else setTimeout(follow, 3000)
+      })
+      .catch(function () { setTimeout(follow, 6000) })
+  }
+  setTimeout(follow, 3000)
 })
 `
 

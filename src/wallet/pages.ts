@@ -6,6 +6,7 @@ import { formatAmount, formatBrl, formatUnits, type Currency } from '../domain/m
 import type { StatementLineType } from '../domain/statement.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
+import { shell } from '../html/shell.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
 export type Page = { lang: Lang; csrf: string }
@@ -27,29 +28,16 @@ export function time(lang: Lang, date: Date): Html {
 export function layout(page: Layout, body: Html): string {
   const t = texts(page.lang)
   const other = page.lang === 'en' ? 'pt-BR' : 'en'
-  return html`<!doctype html>
-<html lang="${page.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t(page.title)} · ${t('title')}</title>
-<link rel="stylesheet" href="/wallet/assets/wallet.css">
-<script src="/wallet/assets/wallet.js" defer></script>
-</head>
-<body>
-<header class="top">
-  <a class="brand" href="/wallet">Pix · ${t('title')}</a>
-  <nav aria-label="${t('nav')}">
-    ${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/statement">${t('statement')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a><a href="/wallet/factors">${t('factorsNav')}</a>`}
+  return shell({
+    lang: page.lang,
+    title: `${t(page.title)} · ${t('title')}`,
+    brand: html`<a class="brand" href="/wallet">Pix · ${t('title')}</a>`,
+    navLabel: t('nav'),
+    nav: html`${page.signedIn && html`<a href="/wallet/charges">${t('charges')}</a><a href="/wallet/statement">${t('statement')}</a><a href="/wallet/links">${t('links')}</a><a href="/wallet/withdrawals">${t('withdrawals')}</a><a href="/wallet/destinations">${t('destinations')}</a><a href="/wallet/deliveries">${t('deliveries')}</a><a href="/wallet/factors">${t('factorsNav')}</a>`}
     <a href="/wallet/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
-    ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}
-  </nav>
-</header>
-<main>
-${body}
-</main>
-</body>
-</html>`.toString()
+    ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}`,
+    body,
+  })
 }
 
 export function csrfField(csrf: string): Html {
@@ -101,6 +89,9 @@ export function codePage(page: Page, email: string, mailFailing: boolean): strin
 
 export type Overview = {
   email: string
+  displayName: string | null
+  /** Mail the owner about every charge paid, held or released. */
+  notifySales: boolean
   ownerTaxNumber: string | null
   kyc: 'none' | 'unidentified' | 'verified'
   euid: string | null
@@ -118,7 +109,7 @@ function currentToken(lang: Lang, overview: Overview): Html {
     : html`<p>${t('tokenNone')}</p>`
 }
 
-export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string, factors: Html | null = null): string {
+export function dashboardPage(page: Page, overview: Overview, supportEmail: string, tokenNonce: string, factors: Html | null = null, saved = false): string {
   const t = texts(page.lang)
   const rows = (['DEPIX', 'BTC', 'USDt'] as const).map(
     (currency) => html`<tr><th scope="row">${currency}</th><td>${formatAmount(currency, overview.available[currency])}</td><td>${formatAmount(currency, overview.held[currency])}</td></tr>`,
@@ -153,6 +144,16 @@ ${currentToken(page.lang, overview)}
   <input type="hidden" name="nonce" value="${tokenNonce}">
   <label class="check"><input type="checkbox" name="confirm" value="yes" required ${!canIssue && 'disabled'}> ${t('tokenConfirm')}</label>
   <button type="submit" ${!canIssue && 'disabled'}>${t('newToken')}</button>
+</form>
+</section>
+<section aria-labelledby="display-name"><h2 id="display-name">${t('displayNameTitle')}</h2>
+<p>${t('displayNameLead')}</p>
+${saved && html`<p class="ok" role="status">${t('saved')}</p>`}
+<form method="post" action="/wallet/settings" class="card">
+  ${csrfField(page.csrf)}
+  <label>${t('displayName')}<input type="text" name="display_name" value="${overview.displayName ?? ''}" maxlength="60" autocomplete="organization"></label>
+  <label class="check"><input type="checkbox" name="notify_sales" value="yes" ${overview.notifySales && 'checked'}> ${t('notifySales')}</label>
+  <button type="submit">${t('save')}</button>
 </form>
 </section>`)
 }

@@ -11,8 +11,12 @@ import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
+import { parseDisplayName } from '../domain/payment-page.ts'
+import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges } from '../app/payment-links.ts'
+import { linkPage as linkChargesPage, linksPage } from './link-pages.ts'
 import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
+import { pageHelmetOptions } from '../http/page-headers.ts'
 import { createChargeDeps } from '../http/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
@@ -58,25 +62,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
   })
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    hsts: secure,
-  })
+  await app.register(helmet, pageHelmetOptions(secure))
   await app.register(formbody, { bodyLimit: 4096 })
   await app.register(cookie)
   await app.register(session, {
@@ -127,14 +113,23 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
   })
 
-  app.get('/wallet', async (request, reply) => {
+  app.get<{ Querystring: { saved?: string } }>('/wallet', async (request, reply) => {
     const accountId = accountOf(request)
     if (accountId === null) return html(reply, signInPage(pageOf(request, reply)))
     // Each "Novo Token" form shown carries a fresh nonce; only a POST with the newest one issues a token.
     const tokenNonce = randomBytes(16).toString('base64url')
     request.session.tokenNonce = tokenNonce
     const factors = (await factorsOf(deps, accountHolder(accountId))).factors.length
-    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce, factorsCard(langFor(request), factors)))
+    return html(reply, dashboardPage(pageOf(request, reply), await accountOverview(deps, accountId), deps.config.supportEmail, tokenNonce, factorsCard(langFor(request), factors), request.query.saved === '1'))
+  })
+
+  // The account's settings for its public pages: the name payers see (docs/payment-pages.md).
+  app.post('/wallet/settings', protectSignedIn, async (request, reply) => {
+    const accountId = accountOf(request)!
+    await deps.store.accounts.setDisplayName(accountId, parseDisplayName(field(request.body, 'display_name', 240)))
+    // An unchecked box is not sent at all.
+    await deps.store.accounts.setNotifySales(accountId, (request.body as Record<string, unknown>).notify_sales === 'yes')
+    return reply.redirect('/wallet?saved=1', 303)
   })
 
   app.get('/wallet/sign-up', async (request, reply) => html(reply, signUpPage(pageOf(request, reply))))
@@ -275,6 +270,44 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.post<{ Params: { id: string } }>('/wallet/deliveries/:id/redeliver', protectSignedIn, async (request, reply) => {
     await redeliverWebhook(deps, { merchantAccountId: accountOf(request)!, eventId: request.params.id.slice(0, 64) })
     return reply.redirect('/wallet/deliveries?queued=1', 303)
+  })
+
+  // Payment links (docs/payment-pages.md): the owner's checkouts, with their sales and charges.
+  const linkDeps = { store: deps.store, clock: deps.clock, baseUrl: deps.config.baseUrl }
+  const canSell = async (accountId: number) => (await deps.store.accounts.findById(accountId))?.euid != null
+  app.get('/wallet/links', { onRequest: signedIn }, async (request, reply) => {
+    const accountId = accountOf(request)!
+    return html(reply, linksPage(pageOf(request, reply), (await listPaymentLinks(linkDeps, accountId)).payment_links, await canSell(accountId)))
+  })
+  app.post('/wallet/links', protectSignedIn, async (request, reply) => {
+    const accountId = accountOf(request)!
+    if (!(await canSell(accountId))) throw new DomainError('kyc_purchase_required')
+    const optional = (name: string, max: number) => {
+      const value = field({ [name]: '', ...(request.body as object) }, name, max).trim()
+      return value === '' ? undefined : value
+    }
+    const expires = optional('expires_at', 40)
+    const maxUses = optional('max_uses', 10)
+    const created = await createPaymentLink(linkDeps, accountId, {
+      title: field(request.body, 'title', 400),
+      description: optional('description', 2000),
+      amount: optional('amount', 16),
+      min_amount: optional('min_amount', 16),
+      max_amount: optional('max_amount', 16),
+      swap_to: optional('swap_to', 8),
+      // The form's local time is São Paulo's (UTC-3, no daylight saving since 2019).
+      expires_at: expires === undefined ? undefined : /[zZ]|[+-]\d\d:\d\d$/.test(expires) ? expires : `${expires}-03:00`,
+      max_uses: maxUses === undefined ? undefined : /^\d{1,7}$/.test(maxUses) ? Number(maxUses) : 0,
+    })
+    return reply.redirect(`/wallet/links/${created.id}`, 303)
+  })
+  app.get<{ Params: { id: string } }>('/wallet/links/:id', { onRequest: signedIn }, async (request, reply) => {
+    const { link, charges } = await paymentLinkWithCharges(linkDeps, accountOf(request)!, request.params.id)
+    return html(reply, linkChargesPage(pageOf(request, reply), link, charges))
+  })
+  app.post<{ Params: { id: string } }>('/wallet/links/:id/deactivate', protectSignedIn, async (request, reply) => {
+    await deactivatePaymentLink(linkDeps, accountOf(request)!, request.params.id)
+    return reply.redirect('/wallet/links', 303)
   })
 
   registerWithdrawalPages(app, deps, { ...pageHelpers, factors })

@@ -1,6 +1,14 @@
 // Issue 22, point 1: every page renders through the one template, and no value a user (or a
 // stored row, or a forwarded URL) controls can add markup, an attribute or a script URL.
 import { test } from 'node:test'
+import { pagePhases } from '../../src/domain/payment-page.ts'
+import { linkPageHtml, payErrorHtml, paymentPageHtml } from '../../src/pay/pages.ts'
+import { linkPage as linkChargesPage, linksPage } from '../../src/wallet/link-pages.ts'
+
+const linkRecord = (value: string) => ({
+  id: value, url: value, title: value, description: value, amount_cents: null, min_cents: 1000, max_cents: 2000, swap_to: 'DEPIX' as const, expires_at: null, max_uses: null, active: true,
+  created_at: value, sales: { paid: 1, paid_cents: 1000, open: 1 },
+})
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,7 +35,7 @@ const hostile = [
 function everyPage(lang: Lang, value: string) {
   const page = { lang, csrf: value }
   const overview = (kyc: Overview['kyc']): Overview => ({
-    email: value, ownerTaxNumber: value, kyc, euid: value,
+    email: value, displayName: value, notifySales: true, ownerTaxNumber: value, kyc, euid: value,
     available: { DEPIX: 1, BTC: 2, USDt: 3 }, held: { DEPIX: 0, BTC: 0, USDt: 0 },
     token: { last4: value, createdAt: new Date(0), lastUsedAt: null },
   })
@@ -53,6 +61,16 @@ function everyPage(lang: Lang, value: string) {
     deliveries: deliveriesPage(page, [{ id: value, subjectId: value, event: value, state: 'failed', attempts: [{ at: when, statusCode: 500, error: value }] }], true),
     error: errorPage({ ...page, signedIn: true }, value, value, false),
     docs: renderDocs(lang, { baseUrl: value, supportEmail: value }),
+    ...Object.fromEntries(pagePhases.map((phase) => [`pay_${phase}`, paymentPageHtml(lang, {
+      id: value, phase, merchantName: value, valueCents: 1000, qrCopyPaste: value, expiresAt: when, secondsLeft: 42, returnUrl: value,
+      receipt: phase === 'paid' ? { paidCents: 1000, paidAt: when, payerName: value, payerTaxNumber: value, transactionId: value } : null,
+    })])),
+    payError: payErrorHtml(lang, false, value, value),
+    ...Object.fromEntries(([null, 'inactive', 'sold_out'] as const).map((closed) => [`link_${closed}`, linkPageHtml(lang, {
+      slug: value, title: value, description: value, merchantName: value, amountCents: null, minCents: 1000, maxCents: 2000, currency: 'DEPIX', closed, newPayerLimitCents: 1000, knownPayerLimitCents: 49_900,
+    }, { name: value, taxNumber: value, amount: value, error: { code: value, message: value } })])),
+    walletLinks: linksPage(page, [linkRecord(value)], true),
+    walletLink: linkChargesPage(page, linkRecord(value), [{ id: value, status: 'depix_sent', valueCents: 1000, paidCents: null, createdAt: when, payerName: value }]),
   }
 }
 
@@ -63,7 +81,7 @@ function structure(page: string): string[] {
   )
 }
 
-const urlAttributes = /\b(?:href|src|action|data-poll)="([^"]*)"/g
+const urlAttributes = /\b(?:href|src|action|data-poll|data-follow)="([^"]*)"/g
 
 test('issue 22 (point 1): hostile values in every field leave every page as it was built, with no script URL', () => {
   for (const lang of langs) {

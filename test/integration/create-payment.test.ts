@@ -33,10 +33,10 @@ function assertError(response: { status: number; body: any }, status: number, co
   assert.equal(typeof response.body.request_id, 'string')
 }
 
-test('a charge is created with the spec 2.1 result: 32-hex id, valid BR Code, image URL, 10-minute expiry', async () => {
+test('a charge is created with the spec 2.1 result: 32-hex id, valid BR Code, image URL, 10-minute expiry, and its payment page', async () => {
   const response = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
   assert.equal(response.status, 200, JSON.stringify(response.body))
-  assert.deepEqual(Object.keys(response.body).sort(), ['expiresAt', 'id', 'qrCopyPaste', 'qrImageUrl', 'status'])
+  assert.deepEqual(Object.keys(response.body).sort(), ['expiresAt', 'id', 'payUrl', 'qrCopyPaste', 'qrImageUrl', 'status'])
   assert.match(response.body.id, /^[0-9a-f]{32}$/)
   assert.equal(response.body.status, 'waiting_payment')
   assert.equal(response.body.expiresAt, new Date(T0.getTime() + 600_000).toISOString())
@@ -100,7 +100,7 @@ test('a charge is stored only for accounts that exist, and accounts are never de
   const chargesBefore = await chargeCount()
   const charge = (id: string, accounts: { merchant: number; receiving: number }) => ({
     id, merchant_account_id: accounts.merchant, merchant_id: merchantEuid, account_id: accounts.receiving, value_cents: 1000, currency: 'DEPIX' as const,
-    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: null, webhook_url: null, webhook_secret: null, webhook_events: [], metadata: null,
+    informed_euid: null, informed_tax_number: '11144477735', informed_payer_name: null, webhook_url: null, webhook_secret: null, webhook_events: [], metadata: null, return_url: null, payment_link_id: null,
     provider_deposit_id: `dep-${id}`, payer_euid: null, qr_copy_paste: '0002', status: 'waiting_payment' as const, provider_status: 'pending' as const,
     created_at: T0, expires_at: T0, updated_at: T0,
   })

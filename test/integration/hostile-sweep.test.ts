@@ -13,6 +13,8 @@ let token: string
 let wallet: { cookie: string; csrf: string }
 /** A signed-in support console session (an admin, so every action reaches its use case). */
 let consoleSession: { cookie: string; csrf: string }
+/** Real ids for the routes whose handlers a made-up id never reaches (a link's slug, a charge's page). */
+const realParams: Record<string, string> = {}
 before(async () => {
   service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', OPERATORS: 'sweep-operator@example.com:admin' })
   token = (await service.merchant('sweep@example.com', '52998224725')).token
@@ -23,6 +25,14 @@ before(async () => {
   const operator = await signedInOperator(service, 'sweep-operator@example.com')
   const queues = await operator.get('/console')
   consoleSession = { cookie: [...operator.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(queues.html)![1]! }
+  const link = (await service.request({ method: 'POST', url: '/api/payment-links', token, body: { title: 'Sweep', min_amount: '10.00', max_amount: '20.00' } })).body
+  realParams['/l/:slug'] = new URL(link.url).pathname
+  realParams['/api/payment-links/:id'] = `/api/payment-links/${link.id}`
+  realParams['/api/payment-links/:id/deactivate'] = `/api/payment-links/${link.id}/deactivate`
+  realParams['/wallet/links/:id'] = `/wallet/links/${link.id}`
+  const charge = (await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'sweep-payer@example.com', tax_number: '11144477735' } })).body
+  realParams['/pay/:id'] = `/pay/${charge.id}`
+  realParams['/pay/:id/status'] = `/pay/${charge.id}/status`
 })
 after(() => service.close())
 
@@ -84,6 +94,14 @@ const hostileForms = [
   `identity=email%3A%FF&note=${'x'.repeat(1200)}&reference=${'r'.repeat(300)}&decision=approve`,
   'identity=tax_number%3A00000000000&note=x&decision=close&clear=yes&force=yes&expires_in_minutes=0',
   'decision[]=release&note[x]=1&identity=__proto__%3Ax',
+  // Payment links: the public form, the Wallet's, and the Wallet's settings.
+  'name=%00&tax_number=%00&amount=%00&display_name=%00&notify_sales=%00',
+  `name=${'n'.repeat(3000)}&tax_number=52998224725&amount=1e400&display_name=${'d'.repeat(3000)}`,
+  'name=Ana%20Souza&tax_number=52998224725&amount=R%24%2015%2C00',
+  'name[]=x&tax_number[a]=b&amount=-10',
+  'title=%00&description=%00&amount=%00&min_amount=%00&max_amount=%00&swap_to=%00&expires_at=%00&max_uses=%00',
+  'title=x&amount=10%2C00&min_amount=5&swap_to=BTC&expires_at=9999-99-99T99%3A99&max_uses=99999999999',
+  `title=${'t'.repeat(500)}&description=${'d'.repeat(3000)}&expires_at=2020-01-01T00%3A00&max_uses=-1`,
   '',
 ]
 
@@ -125,7 +143,7 @@ test('hostile paths, queries, headers and bodies on every route: never a 5xx, al
   for (const { method, path } of list) {
     const auth = credentials(path)
     const json = { ...auth, 'content-type': 'application/json' }
-    const plain = path.replace(/:[a-z_]+/g, 'a'.repeat(32))
+    const plain = realParams[path] ?? path.replace(/:[a-z_]+/g, 'a'.repeat(32))
     const paths = path.includes(':') ? hostileSegments.map((segment) => path.replace(/:[a-z_]+/g, segment)) : [path]
     for (const url of paths) await send(method, url, method === 'GET' ? auth : json, method === 'GET' ? undefined : '{}')
     for (const query of hostileQueries) await send(method, `${plain}?${query}`, method === 'GET' ? auth : json, method === 'GET' ? undefined : '{}')
@@ -134,6 +152,10 @@ test('hostile paths, queries, headers and bodies on every route: never a 5xx, al
       await send(method, plain, { ...auth, ...header })
     }
     if (method === 'GET') continue
+    if (path.startsWith('/l/')) {
+      // The public link form takes no session: its handler meets the hostile fields as they are.
+      for (const fields of hostileForms) await send(method, plain, { 'content-type': 'application/x-www-form-urlencoded' }, fields)
+    }
     if ((path.startsWith('/wallet') && path !== '/wallet/sign-out') || (path.startsWith('/console') && path !== '/console/sign-out')) {
       // Past the CSRF check, so the handlers themselves meet the hostile fields.
       const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' }

@@ -130,7 +130,7 @@ const body: Create['requestBody'] extends { content: { 'application/json': infer
   value: '25.00', email: 'store@example.com', euid: 'EU123456789012345', webhook_url: 'https://store.example/hooks', webhook_events: ['payment.expired'],
 }
 const headers: NonNullable<Create['parameters']['header']> = { 'idempotency-key': 'order-1' }
-const created: components['schemas']['ChargeCreated'] = { id: 'a', qrCopyPaste: 'b', qrImageUrl: 'c', expiresAt: 'd', status: 'waiting_payment' }
+const created: components['schemas']['ChargeCreated'] = { id: 'a', qrCopyPaste: 'b', qrImageUrl: 'c', payUrl: 'e', expiresAt: 'd', status: 'waiting_payment' }
 const refused: Create['responses'][400]['content']['application/json']['code'] = 'euid_required'
 const limited: Create['responses'][429]['content']['application/json']['code'] = 'rate_limited'
 const status: components['schemas']['ChargeRecord']['status'] = 'after7d'

@@ -19,6 +19,7 @@ import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../openapi.ts'
 import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
+import { paymentLinkRoutes } from './payment-links.ts'
 import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
 import { BalanceTransactionQuery, cancelErrors, ChargeIdFilter, CreatePaymentBody, IdempotencyKeyHeaders, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors, statementErrors } from '../schemas.ts'
 
@@ -227,6 +228,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   )
 
   await app.register(withdrawalRoutes, { ...deps, authenticated })
+  await app.register(paymentLinkRoutes, { ...deps, authenticated })
 
   // Public and cacheable (docs/rules.md#charge-creation): the id is 128 random bits, the image never changes.
   app.get('/api/qr/:file', {

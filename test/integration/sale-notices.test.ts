@@ -1,0 +1,77 @@
+// The owner hears about sales (docs/payment-pages.md): an e-mail through the queued mail when a
+// charge is paid, held or released; on by default for charges from payment links, a Wallet
+// setting for the rest.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { startTestService, type TestService } from '../support/harness.ts'
+import { signedInClient } from '../support/wallet-client.ts'
+
+let service: TestService
+let seller: Awaited<ReturnType<TestService['merchant']>>
+before(async () => {
+  service = await startTestService()
+  seller = await service.merchant('vendas@example.com', generateCpf())
+})
+after(() => service.close())
+
+type Mail = { subject: string; text: string; code: string | null }
+async function saleMails(): Promise<Mail[]> {
+  await service.jobs.runDue()
+  const response = await service.request({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(seller.email)}` })
+  return (response.body.mails as Mail[]).filter((mail) => mail.code === null)
+}
+
+test('a sale through a link is mailed to its owner; other charges only once the Wallet asks; held and released are mailed too', async () => {
+  const link = (await service.request({ method: 'POST', url: '/api/payment-links', token: seller.token, body: { title: 'Cocada', amount: '10.00' } })).body
+  const payer = generateCpf()
+  const bought = await service.app.inject({
+    method: 'POST', url: new URL(link.url).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ name: 'Joana Dias', tax_number: payer }).toString(),
+  })
+  assert.equal(bought.statusCode, 303, bought.body)
+  const chargeId = String(bought.headers.location).slice('/pay/'.length)
+  assert.deepEqual(await saleMails(), [], 'nothing is mailed before the payment')
+  assert.equal((await service.pay(chargeId, payer)).body.status, 'depix_sent')
+  const [paid, ...others] = await saleMails()
+  assert.equal(others.length, 0)
+  assert.equal(paid!.subject, 'Pagamento recebido: R$ 10,00')
+  assert.match(paid!.text, new RegExp(`Cobrança: ${chargeId}`))
+  assert.match(paid!.text, /Link: Cocada/)
+  assert.match(paid!.text, /Pagador: Payer P\. · \*\*\*\.\d{3}\.\d{3}-\*\*/)
+  assert.ok(!paid!.text.includes(payer), 'the whole tax number is not mailed')
+  assert.match(paid!.text, new RegExp(`/wallet/links/${link.id}`))
+
+  // An API charge: the owner did not ask, so nothing is mailed.
+  const create = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/create-payment', token: seller.token, body: { value: '10.00', email: seller.email, ...body } })
+  const quiet = (await create({ tax_number: generateCpf() })).body.id
+  await service.pay(quiet, generateCpf())
+  assert.equal((await saleMails()).length, 1)
+
+  // The Wallet's setting: every charge paid, held or released is mailed.
+  const wallet = await signedInClient(service, seller.email)
+  await wallet.get('/wallet')
+  assert.equal((await wallet.post('/wallet/settings', { display_name: 'Cocadas da Joana', notify_sales: 'yes' })).status, 303)
+  assert.match((await wallet.get('/wallet')).html, /name="notify_sales" value="yes" checked/)
+
+  const held = (await create({ tax_number: generateCpf() })).body.id
+  assert.equal((await service.pay(held, generateCpf())).body.status, 'security_hold')
+  assert.equal((await saleMails())[0]!.subject, 'Pagamento retido para revisão: R$ 10,00')
+
+  // A third party pays a charge made for a known payer: credited, held 7 days, then released.
+  const payerEuid = (await service.request({ method: 'GET', url: `/api/get-payment/${chargeId}`, token: seller.token })).body.payerEuid
+  const later = (await create({ euid: payerEuid, value: '20.00' })).body.id
+  assert.equal((await service.pay(later, generateCpf())).body.status, 'after7d')
+  assert.equal((await saleMails())[0]!.subject, 'Pagamento recebido: R$ 20,00')
+  await service.advance(7 * 24 * 3600)
+  const [released] = await saleMails()
+  assert.equal(released!.subject, 'Pagamento liberado: R$ 20,00')
+  assert.match(released!.text, /foi liberado e conta no seu saldo disponível/)
+  assert.equal((await saleMails()).length, 4)
+
+  // Unchecked, the setting is off again.
+  await wallet.get('/wallet')
+  await wallet.post('/wallet/settings', { display_name: 'Cocadas da Joana' })
+  const off = (await create({ tax_number: generateCpf() })).body.id
+  await service.pay(off, generateCpf())
+  assert.equal((await saleMails()).length, 4)
+})
