@@ -23,7 +23,7 @@ function code(changes: Partial<ChargeRequestInput>, publicWebhooksOnly = false):
 test('a valid request is normalized: cents, lower-case e-mail, DEPIX default, bare tax number', () => {
   assert.deepEqual(parse({}), {
     valueCents: 1000, email: 'customer@example.com', currency: 'DEPIX', euid: null, taxNumber: '11144477735',
-    payerName: null, webhookUrl: null, webhookSecret: null, webhookEvents: [], metadata: null,
+    payerName: null, webhookUrl: null, webhookSecret: null, webhookEvents: [], metadata: null, returnUrl: null,
   })
 })
 
