@@ -570,7 +570,7 @@ ${empty(view.outflows, html`<table>${head(['month', 'currency', 'withdrawals_cou
 ${csvLinks('outflows')}
 </section>
 <section aria-labelledby="owed"><h2 id="owed">${say('owedReport')}</h2>
-<table>${head(['currency'])}<tbody>${view.owed.totals.map((row) => html`<tr data-total="${row.currency}"><th scope="row">${row.currency}</th><td>${say('totalOwed')}: <b>${formatAmount(row.currency, row.owed)}</b></td><td>${say('totalDebts')}: ${formatAmount(row.currency, row.debts)}</td></tr>`)}</tbody></table>
+<table><thead><tr><th scope="col">${headers.currency}</th><th scope="col">${say('totalOwed')}</th><th scope="col">${say('totalDebts')}</th></tr></thead><tbody>${view.owed.totals.map((row) => html`<tr data-total="${row.currency}"><th scope="row">${row.currency}</th><td class="num"><b>${formatAmount(row.currency, row.owed)}</b></td><td class="num">${formatAmount(row.currency, row.debts)}</td></tr>`)}</tbody></table>
 ${empty(view.owed.rows, html`<table class="stack">${head(['account', 'currency', 'available', 'held', 'withdrawing', 'owed'])}<tbody>${view.owed.rows.map((row) => html`<tr data-account="${String(row.account_id)}"><td data-label="${headers.account}"><a href="${href(`/console/accounts/${row.account_id}`)}">${row.email}</a></td><td data-label="${headers.currency}">${row.currency}</td><td data-label="${headers.available}">${formatAmount(row.currency, row.available)}</td><td data-label="${headers.held}">${formatAmount(row.currency, row.held)}</td><td data-label="${headers.withdrawing}">${formatAmount(row.currency, row.withdrawing)}</td><td data-label="${headers.owed}" data-owed><b>${formatAmount(row.currency, row.owed)}</b></td></tr>`)}</tbody></table>`)}
 ${view.owed.more && html`<p class="guidance">${say('owedMore')}</p>`}
 ${csvLinks('owed')}

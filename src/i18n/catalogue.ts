@@ -54,14 +54,17 @@ export function errorFix(code: ErrorCode, lang: Lang): string {
   return catalogues[lang].errorFixes[code]
 }
 
-const dateTimeFormats: Record<Lang, Intl.DateTimeFormat> = {
-  'pt-BR': new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),
-  en: new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' }),
-}
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>()
 
-/** A moment as people in Brazil read it: São Paulo time, in the page's language. */
-export function formatDateTime(lang: Lang, date: Date): string {
-  return dateTimeFormats[lang].format(date)
+/** A moment as people read it: in the page's language, São Paulo time unless the owner chose another zone. */
+export function formatDateTime(lang: Lang, date: Date, timeZone = 'America/Sao_Paulo'): string {
+  const key = `${lang} ${timeZone}`
+  let format = dateTimeFormats.get(key)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(lang, { dateStyle: lang === 'en' ? 'medium' : 'short', timeStyle: 'medium', timeZone })
+    dateTimeFormats.set(key, format)
+  }
+  return format.format(date)
 }
 
 /** Portuguese unless English was asked for (the language link's cookie, or ?lang=en). */

@@ -26,6 +26,8 @@ export const en: Catalogue = {
     exportCharges: 'Export charges (CSV)',
     exportWithdrawals: 'Export withdrawals (CSV)',
     balanceAfterShort: 'balance',
+    timeZone: 'Time zone of your dates (statement, CSV, charges, withdrawals)',
+    save: 'Save',
     net: 'Net',
     chargedValue: 'Charged',
     paidValue: 'Paid',

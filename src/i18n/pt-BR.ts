@@ -33,6 +33,8 @@ export const ptBR = {
     exportCharges: 'Exportar cobranças (CSV)',
     exportWithdrawals: 'Exportar saques (CSV)',
     balanceAfterShort: 'saldo',
+    timeZone: 'Fuso horário das suas datas (Extrato, CSV, cobranças, saques)',
+    save: 'Salvar',
     net: 'Líquido',
     chargedValue: 'Valor cobrado',
     paidValue: 'Valor pago',

@@ -9,7 +9,8 @@ import { html, href, type Html } from '../html/template.ts'
 import { shell } from '../html/shell.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
-export type Page = { lang: Lang; csrf: string }
+/** `timeZone`: the owner's, on the pages that show the owner's money (São Paulo when absent). */
+export type Page = { lang: Lang; csrf: string; timeZone?: string }
 type Layout = Page & { title: WalletKey; signedIn: boolean }
 
 export function texts(lang: Lang) {
@@ -20,9 +21,9 @@ function when(lang: Lang, date: Date | null): string {
   return date === null ? translate(lang, 'never') : formatDateTime(lang, date)
 }
 
-/** A moment as a <time>: the São Paulo reading for people, the exact instant for machines. */
-export function time(lang: Lang, date: Date): Html {
-  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date)}</time>`
+/** A moment as a <time>: the reading in the owner's zone (São Paulo unless chosen) for people, the exact instant for machines. */
+export function time(lang: Lang, date: Date, timeZone?: string): Html {
+  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date, timeZone)}</time>`
 }
 
 export function layout(page: Layout, body: Html): string {
@@ -224,7 +225,7 @@ export function chargesPage(page: Page, rows: ChargeRow[], filter: ChargeStatus 
   const body = rows.length === 0
     ? html`<p>${t('noCharges')}</p>`
     : html`<ol class="lines charges">${rows.map((row) => html`<li data-charge="${row.id}" data-status="${row.status}">
-<a class="what" href="${href(`/wallet/charges/${encodeURIComponent(row.id)}`)}"><span class="kind">${statusLabel(page.lang, row.status)}</span> · ${t(row.role)}<br><time datetime="${row.createdAt.toISOString()}">${formatDateTime(page.lang, row.createdAt)}</time></a>
+<a class="what" href="${href(`/wallet/charges/${encodeURIComponent(row.id)}`)}"><span class="kind">${statusLabel(page.lang, row.status)}</span> · ${t(row.role)}<br>${time(page.lang, row.createdAt, page.timeZone)}</a>
 <span class="money"><b>${formatBrl(row.valueCents)}</b>${row.creditedUnits !== null && html`<br><small>${t('net')} ${formatAmount(row.currency, row.creditedUnits)}</small>`}</span>
 </li>`)}</ol>`
   return layout({ ...page, title: 'charges', signedIn: true }, html`
@@ -266,13 +267,13 @@ export function chargePage(page: Page, charge: ChargeDetail): string {
   ${charge.quoteMicros !== null && row(t('quote'), `R$ ${formatUnits(charge.quoteMicros, 6).replace('.', ',')} / ${charge.currency === 'BTC' ? 'L-BTC' : charge.currency}`)}
   ${charge.takenBackCents > 0 && row(t('takenBack'), formatBrl(charge.takenBackCents))}
   ${charge.payerName !== null && row(t('payer'), `${charge.payerName}${charge.payerTaxNumber === null ? '' : ` · ${maskTaxNumber(charge.payerTaxNumber)}`}`)}
-  ${row(t('created'), time(page.lang, charge.createdAt))}
-  ${charge.confirmedAt !== null && row(t('confirmedAt'), time(page.lang, charge.confirmedAt))}
-  ${charge.releaseAt !== null && charge.status === 'after7d' && row(t('releaseAt'), time(page.lang, charge.releaseAt))}
+  ${row(t('created'), time(page.lang, charge.createdAt, page.timeZone))}
+  ${charge.confirmedAt !== null && row(t('confirmedAt'), time(page.lang, charge.confirmedAt, page.timeZone))}
+  ${charge.releaseAt !== null && charge.status === 'after7d' && row(t('releaseAt'), time(page.lang, charge.releaseAt, page.timeZone))}
   ${row('id', html`<code class="id">${charge.id}</code>`)}
 </dl>
 ${charge.purchaseHref !== null && html`<p><a href="${href(charge.purchaseHref)}">${t('showQr')}</a></p>`}
-${charge.lines.length > 0 && html`<h2>${t('statement')}</h2><ol class="lines">${charge.lines.map((line) => html`<li data-type="${line.type}"><span class="what">${types[line.type]}<br>${time(page.lang, line.at)}</span><span class="money">${line.amount > 0 ? '+' : ''}${formatAmount(line.currency, line.amount)}</span></li>`)}</ol>`}
+${charge.lines.length > 0 && html`<h2>${t('statement')}</h2><ol class="lines">${charge.lines.map((line) => html`<li data-type="${line.type}"><span class="what">${types[line.type]}<br>${time(page.lang, line.at, page.timeZone)}</span><span class="money">${line.amount > 0 ? '+' : ''}${formatAmount(line.currency, line.amount)}</span></li>`)}</ol>`}
 <p><a href="/wallet/charges">${t('charges')}</a> · <a href="/wallet/statement">${t('statement')}</a></p>`)
 }
 
@@ -288,7 +289,7 @@ export type DeliveryRow = {
 export function deliveriesPage(page: Page, rows: DeliveryRow[], queued: boolean): string {
   const t = texts(page.lang)
   const attempts = (row: DeliveryRow) =>
-    row.attempts.map((attempt) => html`<li>${time(page.lang, attempt.at)}: ${attempt.statusCode ?? '—'}${attempt.error !== null && html` (${attempt.error})`}</li>`)
+    row.attempts.map((attempt) => html`<li>${time(page.lang, attempt.at, page.timeZone)}: ${attempt.statusCode ?? '—'}${attempt.error !== null && html` (${attempt.error})`}</li>`)
   const body = rows.length === 0
     ? html`<p>${t('noDeliveries')}</p>`
     : html`<ol class="lines deliveries">${rows.map((row) => html`<li data-delivery="${row.id}" data-state="${row.state}">

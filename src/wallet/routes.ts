@@ -92,6 +92,8 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   }
   const protect = { preHandler: app.csrfProtection }
   const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
+  /** The owner's time zone, that the money views read their dates in. */
+  const zoneOf = async (accountId: number) => (await deps.store.accounts.findById(accountId))!.time_zone
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { mapped, csrfFailure, csrfToken } = pageError(error, request, reply, 'wallet')
@@ -243,7 +245,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
       before: typeof query.before === 'string' ? query.before : undefined,
     })
     const next = listed.nextCursor === null ? null : `/wallet/charges?${new URLSearchParams({ ...(listed.status ? { status: listed.status } : {}), before: listed.nextCursor })}`
-    return html(reply, chargesPage(pageOf(request, reply), listed.rows, listed.status, next))
+    return html(reply, chargesPage({ ...pageOf(request, reply), timeZone: await zoneOf(accountOf(request)!) }, listed.rows, listed.status, next))
   })
 
   app.get<{ Params: { id: string } }>('/wallet/charges/:id', { onRequest: signedIn }, async (request, reply) => {
@@ -251,7 +253,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const charge = await accountCharge(deps, { accountId, chargeId: request.params.id.slice(0, 64) })
     const lines = (await deps.store.statement.movementsOfCharge(accountId, charge.id)).flatMap(linesOf)
     const ownWaiting = charge.merchant_id === null && charge.account_id === accountId && charge.status === 'waiting_payment'
-    return html(reply, chargePage(pageOf(request, reply), {
+    return html(reply, chargePage({ ...pageOf(request, reply), timeZone: await zoneOf(accountId) }, {
       ...chargeRow(charge, accountId), payerName: charge.payer_name, payerTaxNumber: charge.payer_tax_number, confirmedAt: charge.confirmed_at, releaseAt: charge.release_at,
       quoteMicros: charge.currency === 'DEPIX' ? null : charge.quote_micros, purchaseHref: ownWaiting ? `/wallet/purchases/${charge.id}` : null,
       lines: lines.map((line) => ({ type: line.type, currency: line.currency, amount: line.amount, at: line.createdAt })),
@@ -264,7 +266,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
       id: delivery.id, subjectId: delivery.payment_id ?? delivery.withdrawal_id ?? '', event: delivery.event, state: delivery.state,
       attempts: delivery.attempt_log.map((attempt) => ({ at: new Date(attempt.at), statusCode: attempt.status_code, error: attempt.error })),
     }))
-    return html(reply, deliveriesPage(pageOf(request, reply), rows, request.query.queued === '1'))
+    return html(reply, deliveriesPage({ ...pageOf(request, reply), timeZone: await zoneOf(accountOf(request)!) }, rows, request.query.queued === '1'))
   })
 
   app.post<{ Params: { id: string } }>('/wallet/deliveries/:id/redeliver', protectSignedIn, async (request, reply) => {
@@ -311,6 +313,6 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   })
 
   registerWithdrawalPages(app, deps, { ...pageHelpers, factors })
-  registerStatementPages(app, deps, { pageOf, html, accountOf, signedIn: { onRequest: signedIn } })
+  registerStatementPages(app, deps, { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protectSignedIn })
 }
 

@@ -4,7 +4,7 @@ import { currencies, formatAmount, type Currency } from '../domain/money.ts'
 import type { StatementLineType } from '../domain/statement.ts'
 import { html, href } from '../html/template.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
-import { layout, texts, type Page } from './pages.ts'
+import { csrfField, layout, texts, type Page } from './pages.ts'
 
 export type ExtratoLine = {
   id: string
@@ -36,7 +36,7 @@ function subjectLink(lang: Lang, line: ExtratoLine) {
   return ''
 }
 
-export function statementPage(page: Page, view: { query: ExtratoQuery; zone: string; lines: ExtratoLine[]; more: boolean; summary: ExtratoSummary[]; csvQuery: string }): string {
+export function statementPage(page: Page, view: { query: ExtratoQuery; zone: string; zones: readonly string[]; lines: ExtratoLine[]; more: boolean; summary: ExtratoSummary[]; csvQuery: string }): string {
   const t = texts(page.lang)
   const types = catalogues[page.lang].statementTypes
   const { query } = view
@@ -72,5 +72,10 @@ export function statementPage(page: Page, view: { query: ExtratoQuery; zone: str
 <p class="downloads"><a href="${href(csv('br'))}" download>${t('downloadCsv')}</a> · <a href="${href(csv('standard'))}" download>${t('downloadCsvStandard')}</a></p>
 ${view.more && html`<p class="guidance">${t('moreLines')}</p>`}
 ${lines}
-<p class="downloads"><a href="/wallet/charges.csv" download>${t('exportCharges')}</a> · <a href="/wallet/withdrawals.csv" download>${t('exportWithdrawals')}</a></p>`)
+<p class="downloads"><a href="/wallet/charges.csv" download>${t('exportCharges')}</a> · <a href="/wallet/withdrawals.csv" download>${t('exportWithdrawals')}</a></p>
+<form method="post" action="/wallet/time-zone" class="card row">
+  ${csrfField(page.csrf)}
+  <label>${t('timeZone')}<select name="time_zone">${view.zones.map((zone) => html`<option value="${zone}" ${zone === view.zone && 'selected'}>${zone}</option>`)}</select></label>
+  <button type="submit">${t('save')}</button>
+</form>`)
 }

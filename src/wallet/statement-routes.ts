@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { chargesExport, csvStream, statementExport, withdrawalsExport, type CsvExport } from '../app/exports.ts'
 import { statementFilter, statementView } from '../app/statement.ts'
 import { DomainError } from '../domain/errors.ts'
-import { csvFlavourOf, DEFAULT_TIME_ZONE, localDateTimeText, periodOf, wallClock, type CsvFlavour, type Period } from '../domain/export-format.ts'
+import { csvFlavourOf, DEFAULT_TIME_ZONE, isTimeZone, localDateTimeText, periodOf, wallClock, type CsvFlavour, type Period } from '../domain/export-format.ts'
 import type { Currency } from '../domain/money.ts'
 import type { WalletDeps } from './deps.ts'
 import type { WalletPageHelpers } from './withdrawal-routes.ts'
@@ -20,8 +20,8 @@ function text(value: unknown, name: string): string {
   return value
 }
 
-export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, helpers: Pick<WalletPageHelpers, 'pageOf' | 'html' | 'accountOf' | 'signedIn'>): void {
-  const { pageOf, html, accountOf, signedIn } = helpers
+export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, helpers: Pick<WalletPageHelpers, 'pageOf' | 'html' | 'accountOf' | 'field' | 'signedIn' | 'protectSignedIn'>): void {
+  const { pageOf, html, accountOf, field, signedIn, protectSignedIn } = helpers
 
   const ownerOf = async (request: FastifyRequest) => {
     const account = (await deps.store.accounts.findById(accountOf(request)!))!
@@ -49,10 +49,10 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
     const query = request.query.month || request.query.from || request.query.to ? request.query : { ...request.query, month: currentMonth(deps.clock.now(), owner.timeZone) }
     const { period, raw } = periodFrom(query, owner.timeZone)
     const view = await statementView(deps.store, owner.id, { currency: raw.currency, type: null, from: period.from, to: period.to }, 500)
-    const page = pageOf(request, reply)
+    const page = { ...pageOf(request, reply), timeZone: owner.timeZone }
     const csvQuery = new URLSearchParams(Object.entries({ month: raw.month, from: raw.from, to: raw.to, currency: raw.currency ?? '' }).filter(([, value]) => value !== '')).toString()
     return html(reply, statementPage(page, {
-      query: raw, zone: owner.timeZone, more: view.more, csvQuery,
+      query: raw, zone: owner.timeZone, zones: timeZones, more: view.more, csvQuery,
       // Without a currency chosen, the currencies the account holds or moved in the period.
       summary: [...view.summary].filter(([currency, sums]) => raw.currency !== null || currency === 'DEPIX' || sums.opening !== 0 || sums.in !== 0 || sums.out !== 0 || sums.closing !== 0 || sums.availableClosing !== 0)
         .map(([currency, sums]) => ({ currency, ...sums })),
@@ -61,6 +61,14 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
         chargeId: line.chargeId, withdrawalId: line.withdrawalId, at: line.createdAt, local: localDateTimeText(line.createdAt, owner.timeZone, page.lang === 'en' ? 'standard' : 'br'),
       })),
     }))
+  })
+
+  // The owner's time zone: the Extrato, the exports and the money views read their dates in it.
+  app.post('/wallet/time-zone', protectSignedIn, async (request, reply) => {
+    const zone = field(request.body, 'time_zone', 64)
+    if (!isTimeZone(zone) || !timeZones.includes(zone)) throw new DomainError('invalid_request', { param: 'time_zone', message: 'Not a time zone.' })
+    await deps.store.accounts.update(accountOf(request)!, { time_zone: zone })
+    return reply.redirect('/wallet/statement', 303)
   })
 
   app.get<{ Querystring: PeriodQuery }>('/wallet/statement.csv', signedIn, async (request, reply) => {
@@ -84,6 +92,14 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
     return sendCsv(reply, fileName('saques', raw), withdrawalsExport(deps.store, owner, period, flavour), flavour)
   })
 }
+
+/** The zones the runtime knows, Brazil's first. */
+const timeZones = (() => {
+  const all = Intl.supportedValuesOf('timeZone')
+  const brazil = ['America/Sao_Paulo', 'America/Bahia', 'America/Belem', 'America/Fortaleza', 'America/Recife', 'America/Maceio', 'America/Araguaina', 'America/Noronha',
+    'America/Manaus', 'America/Cuiaba', 'America/Campo_Grande', 'America/Porto_Velho', 'America/Boa_Vista', 'America/Santarem', 'America/Rio_Branco', 'America/Eirunepe'].filter((zone) => all.includes(zone))
+  return [...brazil, ...all.filter((zone) => !brazil.includes(zone)), ...(all.includes('UTC') ? [] : ['UTC'])]
+})()
 
 function currentMonth(now: Date, timeZone: string): string {
   const clock = wallClock(now, timeZone)

@@ -106,7 +106,7 @@ export function withdrawalsPage(page: Page, rows: WithdrawalRow[], destinations:
   const list = rows.length === 0
     ? html`<p>${t('noWithdrawals')}</p>`
     : html`<ol class="lines withdrawals">${rows.map((row) => html`<li data-withdrawal="${row.id}">
-<a class="what" href="${href(`/wallet/withdrawals/${encodeURIComponent(row.id)}`)}">${statusOf(page.lang, row)}<br><small>${destinationName(row.destination)}</small><br><time datetime="${row.createdAt.toISOString()}">${formatDateTime(page.lang, row.createdAt)}</time></a>
+<a class="what" href="${href(`/wallet/withdrawals/${encodeURIComponent(row.id)}`)}">${statusOf(page.lang, row)}<br><small>${destinationName(row.destination)}</small><br>${time(page.lang, row.createdAt, page.timeZone)}</a>
 <span class="money"><b>${formatAmount(row.currency, row.amount)}</b><br><small>${t('fee')} ${formatAmount(row.currency, row.fee)}</small><br><small data-arrives>${t('arrives')}: ${arrives(row)}</small></span>
 </li>`)}</ol>`
   return layout({ ...page, title: 'withdrawals', signedIn: true }, html`

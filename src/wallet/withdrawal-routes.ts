@@ -114,7 +114,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
 
   app.get('/wallet/withdrawals', signedIn, async (request, reply) => {
     const accountId = accountOf(request)!
-    const page = pageOf(request, reply)
+    const page = { ...pageOf(request, reply), timeZone: (await deps.store.accounts.findById(accountId))!.time_zone }
     const withdrawals = await deps.store.withdrawals.list(accountId, { status: null, before: null, limit: 50 })
     const rows = await Promise.all(withdrawals.map((withdrawal) => withdrawalRow(withdrawal, page.lang)))
     const destinations = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)

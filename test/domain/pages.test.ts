@@ -54,7 +54,7 @@ function everyPage(lang: Lang, value: string) {
     charges: chargesPage(page, [charge], null, value),
     charge: chargePage(page, { ...charge, payerName: value, payerTaxNumber: value, confirmedAt: when, releaseAt: when, quoteMicros: 1, purchaseHref: value, lines: [{ type: 'credit', currency: 'DEPIX', amount: 1, at: when }] }),
     statement: statementPage(page, {
-      query: { month: value, from: value, to: value, currency: null }, zone: value, more: true, csvQuery: value,
+      query: { month: value, from: value, to: value, currency: null }, zone: value, zones: [value], more: true, csvQuery: value,
       summary: [{ currency: 'DEPIX', opening: 1, in: 1, out: 1, fees: 1, closing: 1, availableClosing: 1 }],
       lines: [{ id: value, type: 'credit', currency: 'DEPIX', amount: 0, available: 1, balanceAfter: 1, chargeId: value, withdrawalId: value, local: value, at: when }],
     }),

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, skipWithoutChromium as skip } from '../support/browser.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { newestCode } from '../support/wallet-client.ts'
+import { newestCode, walletClient } from '../support/wallet-client.ts'
 import { confirmedDestination, ownerWithBalance, type Owner } from '../support/withdrawals.ts'
 
 const SHOTS = '/tmp/statements52-shots'
@@ -26,7 +26,7 @@ before(async () => {
   if (skip) return
   mkdirSync(SHOTS, { recursive: true })
   browser = await launchChromium()
-  service = await startTestService()
+  service = await startTestService({ OPERATORS: 'reports-operator@example.com:support' })
   base = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`
   owner = await ownerWithBalance(service, 'phone-views@example.com', '300.00')
   // A charge with a webhook that fails (a long URL, a long event name on the deliveries page).
@@ -71,12 +71,12 @@ test('every money view fits 375 px, its rows are links a few lines tall, and the
   const context = await signedInContext()
   const page = await context.newPage()
   try {
-    for (const path of ['/wallet/statement', '/wallet/charges', `/wallet/charges/${chargeId}`, '/wallet/withdrawals', `/wallet/withdrawals/${pixWithdrawal}`, '/wallet/deliveries']) {
+    for (const path of ['/wallet', '/wallet/statement', '/wallet/charges', `/wallet/charges/${chargeId}`, '/wallet/withdrawals', `/wallet/withdrawals/${pixWithdrawal}`, '/wallet/deliveries']) {
       const response = await page.goto(`${base}${path}`)
       assert.equal(response!.status(), 200, path)
       const overflowing = await page.locator('body *').evaluateAll((nodes) => nodes.filter((node) => (node as unknown as { getBoundingClientRect(): { right: number } }).getBoundingClientRect().right > 375).map((node) => `${(node as unknown as { tagName: string }).tagName}.${(node as unknown as { className: string }).className}`))
       assert.ok(await wideness(page) <= 375, `${path} is ${await wideness(page)} px wide at 375: ${overflowing.slice(0, 8).join(', ')}`)
-      await shoot(page, path.split('/').slice(2).map((part) => part.slice(0, 10)).join('-'))
+      await shoot(page, path.split('/').slice(2).map((part) => part.slice(0, 10)).join('-') || 'wallet')
     }
 
     await page.goto(`${base}/wallet/statement`)
@@ -110,6 +110,27 @@ test('every money view fits 375 px, its rows are links a few lines tall, and the
     await page.waitForURL(`${base}/wallet/withdrawals/${pixWithdrawal}`)
     assert.match(await page.locator('[data-receipt]').getAttribute('href') ?? '', /\/receipts\/.+\.pdf$/, 'a completed Pix shows its receipt')
     assert.equal(await page.getByText('Transação', { exact: true }).count(), 0, 'and no Liquid transaction')
+  } finally {
+    await context.close()
+  }
+})
+
+test('the console\'s reports read at a desktop\'s width and on a phone, wide tables scrolling inside themselves', { skip, timeout: 60_000 }, async () => {
+  const operator = walletClient(service)
+  await operator.get('/console')
+  const asked = await operator.post('/console/sign-in', { email: 'reports-operator@example.com' })
+  await operator.get(asked.location!)
+  assert.equal((await operator.post('/console/code', { email: 'reports-operator@example.com', code: await newestCode(service, 'reports-operator@example.com') })).status, 303)
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  await context.addCookies([...operator.jar].map(([name, value]) => ({ name, value, url: `${base}/console` })))
+  const page = await context.newPage()
+  try {
+    assert.equal((await page.goto(`${base}/console/reports`))!.status(), 200)
+    await page.getByRole('heading', { name: 'Relatórios' }).waitFor()
+    assert.ok(await wideness(page) <= 1280)
+    assert.equal(await page.locator('tr[data-month][data-currency="DEPIX"] [data-net]').first().innerText(), 'R$ 4,00', 'the deposit fees of R$ 300,00 and R$ 45,67, and the withdrawal\'s R$ 2,00')
+    await shoot(page, 'console-reports')
+    assert.ok(await wideness(page) <= 375, `the reports are ${await wideness(page)} px wide at 375`)
   } finally {
     await context.close()
   }

@@ -175,3 +175,26 @@ test('the Extrato: the month\'s lines oldest first with their balance after, tot
   const btcOnly = await owner.wallet.get('/wallet/statement?month=2026-11&currency=BTC')
   assert.deepEqual([...btcOnly.html.matchAll(/data-currency="(\w+)"/g)].map((match) => match[1]), ['BTC'])
 })
+
+test('the owner\'s time zone: chosen on the Extrato, the CSV\'s dates and the money views follow it; an unknown zone is refused', async () => {
+  await owner.wallet.get('/wallet/statement')
+  assert.equal((await owner.wallet.post('/wallet/time-zone', { time_zone: 'Mars/Olympus_Mons' })).status, 400)
+  await owner.wallet.get('/wallet/statement')
+  assert.equal((await owner.wallet.post('/wallet/time-zone', { time_zone: 'Asia/Tokyo' })).location, '/wallet/statement')
+  try {
+    const lines = await apiLines(owner.token)
+    const rows: string[][] = parse((await owner.wallet.get('/wallet/statement.csv?flavour=standard')).html)
+    assert.equal(rows[0]![0], 'Date (Asia/Tokyo)')
+    const tokyo = new Date(new Date(lines[0]!.created_at).getTime() + 9 * 3600_000).toISOString()
+    assert.equal(rows[1]![0], `${tokyo.slice(0, 10)} ${tokyo.slice(11, 19)}`)
+    assert.equal(rows[1]![10], lines[0]!.created_at, 'the UTC instant beside it')
+    const charges = await owner.wallet.get('/wallet/charges')
+    const shown = /<time datetime="([^"]+)">([^<]+)<\/time>/.exec(charges.html)!
+    const expected = new Date(new Date(shown[1]!).getTime() + 9 * 3600_000).toISOString()
+    assert.equal(shown[2], `${expected.slice(8, 10)}/${expected.slice(5, 7)}/${expected.slice(0, 4)}, ${expected.slice(11, 19)}`)
+    assert.match((await owner.wallet.get('/wallet/statement')).html, /<option value="Asia\/Tokyo" selected>/)
+  } finally {
+    await owner.wallet.get('/wallet/statement')
+    await owner.wallet.post('/wallet/time-zone', { time_zone: 'America/Sao_Paulo' })
+  }
+})

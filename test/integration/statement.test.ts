@@ -146,15 +146,19 @@ test('bad filters are 400 with the parameter named; the statement needs a token'
 test('property: whatever an account lives through, the lines of a currency sum to its balance and every page size reads the same lines', async () => {
   let run = 0
   const statuses: string[] = []
+  const withdrawals: string[] = []
   const step = fc.oneof(
     fc.record({ kind: fc.constant('pay' as const), reais: fc.integer({ min: 10, max: 90 }), currency: fc.constantFrom('DEPIX', 'USDt') }),
     fc.record({ kind: fc.constant('third_party' as const), reais: fc.integer({ min: 10, max: 90 }) }),
     fc.record({ kind: fc.constant('med' as const), cents: fc.integer({ min: 100, max: 2_000 }) }),
     fc.record({ kind: fc.constant('days' as const), days: fc.integer({ min: 1, max: 8 }) }),
+    fc.record({ kind: fc.constant('withdraw' as const), reais: fc.integer({ min: 3, max: 30 }), then: fc.constantFrom('send', 'cancel', 'leave') }),
   )
   await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 4 }), async (steps, pageSize) => {
     const email = `statement-property-${run++}@example.com`
     const owner = await ownerWithBalance(service, email, '20.00')
+    const destination = await confirmedDestination(service, owner, 'liquid', newLiquidAddress('elementsregtest', randomBytes(20), Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')))
+    await service.advance(24 * 3600 + 1)
     const paid: string[] = []
     for (const s of steps) {
       if (s.kind === 'pay' || s.kind === 'third_party') {
@@ -169,11 +173,22 @@ test('property: whatever an account lives through, the lines of a currency sum t
         await service.request({ method: 'POST', url: `/sandbox/payments/${paid.at(-1)}/med`, body: { principal_cents: s.cents } })
       } else if (s.kind === 'days') {
         await service.advance(s.days * 24 * 3600)
+      } else if (s.kind === 'withdraw') {
+        const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: s.reais * 100, destination_id: destination } })
+        // Refused (not enough available, an open MED): the history goes on without it.
+        if (made.status !== 200) continue
+        withdrawals.push(s.then)
+        if (s.then === 'send') await service.jobs.runDue()
+        if (s.then === 'cancel') {
+          await owner.wallet.get(`/wallet/withdrawals/${made.body.id}`)
+          await owner.wallet.post(`/wallet/withdrawals/${made.body.id}/cancel`, {})
+        }
       }
     }
     const lines = await allLines(owner.token)
     assertLinesSumToBalances(lines, await ledgerBalances(email))
     assert.deepEqual(await allLines(owner.token, '', pageSize), lines)
-  }), { numRuns: 8 })
+  }), { numRuns: 10 })
   assert.ok(statuses.includes('after7d') && statuses.includes('depix_sent'), `the histories held payments and credited others: ${statuses}`)
+  assert.ok(withdrawals.length > 0, 'and withdrew')
 })
