@@ -2,7 +2,6 @@
 // cookie, no token: the charge's id (128 random bits) is the key, as for its QR image. Pages for
 // people, kept out of /openapi.json; reads are counted per client address in memory.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import helmet from '@fastify/helmet'
 import formbody from '@fastify/formbody'
 import { paymentPage } from '../app/payment-page.ts'
 import { buyFromLink, linkPage } from '../app/payment-links.ts'
@@ -15,7 +14,7 @@ import { createAddressWindows } from '../http/address-windows.ts'
 import type { RouteDeps } from '../http/deps.ts'
 import { sendError } from '../http/errors.ts'
 import { pageError } from '../http/page-errors.ts'
-import { pageHelmetOptions } from '../http/page-headers.ts'
+import { pageSecurityHeaders } from '../http/page-headers.ts'
 import { createPageCache } from './page-cache.ts'
 import { linkPageHtml, payErrorHtml, paymentPageHtml, type LinkForm } from './pages.ts'
 
@@ -31,8 +30,13 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
   })
-  // The charge id is in the page's address: it is not handed to the store a payer goes back to.
-  await app.register(helmet, pageHelmetOptions(deps.config.baseUrl.startsWith('https://'), 'no-referrer'))
+  // The Wallet's security headers, computed once; the charge id is in the page's address, so it
+  // is not handed as a referrer to the store a payer goes back to.
+  const securityHeaders = pageSecurityHeaders(deps.config.baseUrl.startsWith('https://'), 'no-referrer')
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(securityHeaders)
+    done()
+  })
   await app.register(formbody, { bodyLimit: 4096 })
 
   // Page views per address a minute, as the public QR image counts them (RATE_LIMIT_PER_MINUTE, 600

@@ -53,6 +53,11 @@ test('create-payment answers payUrl; the page shows the amount, the QR, the code
   assert.equal(shown.headers['referrer-policy'], 'no-referrer')
   assert.equal(shown.headers['x-frame-options'], 'DENY')
   assert.doesNotMatch(html, /<script>|<style>| style="| on[a-z]+="/)
+  // The very headers the Wallet sends (helmet's there), but for the referrer.
+  const wallet = (await service.request({ method: 'GET', url: '/wallet' })).headers
+  const security = ['content-security-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'strict-transport-security', 'x-content-type-options', 'x-dns-prefetch-control', 'x-download-options', 'x-frame-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
+  for (const name of security) assert.equal(shown.headers[name], wallet[name], name)
+  assert.deepEqual(Object.keys(wallet).filter((name) => name.startsWith('x-') || name.includes('policy') || name.startsWith('cross-origin') || name.startsWith('origin-')).filter((name) => !['x-request-id', 'referrer-policy'].includes(name)).sort(), security.filter((name) => wallet[name] !== undefined).sort())
 
   // English on request, and the link back to Portuguese.
   const english = (await page(created.body.id, '?lang=en')).body as string
