@@ -237,7 +237,6 @@ export const en: Catalogue = {
     displayNameTitle: 'Name shown to payers',
     displayNameLead: 'Shown at the top of every charge\'s payment page. Blank, the page shows no name.',
     displayName: 'Store name',
-    save: 'Save',
     saved: 'Saved.',
   },
   pay: {

@@ -244,7 +244,6 @@ export const ptBR = {
     displayNameTitle: 'Nome exibido aos pagadores',
     displayNameLead: 'Aparece no topo da página de pagamento de cada cobrança. Em branco, a página não mostra nome.',
     displayName: 'Nome da loja',
-    save: 'Salvar',
     saved: 'Salvo.',
   },
   /** The public payment page (/pay/{id}) and payment links (/l/{slug}): what a payer reads. */
