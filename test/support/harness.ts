@@ -138,7 +138,9 @@ async function migratedPostgresTemplate(admin: pg.Client): Promise<string> {
   try {
     await admin.query(`alter database ${building} rename to ${template}`)
     const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'pixtest\\_template\\_%' and datname <> $1`, [template])
-    for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname} with (force)`)
+    // Templates of other migrations (older checkouts) go, but not from under a run of another
+    // checkout that is copying one this moment: without force, one in use is left for next time.
+    for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname}`).catch(() => {})
   } catch (error) {
     // Another process finished its template first: use that one.
     await admin.query(`drop database if exists ${building}`)
