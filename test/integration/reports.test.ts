@@ -9,7 +9,8 @@ import { parse } from 'csv-parse/sync'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { newestCode, walletClient } from '../support/wallet-client.ts'
+import { signedInOperator } from '../support/factors.ts'
+import { walletClient } from '../support/wallet-client.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 let service: TestService
@@ -18,11 +19,8 @@ let heldId: string
 let driftedId: string
 before(async () => {
   service = await startTestService({ OPERATORS: 'ana@example.com:admin', AUTH_FAILURES_PER_MINUTE: '0' })
-  console_ = walletClient(service)
-  await console_.get('/console')
-  const asked = await console_.post('/console/sign-in', { email: 'ana@example.com' })
-  await console_.get(asked.location!)
-  assert.equal((await console_.post('/console/code', { email: 'ana@example.com', code: await newestCode(service, 'ana@example.com') })).status, 303)
+  // Operators sign in with the e-mail code and their second factor (enrolled the first time).
+  console_ = await signedInOperator(service, 'ana@example.com')
 
   // Deposits (R$ 1,00 fee each), a Liquid withdrawal of R$ 100,00 (R$ 2,00 fee, an L-BTC network fee).
   const owner = await ownerWithBalance(service, 'reports-owner@example.com', '300.00')

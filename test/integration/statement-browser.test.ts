@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium, skipWithoutChromium as skip } from '../support/browser.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
-import { newestCode, walletClient } from '../support/wallet-client.ts'
+import { signedInOperator } from '../support/factors.ts'
+import { newestCode } from '../support/wallet-client.ts'
 import { confirmedDestination, ownerWithBalance, type Owner } from '../support/withdrawals.ts'
 
 const SHOTS = '/tmp/statements52-shots'
@@ -116,11 +117,8 @@ test('every money view fits 375 px, its rows are links a few lines tall, and the
 })
 
 test('the console\'s reports read at a desktop\'s width and on a phone, wide tables scrolling inside themselves', { skip, timeout: 60_000 }, async () => {
-  const operator = walletClient(service)
-  await operator.get('/console')
-  const asked = await operator.post('/console/sign-in', { email: 'reports-operator@example.com' })
-  await operator.get(asked.location!)
-  assert.equal((await operator.post('/console/code', { email: 'reports-operator@example.com', code: await newestCode(service, 'reports-operator@example.com') })).status, 303)
+  // Operators sign in with the e-mail code and their second factor (enrolled the first time).
+  const operator = await signedInOperator(service, 'reports-operator@example.com')
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   await context.addCookies([...operator.jar].map(([name, value]) => ({ name, value, url: `${base}/console` })))
   const page = await context.newPage()
