@@ -340,12 +340,6 @@ least create asking the fake at ${((medianRatio(bareCreateFake) / medianRatio(ba
 (${availableParallelism()} cores over the rate) was ${machineOf(bareCreate)} µs for the least create, ${machineOf(bareCreateFake)} µs asking the fake and ${machineOf('POST /api/create-payment')} µs for
 create-payment.
 
-## Balances
-
-get-balance with 1 000 000 ledger entries on the account runs at ${(flat * 100).toFixed(0)} % of its throughput with
-none (goal: within 1.5×, i.e. at least 67 %): the balance is read from the running balances kept
-beside the entries, not summed from them.
-
 ## Exports
 
 The Wallet's statement export (\`GET /wallet/statement.csv\`, standard flavour) of an account with
