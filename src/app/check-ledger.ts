@@ -101,14 +101,16 @@ export async function checkLedger(deps: { store: Store; treasury: Treasury }): P
 async function payoutMismatches(deps: { store: Store; treasury: Treasury }, withdrawalSums: Array<{ withdrawal_id: string; book: Book; currency: Currency; total: number }>): Promise<LedgerCheck['payouts']> {
   const mismatches: LedgerCheck['payouts'] = []
   const posted = (id: string, book: Book, currency: Currency) => withdrawalSums.filter((row) => row.withdrawal_id === id && row.book === book && row.currency === currency).reduce((sum, row) => sum + row.total, 0)
-  const compare = async (payout: { withdrawal_id: string | null; refund_payout_id: string | null; txid: string }, currency: Currency, sent: number, fee: number | null) => {
+  const compare = async (payout: { withdrawal_id: string | null; refund_payout_id: string | null; txid: string }, currency: Currency, sent: number, fee: number | null): Promise<void> => {
     const node = await deps.treasury.sentTransaction(payout.txid).catch(() => undefined)
-    if (node === null) return mismatches.push({ ...payout, field: 'transaction', expected: 1, actual: 0 })
+    if (node === null) {
+      mismatches.push({ ...payout, field: 'transaction', expected: 1, actual: 0 })
+      return
+    }
     const nodeSent = node === undefined ? null : minorUnitsIn(currency, node.sent.filter((output) => output.currency === currency).reduce((sum, output) => sum + output.units, 0n))
     if (nodeSent !== sent) mismatches.push({ ...payout, field: 'sent', expected: sent, actual: nodeSent })
     const nodeFee = node === undefined ? null : minorUnitsIn('BTC', node.feeUnits)
     if (fee !== null && nodeFee !== fee) mismatches.push({ ...payout, field: 'network_fee', expected: fee, actual: nodeFee })
-    return 0
   }
   const sentPayouts = await deps.store.payouts.sentTransactions()
   const withdrawals = new Map((await deps.store.withdrawals.findByIds(sentPayouts.flatMap((payout) => (payout.withdrawal_id === null ? [] : [payout.withdrawal_id])))).map((row) => [row.id, row]))

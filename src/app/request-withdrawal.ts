@@ -20,7 +20,7 @@ import { confirmingWithCode, issueActionCode, useActionCode } from './action-cod
 import { moveLockedWithdrawal, moveWithdrawal, type WithdrawalDeps } from './move-money-out.ts'
 import type { QuoteBook } from './quote-book.ts'
 import { requestHash } from './request-hash.ts'
-import { withdrawalBlockers } from './withdrawal-blockers.ts'
+import { mayWithdraw } from './withdrawal-blockers.ts'
 import { withIdempotencyKey } from './idempotent-request.ts'
 import { isLive } from '../domain/payout.ts'
 import { destinationLabel, destinationState } from './withdrawal-records.ts'
@@ -48,11 +48,6 @@ const DAY_MS = 24 * 3_600_000
 /** The code's subject: the withdrawal with its amount and destination, so a code confirms exactly this. */
 const codeSubject = (withdrawal: Pick<Withdrawal, 'id' | 'currency' | 'amount' | 'destination_id'>) => `${withdrawal.id}:${withdrawal.currency}:${withdrawal.amount}:${withdrawal.destination_id}`
 
-/** Whether the account may withdraw now: nothing in withdrawal-blockers.ts holds it back. */
-export async function allowed(store: Store, account: Account, now: Date): Promise<boolean> {
-  return (await withdrawalBlockers(store, account, now)).length === 0
-}
-
 /** The withdrawal's price, destination and BRL worth, or the reason it cannot be asked for. */
 async function checked(deps: RequestWithdrawalDeps, request: WithdrawalRequest, now: Date): Promise<{ account: Account; destination: WithdrawalDestination; price: WithdrawalPrice; brlCents: number }> {
   const account = await deps.store.accounts.findById(request.accountId)
@@ -70,7 +65,7 @@ async function checked(deps: RequestWithdrawalDeps, request: WithdrawalRequest, 
   const brlCents = brlCentsOf(request.currency, request.amount, quote?.micros ?? null)
   const limit = limitDecision(brlCents, { last24hCents: 0, last30dCents: 0 }, deps.limits)
   if ('refused' in limit) throw new DomainError(limit.refused, { param: 'amount' })
-  if (!(await allowed(deps.store, account, now))) throw new DomainError('withdrawal_not_allowed')
+  if (!(await mayWithdraw(deps.store, account, now))) throw new DomainError('withdrawal_not_allowed')
   const available = await deps.store.ledger.balances(account.id, 'available')
   if (available[request.currency] < request.amount) throw new DomainError('insufficient_funds', { param: 'amount' })
   return { account, destination, price, brlCents }
@@ -89,7 +84,7 @@ function confirmWith(deps: RequestWithdrawalDeps) {
     }
     const limit = limitDecision(withdrawal.brl_cents, used, deps.limits)
     const available = (await store.ledger.balances(account.id, 'available'))[withdrawal.currency]
-    return { kind: 'confirm' as const, available, allowed: await allowed(store, account, now), review: 'review' in limit ? limit.review : 'over_threshold' as const }
+    return { kind: 'confirm' as const, available, allowed: await mayWithdraw(store, account, now), review: 'review' in limit ? limit.review : 'over_threshold' as const }
   }
 }
 

@@ -10,7 +10,7 @@ import { isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.t
 import type { Withdrawal } from '../store/schema.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 import { movePayout, moveWithdrawal, type WithdrawalDeps } from './move-money-out.ts'
-import { allowed } from './request-withdrawal.ts'
+import { mayWithdraw } from './withdrawal-blockers.ts'
 
 export type WithdrawalReview = { withdrawalId: string; decision: 'approve' | 'reject' | 'returned' | 'new_payout'; actor: string; note: string }
 
@@ -37,7 +37,7 @@ export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasu
         const locked = owner?.kind === 'withdrawal' ? owner.locked : null
         switch (review.decision) {
           case 'approve':
-            return { kind: 'retry', ownerWants: locked?.withdrawal.status === 'in_review', accountAllowed: locked !== null && (await allowed(store, locked.account, now)) }
+            return { kind: 'retry', ownerWants: locked?.withdrawal.status === 'in_review', accountAllowed: locked !== null && (await mayWithdraw(store, locked.account, now)) }
           case 'new_payout':
             return { kind: 'new_payout', ownerWants: locked?.withdrawal.status === 'in_review' }
           case 'reject':
@@ -58,7 +58,7 @@ export async function reviewWithdrawal(deps: WithdrawalDeps & { treasury: Treasu
   if (review.decision === 'new_payout') throw new DomainError('withdrawal_not_in_review')
   const result = await moveWithdrawal(deps, withdrawal.id, {
     // Support's approval knows what the owner's confirm knows (withdrawal-blockers.ts).
-    event: async (store, current, now) => (review.decision === 'approve' ? { kind: 'approve', allowed: await allowed(store, (await store.accounts.findById(current.account_id))!, now) } : { kind: 'reject' }),
+    event: async (store, current, now) => (review.decision === 'approve' ? { kind: 'approve', allowed: await mayWithdraw(store, (await store.accounts.findById(current.account_id))!, now) } : { kind: 'reject' }),
     after: (store, before, _after, now) => store.audit.record({ ...audit, details: { from: before.status, note: review.note }, at: now }),
   })
   if (result.kind === 'moved') return result.withdrawal

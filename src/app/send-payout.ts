@@ -26,7 +26,7 @@ import { parseLiquidAddress, type LiquidAddress, type LiquidNetwork } from '../t
 import { TreasuryCheckError, TreasuryInsufficientError, TreasuryRefusedError, type Treasury, type TreasuryPayment } from '../treasury/treasury.ts'
 import { completeRefundPayout } from './complete-refund-payout.ts'
 import { movePayout, type LockedOwner, type PayoutMoveDeps } from './move-money-out.ts'
-import { withdrawalBlockers } from './withdrawal-blockers.ts'
+import { mayWithdraw } from './withdrawal-blockers.ts'
 
 export type SendPayoutDeps = PayoutMoveDeps & {
   treasury: Treasury
@@ -98,7 +98,7 @@ async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payou
     // Confirmed at the start; sending at every run after (it follows its payout).
     ownerWants: withdrawal.status === 'confirmed' || withdrawal.status === 'sending',
     destinationActive: destination !== undefined && destination.state !== 'canceled',
-    accountAllowed: (await withdrawalBlockers(store, account, now)).length === 0,
+    accountAllowed: await mayWithdraw(store, account, now),
   }
 }
 

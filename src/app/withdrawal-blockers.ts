@@ -16,6 +16,11 @@ export type WithdrawalBlocker =
 /** A MED may come up to about 90 days after a payment: a partial one keeps the account from withdrawing that long. */
 const MED_WINDOW_MS = 90 * 24 * 3_600_000
 
+/** Whether the account may withdraw now: nothing above holds it back. */
+export async function mayWithdraw(store: Store, account: Account, now: Date): Promise<boolean> {
+  return (await withdrawalBlockers(store, account, now)).length === 0
+}
+
 export async function withdrawalBlockers(store: Store, account: Account, now: Date): Promise<WithdrawalBlocker[]> {
   const blockers: WithdrawalBlocker[] = []
   if (account.kyc !== 'verified' || account.euid === null) blockers.push('no_identity')

@@ -135,10 +135,6 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
     },
 
-    /** Withdrawals waiting for support, oldest first. */
-    inReview(limit: number): Promise<Withdrawal[]> {
-      return db.selectFrom('withdrawals').selectAll().where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
-    },
 
 
 
