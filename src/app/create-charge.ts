@@ -171,7 +171,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       payer_euid: request.euid === null ? deposit.payerEuid : null,
       qr_copy_paste: deposit.qrCopyPaste,
       status: 'waiting_payment',
-      provider_status: 'pending',
+      provider_status: deposit.statusText,
       created_at: createdAt,
       expires_at: expiresAt,
       updated_at: createdAt,
