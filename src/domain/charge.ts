@@ -105,7 +105,7 @@ export type ChargeEvent =
   /** The provider reports a status other than delivery; `said` is its report as the moves record it. */
   | { kind: 'provider_status'; status: Exclude<ProviderStatus, 'depix_sent'>; said: ProviderSaid }
   /** The provider delivered the DePix (depix_sent): the arrival checks decide (docs/rules.md#arrival-checks). */
-  | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts; said: Pick<ProviderSaid, 'statusText'> }
+  | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts; said: ProviderSaid }
   /** The QR's 10 minutes are over. */
   | { kind: 'expiry_due'; now: Date; expiresAt: Date }
   /** The 7 days of a third-party hold are over. */

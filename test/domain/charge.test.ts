@@ -31,7 +31,7 @@ const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): Char
 const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })
 const matching: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
 const stranger: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
-const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts, said: { statusText: 'depix_sent' } })
+const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts, said: said('depix_sent') })
 /** A provider status as its adapter reports it (provider/eulen-replies.ts). */
 const said = (status: string) => ({ statusText: status, report: { key: `status:${status}`, blockReason: `${status} reported by the provider`, body: { status } } })
 const providerSays = (status: Extract<ChargeEvent, { kind: 'provider_status' }>['status']): ChargeEvent => ({ kind: 'provider_status', status, said: said(status) })
@@ -344,7 +344,7 @@ const eventArbitrary = fc.oneof(
   fc.constantFrom('pending', 'delayed', 'approved', 'under_review', 'will_refund', 'refunded', 'canceled', 'expired', 'error' as const).map(providerSays),
   fc.record({
     kind: fc.constant('money_arrived' as const),
-    said: fc.constant({ statusText: 'depix_sent' }),
+    said: fc.constant(said('depix_sent')),
     report: fc.record({ valueInCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }), payerEuid: fc.constantFrom('EU000000000000001', 'EU000000000000009'), payerTaxNumber: fc.constantFrom('11144477735', '12345678909') }),
     facts: fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'ticker', at: new Date(0), referenceMicros: micros })), { nil: null }) }),
   }),
