@@ -38,6 +38,10 @@ export function accountsRepository(db: Kysely<Database>) {
       await db.updateTable('accounts').set({ notify_sales: on }).where('id', '=', id).execute()
     },
 
+    async setLanguage(id: number, language: 'pt-BR' | 'en'): Promise<void> {
+      await db.updateTable('accounts').set({ language }).where('id', '=', id).where('language', '<>', language).execute()
+    },
+
     /** The name payers see on the account's payment pages; null shows none. */
     async setDisplayName(id: number, displayName: string | null): Promise<void> {
       await db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', id).execute()

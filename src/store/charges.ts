@@ -5,6 +5,7 @@ import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Account, AccountsTable, Charge, ChargesTable, Database } from './schema.ts'
+import { olderThan } from './keyset.ts'
 
 /** A charge and its receiving account, both locked until commit; the account as read under its lock. */
 export type LockedCharge = { charge: Charge; account: Account }
@@ -49,7 +50,7 @@ export function chargesRepository(db: Kysely<Database>) {
       'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
     .where('charges.id', '=', ''))
   // The receiving account's columns, named apart from the charge's in the row that carries both.
-  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
+  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales', language: 'account__language' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
   // the join in the order the tables are named): a move starts with one round trip, not two. The
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
@@ -277,10 +278,7 @@ export function chargesRepository(db: Kysely<Database>) {
       if (options.status !== null) query = query.where('status', '=', options.status)
       if (options.createdFrom) query = query.where('created_at', '>=', options.createdFrom)
       if (options.createdTo) query = query.where('created_at', '<', options.createdTo)
-      if (options.before !== null) {
-        const { createdAt, id } = options.before
-        query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))
-      }
+      if (options.before !== null) query = query.where(olderThan('charges', options.before))
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
     },
 
