@@ -45,7 +45,7 @@ let chargeWrites = 0
 
 export function chargesRepository(db: Kysely<Database>) {
   // Every view of a payment page (and its reloads) reads this: prepared once per connection.
-  const paymentPageRow = compiledOnce(db, () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
+  const paymentPageRow = compiledOnce(db, 'payment-page-row', () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
     .select(['charges.id', 'charges.status', 'charges.value_cents', 'charges.paid_cents', 'charges.qr_copy_paste', 'charges.expires_at', 'charges.confirmed_at', 'charges.updated_at',
       'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
     .where('charges.id', '=', ''))
@@ -56,7 +56,7 @@ export function chargesRepository(db: Kysely<Database>) {
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
   // read it no second time. Every move runs one of these: built once, prepared once per
   // connection. The parameter is the charge's id or its deposit id.
-  const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, () =>
+  const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, `charge-locked-by-${by.replaceAll('_', '-')}`, () =>
     db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.account_id')
       .selectAll('charges')
       .select((eb) => Object.entries(accountColumns).map(([column, alias]) => eb.ref(`accounts.${column as keyof AccountsTable}`).as(alias)))
@@ -78,7 +78,7 @@ export function chargesRepository(db: Kysely<Database>) {
   // get-payment's read, by the primary key alone: with the merchant in the condition too, the
   // planner may walk the merchant's index through all of its charges (it did on a new table), and
   // a prepared statement keeps the plan it picked. The parameter is the id.
-  const statusRows = compiledOnce(db, () =>
+  const statusRows = compiledOnce(db, 'charge-status', () =>
     db
       .selectFrom('charges')
       .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'merchant_account_id'])
@@ -101,7 +101,7 @@ export function chargesRepository(db: Kysely<Database>) {
     const shape = `${jobs}:${answering}`
     let run = openings.get(shape)
     if (run === undefined) {
-      run = compiledOnce(db, () => {
+      run = compiledOnce(db, `charge-open-${jobs}-jobs${answering ? '-answering-key' : ''}`, () => {
         const unset = null as never
         // Each account's id is read from accounts as it is stored: a missing one is a null, which
         // the column refuses (23502), and the statement stores nothing (migration 020 says why
