@@ -267,7 +267,7 @@ export interface paths {
         };
         /**
          * List the token's payment links
-         * @description The newest 100, each with its sales: charges paid, what they brought in, and QRs still open.
+         * @description Newest first, a page at a time (`limit`, 20 by default, and `cursor` from the previous page's `next_cursor`), each with its sales: charges paid, what they brought in, and QRs still open.
          */
         get: operations["listPaymentLinks"];
         put?: never;
@@ -2866,7 +2866,12 @@ export interface operations {
     };
     listPaymentLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 to 100; 20 when omitted */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2894,6 +2899,7 @@ export interface operations {
                      *           "expires_at": null,
                      *           "max_uses": null,
                      *           "active": true,
+                     *           "notify_sales": true,
                      *           "created_at": "2026-11-23T12:00:00.000Z",
                      *           "sales": {
                      *             "paid": 3,
@@ -2901,7 +2907,8 @@ export interface operations {
                      *             "open": 1
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
@@ -2920,6 +2927,8 @@ export interface operations {
                             max_uses: number | null;
                             /** @description False once deactivated. */
                             active: boolean;
+                            /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                            notify_sales: boolean;
                             /** Format: date-time */
                             created_at: string;
                             sales: {
@@ -2931,6 +2940,7 @@ export interface operations {
                                 open: number;
                             };
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3049,6 +3059,8 @@ export interface operations {
                     expires_at?: string;
                     /** @description How many paid charges it may have (QRs still open count too, so it never sells more). */
                     max_uses?: number;
+                    /** @description E-mail the owner when a charge made through the link is paid, held or released; true when omitted. */
+                    notify_sales?: boolean;
                 };
             };
         };
@@ -3072,6 +3084,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -3095,6 +3108,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {
@@ -3226,6 +3241,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -3249,6 +3265,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {
@@ -3368,6 +3386,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -3391,6 +3410,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {

@@ -199,6 +199,8 @@ export const WithdrawalListQuery = Type.Object(
   { additionalProperties: false },
 )
 
+export const PaymentLinkListQuery = Type.Object({ limit: Type.Optional(PageLimit), cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })) }, { additionalProperties: false })
+
 export const BalanceTransactionQuery = Type.Object(
   {
     currency: Type.Optional(Type.Enum(currencies)),

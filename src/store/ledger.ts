@@ -8,7 +8,7 @@ export type Balances = Record<Currency, number>
 
 export function ledgerRepository(db: Kysely<Database>) {
   // get-balance's read; the parameters are the account and the book.
-  const balanceRows = compiledOnce(db, () =>
+  const balanceRows = compiledOnce(db, 'account-balances', () =>
     db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', 0).where('book', '=', 'available'),
   )
   return {

@@ -12,7 +12,7 @@ import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseDisplayName } from '../domain/payment-page.ts'
-import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges } from '../app/payment-links.ts'
+import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges, setPaymentLinkNotices } from '../app/payment-links.ts'
 import { linkPage as linkChargesPage, linksPage } from './link-pages.ts'
 import { serveAsset } from '../http/assets.ts'
 import { pageError } from '../http/page-errors.ts'
@@ -112,6 +112,9 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   app.get<{ Params: { lang: string } }>('/wallet/lang/:lang', async (request, reply) => {
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
+    // Mail sent while the owner is away follows the language they read the Wallet in.
+    const accountId = accountOf(request)
+    if (accountId !== null) await deps.store.accounts.setLanguage(accountId, lang)
     return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
   })
 
@@ -170,6 +173,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { accountId } = await deps.authFailures.guard(request, () => verifyCode(deps, { email, code }))
     // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
     await request.session.regenerate()
+    await deps.store.accounts.setLanguage(accountId, langFor(request))
     // With a second factor, the e-mail code is half of it: the session waits for the factor.
     if (await hasFactor(deps, accountHolder(accountId))) {
       request.session.pendingHolder = accountHolder(accountId)
@@ -279,7 +283,10 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   const canSell = async (accountId: number) => (await deps.store.accounts.findById(accountId))?.euid != null
   app.get('/wallet/links', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
-    return html(reply, linksPage(pageOf(request, reply), (await listPaymentLinks(linkDeps, accountId)).payment_links, await canSell(accountId)))
+    const before = (request.query as Record<string, unknown>).before
+    const listed = await listPaymentLinks(linkDeps, accountId, { cursor: typeof before === 'string' ? before.slice(0, 200) : undefined })
+    const next = listed.next_cursor === null ? null : `/wallet/links?${new URLSearchParams({ before: listed.next_cursor })}`
+    return html(reply, linksPage(pageOf(request, reply), listed.payment_links, await canSell(accountId), next))
   })
   app.post('/wallet/links', protectSignedIn, async (request, reply) => {
     const accountId = accountOf(request)!
@@ -300,12 +307,17 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
       // The form's local time is São Paulo's (UTC-3, no daylight saving since 2019).
       expires_at: expires === undefined ? undefined : /[zZ]|[+-]\d\d:\d\d$/.test(expires) ? expires : `${expires}-03:00`,
       max_uses: maxUses === undefined ? undefined : /^\d{1,7}$/.test(maxUses) ? Number(maxUses) : 0,
+      notify_sales: (request.body as Record<string, unknown>).notify_sales === 'yes',
     })
     return reply.redirect(`/wallet/links/${created.id}`, 303)
   })
   app.get<{ Params: { id: string } }>('/wallet/links/:id', { onRequest: signedIn }, async (request, reply) => {
     const { link, charges } = await paymentLinkWithCharges(linkDeps, accountOf(request)!, request.params.id)
     return html(reply, linkChargesPage(pageOf(request, reply), link, charges))
+  })
+  app.post<{ Params: { id: string } }>('/wallet/links/:id/notices', protectSignedIn, async (request, reply) => {
+    await setPaymentLinkNotices(linkDeps, accountOf(request)!, request.params.id, (request.body as Record<string, unknown>).notify_sales === 'yes')
+    return reply.redirect(`/wallet/links/${encodeURIComponent(request.params.id)}`, 303)
   })
   app.post<{ Params: { id: string } }>('/wallet/links/:id/deactivate', protectSignedIn, async (request, reply) => {
     await deactivatePaymentLink(linkDeps, accountOf(request)!, request.params.id)

@@ -259,3 +259,34 @@ test('the Wallet publishes a link, lists links with their sales and totals, show
   const strangerWallet = await signedInClient(service, stranger.email)
   assert.equal((await strangerWallet.get(`/wallet/links/${id}`)).status, 404)
 })
+
+test('links are listed a page at a time, newest first, by API and in the Wallet, however many there are', async () => {
+  const pager = await service.merchant('many-links@example.com', generateCpf())
+  const made: string[] = []
+  for (let index = 0; index < 23; index++) {
+    made.unshift((await api('POST', '/api/payment-links', { title: `Item ${index}`, amount: '10.00' }, pager.token)).body.id)
+    await service.advance(1)
+  }
+  const seen: string[] = []
+  let cursor: string | null = null
+  do {
+    const page: { status: number; body: { payment_links: { id: string }[]; next_cursor: string | null } } = await api('GET', `/api/payment-links?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`, undefined, pager.token)
+    assert.equal(page.status, 200)
+    assert.ok(page.body.payment_links.length <= 5)
+    seen.push(...page.body.payment_links.map((link) => link.id))
+    cursor = page.body.next_cursor
+  } while (cursor !== null)
+  assert.deepEqual(seen, made, 'every link once, newest first')
+  assert.equal((await api('GET', '/api/payment-links', undefined, pager.token)).body.payment_links.length, 20, '20 when no limit is given')
+  assert.equal((await api('GET', '/api/payment-links?cursor=bm90LW91cnM', undefined, pager.token)).body.code, 'invalid_request')
+  assert.equal((await api('GET', '/api/payment-links?limit=101', undefined, pager.token)).status, 400)
+
+  const wallet = await signedInClient(service, pager.email)
+  const first = await wallet.get('/wallet/links')
+  const next = /<a href="([^"]+)" rel="next">/.exec(first.html)?.[1]?.replaceAll('&amp;', '&')
+  assert.ok(next, 'the Wallet offers the older links')
+  const second = await wallet.get(next)
+  assert.ok(second.html.includes(made[20]!) && second.html.includes(made[22]!), 'the second page holds the oldest three')
+  assert.ok(!second.html.includes(`/wallet/links/${made[0]}"`))
+  assert.doesNotMatch(second.html, /rel="next"/)
+})
