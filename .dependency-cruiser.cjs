@@ -39,6 +39,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(domain|contract|i18n|html)/' },
     },
     {
+      name: 'outbound-adapters-not-app',
+      comment: 'The provider client, the treasury, prices, mail and webhooks turn the outside into domain terms for the use cases; they never call a use case back.',
+      severity: 'error',
+      from: { path: '^src/(provider|treasury|prices|mail|webhooks|net|secrets)/' },
+      to: { path: '^src/app/' },
+    },
+    {
       name: 'sandbox-only-from-the-composition-root',
       comment: 'Sandbox mode is wired in one place: production code never imports the fakes.',
       severity: 'error',

@@ -2,7 +2,7 @@
 // answers and its webhooks POST alike, its MED webhook, and the loose values they hold, wherever
 // its envelope version puts them. Each is read here, once, into the domain's event: no use case
 // reads Eulen's strings (domain/provider-report.ts).
-import { requestHash } from '../app/request-hash.ts'
+import { requestHash } from '../request-hash.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseProviderStatus, type DepositEvent, type ProviderDeposit, type ProviderMed, type ProviderPayout, type ProviderPayoutState, type ProviderStatus } from '../domain/provider-report.ts'
 import { ProviderUnavailableError } from './provider.ts'

@@ -2,7 +2,7 @@
 // sends is read once into the domain's event, which is all a use case sees (docs/design.md, walk 2).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { requestHash } from '../../src/app/request-hash.ts'
+import { requestHash } from '../../src/request-hash.ts'
 import { DomainError } from '../../src/domain/errors.ts'
 import { providerStatuses, type DepositEvent, type ProviderPayoutState } from '../../src/domain/provider-report.ts'
 import { parseProviderDeposit, parseProviderMed, parseProviderPayout } from '../../src/provider/eulen-replies.ts'

@@ -5,7 +5,7 @@ import { PNG } from 'pngjs'
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
 import { sql } from 'kysely'
-import { requestHash } from '../../src/app/request-hash.ts'
+import { requestHash } from '../../src/request-hash.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
