@@ -9,7 +9,7 @@ import { euidPattern, taxNumberPattern } from '../domain/tax-number.ts'
 import { statementLineTypes } from '../domain/statement.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
-import type { FieldErrorCode } from './errors.ts'
+import type { FieldErrorCode } from '../web/errors.ts'
 import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 export const ErrorBody = Type.Object({

@@ -1,7 +1,7 @@
 // What the Wallet's routes are given of the app's parts.
 import type { FastifyRequest } from 'fastify'
 import type { Holder } from '../domain/second-factor.ts'
-import type { RouteDeps } from '../http/deps.ts'
+import type { RouteDeps } from '../web/deps.ts'
 
 export type WalletDeps = Pick<RouteDeps, 'store' | 'clock' | 'wallClock' | 'config' | 'provider' | 'webhookDestinations' | 'tokenCache' | 'opsTokens' | 'mailSeal' | 'authFailures' | 'simulatePurchase' | 'quotes'>
 

@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { checkProvider } from '../../app/check-provider.ts'
 import { productionWarnings } from '../../config.ts'
 import type { ProviderReadiness } from '../../domain/provider-check.ts'
-import type { AppDeps } from '../deps.ts'
+import type { AppDeps } from '../../web/deps.ts'
 import { documentAudience } from '../openapi.ts'
 
 /** How long a probe waits for a ping this instance started; a slower answer counts from the next probe on. */

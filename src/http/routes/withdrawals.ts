@@ -8,7 +8,7 @@ import { getWithdrawal, listDestinations, listWithdrawals } from '../../app/list
 import { createApiWithdrawal } from '../../app/create-api-withdrawal.ts'
 import { CreateWithdrawalBody, DestinationList, WithdrawalList, WithdrawalRecord, withdrawalIdPattern } from '../../contract/api.ts'
 import { DomainError } from '../../domain/errors.ts'
-import type { RouteDeps } from '../deps.ts'
+import type { RouteDeps } from '../../web/deps.ts'
 import { createWithdrawalFieldCodes, IdempotencyKeyHeaders, withdrawalErrors, WithdrawalListQuery, withdrawalReadErrors } from '../schemas.ts'
 import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 

@@ -6,7 +6,7 @@
 import type { FactorsView } from '../app/second-factors.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { formatDateTime, type Lang, type WalletKey } from '../i18n/catalogue.ts'
-import { csrfField, texts, time, type Page } from './pages.ts'
+import { csrfField, texts, time, type Page } from '../wallet/pages.ts'
 
 /** A page's body and the catalogue key of its title; each site frames it in its own layout. */
 export type FactorBody = { title: WalletKey; body: Html }

@@ -13,17 +13,17 @@ import {
 import { DomainError } from '../domain/errors.ts'
 import { accountHolder, factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
 import { langOf, translate, type Lang } from '../i18n/catalogue.ts'
-import { serveAsset } from '../http/assets.ts'
+import { serveAsset } from './assets.ts'
 import { createSealer, type Secrets } from '../secrets/seal.ts'
 import type { Store } from '../store/store.ts'
 import type { Clock } from '../clock.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { AuthFailureLimiter } from '../http/auth-failures.ts'
-import { passkeyJs, webauthnBrowserFiles } from './assets.ts'
-import type { FactorGate, WalletDeps } from './deps.ts'
+import type { AuthFailureLimiter } from './auth-failures.ts'
+import { passkeyJs, webauthnBrowserFiles } from './page-assets.ts'
+import type { FactorGate, WalletDeps } from '../wallet/deps.ts'
 import { checkBody, factorsBody, factorsCard, recoveryCodesBody, totpEnrolBody, type FactorBody, type FactorPage } from './factor-pages.ts'
-import { layout } from './pages.ts'
-import type { WalletPageHelpers } from './withdrawal-routes.ts'
+import { layout } from '../wallet/pages.ts'
+import type { WalletPageHelpers } from '../wallet/withdrawal-routes.ts'
 
 declare module 'fastify' {
   interface Session {
