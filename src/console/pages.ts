@@ -8,6 +8,7 @@ import { mayTake, type Operator } from '../domain/operators.ts'
 import { isLive } from '../domain/payout.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, raw, type Html } from '../html/template.ts'
+import { csrfField, shell, time } from '../html/shell.ts'
 import { catalogues, consoleText, formatDateTime, statusLabel, type ConsoleKey, type Lang } from '../i18n/catalogue.ts'
 import type { AccountDossier, ChargeDossier, QueuePage, RefundDossier, TimelineEntry, WithdrawalDossier } from '../app/console-views.ts'
 import type { LedgerCheck } from '../app/check-ledger.ts'
@@ -23,10 +24,6 @@ export type Page = { lang: Lang; csrf: string; now: Date; operator: Operator | n
 
 const t = (page: { lang: Lang }) => (key: ConsoleKey, values: Record<string, string> = {}) => consoleText(page.lang, key, values)
 
-export function time(lang: Lang, date: Date): Html {
-  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date)}</time>`
-}
-
 /** How long ago, the way support reads a queue: "3 d 4 h", "25 min". */
 export function age(now: Date, since: Date): string {
   const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000))
@@ -39,10 +36,6 @@ export function age(now: Date, since: Date): string {
 const mask = (value: string | null) => (value === null ? '—' : maskTaxNumber(value))
 const brl = (cents: number | null) => (cents === null ? '—' : formatBrl(cents))
 
-export function csrfField(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}">`
-}
-
 const noteField = (page: Page, id: string) => {
   const say = t(page)
   return html`<label for="${id}">${say('note')}</label><textarea id="${id}" name="note" required maxlength="1000" rows="2"></textarea>`
@@ -52,28 +45,18 @@ export function layout(page: Page & { title: ConsoleKey; heading?: string }, bod
   const say = t(page)
   const other = page.lang === 'en' ? 'pt-BR' : 'en'
   const operator = page.operator
-  return html`<!doctype html>
-<html lang="${page.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.heading ?? say(page.title)} · ${say('title')}</title>
-<link rel="stylesheet" href="/console/assets/console.css">
-</head>
-<body>
-<header class="top">
-  <a class="brand" href="/console">Pix · ${say('title')}</a>
-  <nav aria-label="${say('nav')}">
-    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/reports">${say('reports')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
+  return shell({
+    lang: page.lang,
+    title: `${page.heading ?? say(page.title)} · ${say('title')}`,
+    brand: html`<a class="brand" href="/console">Pix · ${say('title')}</a>`,
+    navLabel: say('nav'),
+    nav: html`${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/reports">${say('reports')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
     <a href="/console/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
-    ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}
-  </nav>
-</header>
-<main>
-${body}
-</main>
-</body>
-</html>`.toString()
+    ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}`,
+    body,
+    // No script at all in the console but the passkey pages' own (web/factor-routes.ts).
+    assets: { stylesheet: '/console/assets/console.css', script: null },
+  })
 }
 
 export function signInPage(page: Page): string {

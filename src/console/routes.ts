@@ -3,13 +3,7 @@
 // session cookie of its own, CSRF on every form, form bodies, strict security headers (no script at
 // all). Routes stay thin: views come from app/console-views.ts, every decision from
 // app/operator-actions.ts, which checks the role and the note and calls the use case /ops calls.
-import { createHmac } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import cookie from '@fastify/cookie'
-import csrf from '@fastify/csrf-protection'
-import formbody from '@fastify/formbody'
-import helmet from '@fastify/helmet'
-import session from '@fastify/session'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
 import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
@@ -32,7 +26,8 @@ import { auditingWithFactor, factorsOf, hasFactor, resetFactors } from '../app/s
 import { accountHolder, operatorActionNeedsStepUp, operatorHolder, type Holder } from '../domain/second-factor.ts'
 import { createSealer } from '../secrets/seal.ts'
 import { formPageOf, registerFactorRoutes, relyingPartyOf } from '../web/factor-routes.ts'
-import { createSessionStore, type SessionRows } from '../web/session-store.ts'
+import { createSessionStore } from '../web/session-store.ts'
+import { field, registerPageSite, sendPage as send } from '../web/page-shell.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../app/owner-sign-in.ts'
 import { consoleCss } from './assets.ts'
 import type { ConsoleDeps } from './deps.ts'
@@ -47,13 +42,6 @@ declare module 'fastify' {
 
 const LANG_COOKIE = 'console_lang'
 
-/** A form field as text; anything else (missing, repeated, too long) is a bad request. */
-function field(body: unknown, name: string, max: number): string {
-  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
-  if (typeof value !== 'string' || value.length > max) throw new DomainError('invalid_request', { param: name, message: `${name} is missing or too long.` })
-  return value
-}
-
 function optionalField(body: unknown, name: string, max: number): string | undefined {
   const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
   return value === undefined ? undefined : field(body, name, max)
@@ -66,42 +54,9 @@ function backTo(value: string | undefined): string {
 
 export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) => {
   const secure = deps.config.baseUrl.startsWith('https://')
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true }
-  })
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'none'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    hsts: secure,
-  })
-  await app.register(formbody, { bodyLimit: 8192 })
-  await app.register(cookie)
-  await app.register(session, {
-    secret: deps.opsTokens.map((token) => createHmac('sha256', token).update('console-session-cookie').digest('base64url')),
-    cookieName: 'console_session',
-    cookie: { path: '/console', httpOnly: true, sameSite: 'lax', secure },
-    saveUninitialized: false,
-    store: createSessionStore<string>(deps, deps.store.console as SessionRows<string>, (stored) => (typeof stored.operatorEmail === 'string' ? stored.operatorEmail : null)),
-  })
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/session',
-    getToken: (request) => {
-      const token = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)._csrf : undefined
-      return typeof token === 'string' ? token : undefined
-    },
+  await registerPageSite(app, {
+    prefix: '/console', secure, scripts: false, bodyLimit: 8192, opsTokens: deps.opsTokens,
+    sessions: createSessionStore(deps, deps.store.sessions.console, (stored) => (typeof stored.operatorEmail === 'string' ? stored.operatorEmail : null)),
   })
 
   const operators = deps.config.operators
@@ -114,7 +69,6 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   const operatorOf = (request: FastifyRequest): Operator | null =>
     typeof request.session.operatorEmail === 'string' ? findOperator(operators, request.session.operatorEmail) : null
   const pageOf = (request: FastifyRequest, reply: FastifyReply): pages.Page => ({ lang: langFor(request), csrf: reply.generateCsrf(), now: deps.clock.now(), operator: operatorOf(request) })
-  const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
   /** Signed in, with or without a second factor: the factor pages, where an operator enrols one. */
   const signedInAny = async (request: FastifyRequest, reply: FastifyReply) => {
     if (operatorOf(request) === null) return reply.redirect('/console', 303)

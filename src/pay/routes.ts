@@ -14,6 +14,7 @@ import { createAddressWindows } from '../web/address-windows.ts'
 import type { RouteDeps } from '../web/deps.ts'
 import { sendError } from '../web/errors.ts'
 import { pageError } from '../web/page-errors.ts'
+import { sendPage as page } from '../web/page-shell.ts'
 import { pageSecurityHeaders } from '../web/page-headers.ts'
 import { createPageCache } from './page-cache.ts'
 import { linkPageHtml, payErrorHtml, paymentPageHtml, type LinkForm } from './pages.ts'
@@ -48,8 +49,6 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
     if (wait > 0) throw new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
     views.count(request.ip)
   }
-  const page = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { mapped } = pageError(error, request, reply, 'payment page')

@@ -15,7 +15,8 @@ import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
 import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import { createCodeTryLimit } from './code-tries.ts'
-import type { FactorGate, WalletDeps } from './deps.ts'
+import type { WalletDeps } from './deps.ts'
+import type { FactorGate } from '../web/factor-routes.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
 
 export type WalletPageHelpers = {

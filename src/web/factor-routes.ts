@@ -8,10 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import QRCode from 'qrcode'
 import {
   cancelRemoval, checkPasskey, checkTotp, enrolPasskey, enrolTotp, factorLabel, factorsOf, hasFactor, newTotpSecret, passkeyCheckOptions,
-  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, resealTotpSecrets, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
+  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
 } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
-import { accountHolder, factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
+import { factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
 import { langOf, translate, type Lang } from '../i18n/catalogue.ts'
 import { serveAsset } from './assets.ts'
 import { createSealer, type Secrets } from '../secrets/seal.ts'
@@ -20,10 +20,8 @@ import type { Clock } from '../clock.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { AuthFailureLimiter } from './auth-failures.ts'
 import { passkeyJs, webauthnBrowserFiles } from './page-assets.ts'
-import type { FactorGate, WalletDeps } from '../wallet/deps.ts'
-import { checkBody, factorsBody, factorsCard, recoveryCodesBody, totpEnrolBody, type FactorBody, type FactorPage } from './factor-pages.ts'
-import { layout } from '../wallet/pages.ts'
-import type { WalletPageHelpers } from '../wallet/withdrawal-routes.ts'
+import { sendPage as html } from './page-shell.ts'
+import { checkBody, factorsBody, recoveryCodesBody, totpEnrolBody, type FactorBody, type FactorPage } from './factor-pages.ts'
 
 declare module 'fastify' {
   interface Session {
@@ -42,7 +40,17 @@ declare module 'fastify' {
   }
 }
 
-export type { FactorGate }
+/** The second-factor checks a site's money pages make, in the Wallet and the console. */
+export type FactorGate = {
+  /** Refused with step_up_required unless the owner has no factor or checked one within 5 minutes. */
+  stepUp(request: FastifyRequest): Promise<void>
+  /** The factor check of the session, for a use case that checks the step-up inside its transaction. */
+  stepUpProof(request: FastifyRequest): { holder: Holder; checkedAt: number | null }
+  /** Whether the owner must check a factor before the page's form can be sent. */
+  needsStepUp(request: FastifyRequest): Promise<boolean>
+  /** Which factor the session last checked (`kind:name`), for the audit log. */
+  factorUsed(request: FastifyRequest): string | null
+}
 
 /** The relying party of the deployment's passkeys: BASE_URL's host and origin. */
 export function relyingPartyOf(baseUrl: string): { id: string; name: string; origin: string } {
@@ -104,7 +112,6 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
   const langFor = (request: FastifyRequest): Lang => langOf(request.cookies[site.langCookie])
   const notifyOf = async (request: FastifyRequest, holder: Holder) => ({ email: await site.emailOf(holder), lang: langFor(request) })
   const signedHolder = (request: FastifyRequest) => site.signedInHolder(request)!
-  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
   const page = (request: FastifyRequest, reply: FastifyReply): FactorPage => ({ ...site.pageOf(request, reply), prefix })
 
   serveAsset(app, `${prefix}/assets/passkey.js`, passkeyJs(`${prefix}/assets/webauthn/index.js`))
@@ -290,37 +297,6 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
 
   return gate
 }
-
-/** The Wallet's owners: their factors under /wallet, held as `account:<id>`. */
-export function registerFactorPages(app: FastifyInstance, deps: WalletDeps, helpers: WalletPageHelpers): FactorGate {
-  // Once per instance, before it listens: TOTP secrets sealed under a previous OPS_TOKEN only are sealed under the current one.
-  app.addHook('onReady', async () => {
-    const resealed = await resealTotpSecrets({ store: deps.store, totpSeal: createSealer(deps.opsTokens, 'totp-secret') })
-    if (resealed > 0) app.log.info({ resealed }, 'TOTP secrets sealed under the current OPS_TOKEN')
-  })
-  return registerFactorRoutes(app, {
-    prefix: '/wallet',
-    deps: { ...deps, baseUrl: deps.config.baseUrl },
-    langCookie: 'wallet_lang',
-    signedInHolder: (request) => {
-      const accountId = helpers.accountOf(request)
-      return accountId === null ? null : accountHolder(accountId)
-    },
-    signIn: (request, holder) => {
-      request.session.accountId = Number(holder.slice('account:'.length))
-    },
-    emailOf: async (holder) => (await deps.store.accounts.findById(Number(holder.slice('account:'.length))))!.email,
-    intro: (lang) => ({ on: translate(lang, 'factorsOn'), off: translate(lang, 'factorsOff') }),
-    frame: (request, reply, body, isSignedIn) => layout({ ...helpers.pageOf(request, reply), title: body.title, signedIn: isSignedIn }, body.body),
-    pageOf: helpers.pageOf,
-    field: helpers.field,
-    protect: helpers.protect,
-    signedIn: helpers.signedIn,
-    protectSignedIn: helpers.protectSignedIn,
-  })
-}
-
-export { factorsCard }
 
 /** The JSON a passkey form carries from the browser's answer; anything else answers nothing. */
 function parseJsonField(text: string): unknown {
