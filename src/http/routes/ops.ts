@@ -26,8 +26,9 @@ import { findOperator, mayTake } from '../../domain/operators.ts'
 import type { RouteDeps } from '../../web/deps.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
-import { documentAudience } from '../openapi.ts'
-import { errorResponses, QuoteValue } from '../schemas.ts'
+import { documentAudience } from '../../web/audiences.ts'
+import { errorResponses } from '../schemas.ts'
+import { QuoteValue } from '../../contract/api.ts'
 import type { ErrorCode } from '../../domain/errors.ts'
 
 const Note = Type.String({ minLength: 1, maxLength: 1000 })

@@ -9,7 +9,7 @@ import { applyPayoutReport } from '../../app/send-payout.ts'
 import { parseProviderDeposit, parseProviderPayout } from '../../provider/eulen-replies.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
 import type { RouteDeps } from '../../web/deps.ts'
-import { documentAudience } from '../openapi.ts'
+import { documentAudience } from '../../web/audiences.ts'
 import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
