@@ -6,7 +6,8 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
-import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { accountDossier, auditLogPage, chargeDossier, findAccounts, findCharge, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { queueCounts, queuePage } from '../app/support-queues.ts'
 import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, payRefundByPixAs, reviewRefundPayoutAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
 import { csvStream } from '../app/exports.ts'
@@ -21,7 +22,7 @@ import { consoleText, errorText, langOf, translate, type Lang } from '../i18n/ca
 import { createAddressWindows } from '../web/address-windows.ts'
 import { serveAsset } from '../web/assets.ts'
 import { pageError } from '../web/page-errors.ts'
-import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
+import { consoleQueues, type ConsoleQueue } from '../domain/support-queues.ts'
 import { auditingWithFactor, factorsOf, hasFactor, resetFactors } from '../app/second-factors.ts'
 import { accountHolder, operatorActionNeedsStepUp, operatorHolder, type Holder } from '../domain/second-factor.ts'
 import { createSealer } from '../secrets/seal.ts'
@@ -250,7 +251,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const query = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 254) : ''
     if (query !== '' && /^[0-9A-Za-z_-]{8,128}$/.test(query)) {
       // Our charge id or the provider's qrId: straight to the charge.
-      const charge = await deps.store.console.findCharge(query)
+      const charge = await findCharge(deps, query)
       if (charge) return reply.redirect(`/console/charges/${charge.id}`, 303)
     }
     return send(reply, pages.lookupPage(pageOf(request, reply), query, query === '' ? [] : await findAccounts(deps, query)))
@@ -380,7 +381,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const action = text(request.query.action)
     const before = typeof request.query.before === 'string' && /^\d{1,15}$/.test(request.query.before) ? Number(request.query.before) : null
     const limit = 50
-    const [rows, facets] = await Promise.all([deps.store.console.auditLog({ actor, action, beforeId: before, limit }), deps.store.console.auditFacets()])
+    const { rows, facets } = await auditLogPage(deps, { actor, action, beforeId: before, limit })
     const next = rows.length === limit ? `/console/audit?${new URLSearchParams({ ...(actor ? { actor } : {}), ...(action ? { action } : {}), before: String(rows.at(-1)!.id) })}` : null
     return send(reply, pages.auditPage(pageOf(request, reply), rows, facets, { actor, action }, next))
   })

@@ -2,10 +2,9 @@
 // sessions.ts): the queues with their counts, a charge's timeline, the audit log by operator and
 // action, and the look-ups. Every queue is oldest first.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { ConsoleQueue } from '../domain/support-queues.ts'
 import type { Account, Charge, Database, Payout, Refund, Withdrawal } from './schema.ts'
 
-export const consoleQueues = ['holds', 'refunds', 'withdrawals', 'unknown_deposits', 'provider_refusals', 'stuck_reconciliations'] as const
-export type ConsoleQueue = (typeof consoleQueues)[number]
 
 /** Charges still waiting on the provider this long after creation are stuck. */
 export const STUCK_AFTER_MS = 48 * 3_600_000
