@@ -13,7 +13,7 @@ import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts
 import { csvStream } from '../app/exports.ts'
 import { feesCsv, feesReport, outflowsCsv, outflowsReport, owedCsv, owedReport, providerCsv, providerReport } from '../app/reports.ts'
 import { csvFlavourOf, DEFAULT_TIME_ZONE } from '../domain/export-format.ts'
-import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
+import { acceptedQuotes, quoteOverrides } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseBrlToCents } from '../domain/money.ts'
@@ -323,18 +323,18 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   })
 
   app.get('/console/money', signedInOnly, async (request, reply) => {
-    const [ledger, treasury, overrides, references] = await Promise.all([
+    const [ledger, treasury, overrides, accepted] = await Promise.all([
       checkLedger(deps),
       checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }).catch((error: unknown) => {
         request.log.warn({ err: error }, 'the treasury could not be checked for the console')
         return null
       }),
       quoteOverrides(deps),
-      deps.store.quotes.references(),
+      acceptedQuotes(deps),
     ])
     return send(reply, pages.moneyPage(pageOf(request, reply), {
       ledger, treasury, overrides,
-      accepted: references.map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, acceptedAt: row.accepted_at })),
+      accepted,
       canOverride: mayTake(operator(request).role, 'quotes.set'),
     }, done(request)))
   })

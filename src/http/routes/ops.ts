@@ -16,7 +16,7 @@ import { recordBlock } from '../../app/record-block.ts'
 import { payRefundByPix, reviewRefundPayout } from '../../app/pay-refund.ts'
 import { recordRefundPaid } from '../../app/record-refund-paid.ts'
 import { reviewHold } from '../../app/review-hold.ts'
-import { quoteOverrides, setQuoteOverrides, showQuote } from '../../app/set-quotes.ts'
+import { acceptedQuotes, quoteOverrides, setQuoteOverrides } from '../../app/set-quotes.ts'
 import { reviewDecisions } from '../../domain/charge.ts'
 import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
 import type { Payout, Refund } from '../../store/schema.ts'
@@ -368,7 +368,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // The prices in use: overrides with their expiry, and the last accepted price per currency with its source and age.
   app.get('/ops/quotes', { schema: operation('listQuotes', 'Overrides in force and the last accepted prices', { overrides: quotesExample, accepted: [{ currency: 'BTC', price: '350000.00', source: 'ticker', accepted_at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
     overrides: await quoteOverrides(deps),
-    accepted: (await deps.store.quotes.references()).map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, accepted_at: row.accepted_at.toISOString() })),
+    accepted: (await acceptedQuotes(deps)).map(({ acceptedAt, ...quote }) => ({ ...quote, accepted_at: acceptedAt.toISOString() })),
   }))
 
   // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
