@@ -4,7 +4,7 @@
 import { withdrawalIdPattern, type DestinationRecord, type WithdrawalList, type WithdrawalRecord } from '../contract/api.ts'
 import { DomainError } from '../domain/errors.ts'
 import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
-import type { Payout, Withdrawal } from '../store/schema.ts'
+import type { Payout, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { dateFilter, keysetPage } from './page-cursor.ts'
 import { toDestinationRecord, toWithdrawalRecord } from './withdrawal-records.ts'
@@ -17,15 +17,21 @@ export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Pr
   return toWithdrawalRecord(withdrawal, destination, await store.payouts.latestOf({ withdrawalId: withdrawal.id }))
 }
 
-/** Several withdrawals' records, of any accounts, in two reads (a queue shows one per row). */
-export async function withdrawalRecords(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalRecord[]> {
+export type WithdrawalWithDetails = { withdrawal: Withdrawal; destination: WithdrawalDestination; payout: Payout | undefined }
+
+/** Withdrawals, of any accounts, with their destinations and newest payouts: two reads whatever their number (a list shows one per row). */
+export async function withdrawalsWithDetails(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalWithDetails[]> {
   const [destinations, payouts] = await Promise.all([
     store.withdrawals.destinationsByIds([...new Set(withdrawals.map((withdrawal) => withdrawal.destination_id))]),
     store.payouts.listForWithdrawals(withdrawals.map((withdrawal) => withdrawal.id)),
   ])
   const byId = new Map(destinations.map((destination) => [destination.id, destination]))
   const newest = newestPayouts(payouts)
-  return withdrawals.map((withdrawal) => toWithdrawalRecord(withdrawal, byId.get(withdrawal.destination_id)!, newest.get(withdrawal.id)))
+  return withdrawals.map((withdrawal) => ({ withdrawal, destination: byId.get(withdrawal.destination_id)!, payout: newest.get(withdrawal.id) }))
+}
+
+export async function withdrawalRecords(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalRecord[]> {
+  return (await withdrawalsWithDetails(store, withdrawals)).map(({ withdrawal, destination, payout }) => toWithdrawalRecord(withdrawal, destination, payout))
 }
 
 export async function getWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<WithdrawalRecord> {
