@@ -15,7 +15,7 @@ import type { PaymentLink } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { randomHexSource } from '../random-hex.ts'
 import { createCharge, type CreateChargeDeps } from './create-charge.ts'
-import { encodeCursor, parseCursor } from './page-cursor.ts'
+import { keysetPage } from './page-cursor.ts'
 
 export type PaymentLinkDeps = { store: Store; clock: Clock; baseUrl: string }
 
@@ -79,11 +79,9 @@ export async function getPaymentLink(deps: PaymentLinkDeps, accountId: number, i
 
 /** One page of the account's links, newest first, each with its sales, and the cursor of the next page. */
 export async function listPaymentLinks(deps: PaymentLinkDeps, accountId: number, page: { limit?: number | undefined; cursor?: string | undefined } = {}): Promise<PaymentLinkList> {
-  const limit = page.limit ?? 20
-  const found = await deps.store.paymentLinks.listForAccount(accountId, { before: parseCursor(page.cursor, isPaymentLinkId), limit: limit + 1 })
-  const links = found.slice(0, limit)
+  const { rows: links, nextCursor } = await keysetPage({ cursor: page.cursor, limit: page.limit ?? 20, isId: isPaymentLinkId }, (before, limit) => deps.store.paymentLinks.listForAccount(accountId, { before, limit }))
   const sales = await deps.store.paymentLinks.sales(links.map((link) => link.id), deps.clock.now())
-  return { payment_links: links.map((link) => record(deps, link, sales.get(link.id))), next_cursor: found.length > limit ? encodeCursor(links.at(-1)!) : null }
+  return { payment_links: links.map((link) => record(deps, link, sales.get(link.id))), next_cursor: nextCursor }
 }
 
 /** The owner's e-mail on each sale through this link, on or off. */

@@ -381,3 +381,16 @@ export type BalanceTransaction = Static<typeof BalanceTransaction>
 export type BalanceTransactionList = Static<typeof BalanceTransactionList>
 export type WithdrawalWebhookBody = Static<typeof WithdrawalWebhookBody>
 export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>
+
+/** Every error's body, on every route of every audience (docs/rules.md#errors). */
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'Human text; it may change. Branch on `code`.' }),
+  code: Type.String({ description: 'Stable machine code from the error catalogue.' }),
+  docs_url: Type.String({ description: "This code's explanation in the docs." }),
+  support_email: Type.String(),
+  request_id: Type.String({ description: 'Quote it to support; it is also in the X-Request-Id header.' }),
+  param: Type.Optional(Type.String({ description: 'The field or header at fault, when there is one.' })),
+})
+
+/** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
+export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])

@@ -91,6 +91,13 @@ export function chargesRepository(db: Kysely<Database>) {
     eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
   ]
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
+  // What keeps an account from withdrawing (app/withdrawal-blockers.ts): a claw-back to review or
+  // held, or a MED that took part of a payment confirmed since the window's start.
+  const blocking = (eb: ExpressionBuilder<Database, 'charges'>, medWindowStart: Date) => eb.or([
+    ...toReview(eb),
+    eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
+    eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
+  ])
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
   // answers a key, so it is built once per shape rather than on every create, at the event loop's
@@ -216,13 +223,22 @@ export function chargesRepository(db: Kysely<Database>) {
         .selectFrom('charges')
         .select(sql<number>`count(*)::int4`.as('n'))
         .where('account_id', '=', accountId)
-        .where((eb) => eb.or([
-          ...toReview(eb),
-          eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
-          eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
-        ]))
+        .where((eb) => blocking(eb, medWindowStart))
         .executeTakeFirstOrThrow()
       return row.n
+    },
+
+    /** The same count for several accounts in one read; an account with none is absent. */
+    async blockingChargesOf(accountIds: readonly number[], medWindowStart: Date): Promise<Map<number, number>> {
+      if (accountIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('charges')
+        .select(['account_id', sql<number>`count(*)::int4`.as('n')])
+        .where('account_id', 'in', accountIds)
+        .where((eb) => blocking(eb, medWindowStart))
+        .groupBy('account_id')
+        .execute()
+      return new Map(rows.map((row) => [row.account_id, row.n]))
     },
 
     async countClawbacksToReview(): Promise<number> {

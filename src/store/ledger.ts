@@ -67,6 +67,15 @@ export function ledgerRepository(db: Kysely<Database>) {
       return balances
     },
 
+    /** Several accounts' balances in one book, in one read (a queue of work shows one per row). */
+    async balancesOf(accountIds: readonly number[], book: Book = 'available'): Promise<Map<number, Balances>> {
+      const byAccount = new Map<number, Balances>(accountIds.map((id) => [id, { DEPIX: 0, BTC: 0, USDt: 0 }]))
+      if (accountIds.length === 0) return byAccount
+      const rows = await db.selectFrom('account_balances').select(['account_id', 'currency', 'amount']).where('account_id', 'in', [...byAccount.keys()]).where('book', '=', book).execute()
+      for (const row of rows) byAccount.get(row.account_id)![row.currency] = row.amount
+      return byAccount
+    },
+
     /**
      * Where the running balances and the sum of the entries (the truth) disagree; empty when they
      * agree everywhere. Read in one statement, so one snapshot.

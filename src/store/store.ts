@@ -23,6 +23,7 @@ import { payoutsRepository } from './payouts.ts'
 import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
+import { sessionsRepository } from './sessions.ts'
 import { statementRepository } from './statement.ts'
 import { reportsRepository } from './reports.ts'
 import { sweepsRepository } from './sweeps.ts'
@@ -48,6 +49,7 @@ export type Store = {
   providerChecks: ReturnType<typeof providerChecksRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
+  sessions: ReturnType<typeof sessionsRepository>
   refunds: ReturnType<typeof refundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
@@ -83,6 +85,7 @@ export function createStore(db: Kysely<Database>): Store {
     providerChecks: providerChecksRepository(db),
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
+    sessions: sessionsRepository(db),
     refunds: refundsRepository(db),
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),

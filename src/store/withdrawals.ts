@@ -71,6 +71,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
     },
 
     /** Every destination the account ever had, canceled ones too (its withdrawals still name them). */
+    destinationsByIds(ids: readonly string[]): Promise<WithdrawalDestination[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('withdrawal_destinations').selectAll().where('id', 'in', ids).execute()
+    },
+
     listDestinationsWithCanceled(accountId: number): Promise<WithdrawalDestination[]> {
       return db.selectFrom('withdrawal_destinations').selectAll().where('account_id', '=', accountId).execute()
     },

@@ -6,7 +6,7 @@ import { Type } from 'typebox'
 import { requireMerchantId } from '../../app/authenticate.ts'
 import { createPaymentLink, deactivatePaymentLink, getPaymentLink, listPaymentLinks } from '../../app/payment-links.ts'
 import { CreatePaymentLinkBody, PaymentLinkList, PaymentLinkRecord, paymentLinkIdPattern } from '../../contract/api.ts'
-import type { RouteDeps } from '../deps.ts'
+import type { RouteDeps } from '../../web/deps.ts'
 import { createPaymentLinkErrors, createPaymentLinkFieldCodes, PaymentLinkListQuery, paymentLinkReadErrors } from '../schemas.ts'
 
 export type PaymentLinkRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config'> & {
