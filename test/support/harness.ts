@@ -17,6 +17,7 @@ import { migrateFakeEulen } from '../../src/sandbox/fake-eulen-store.ts'
 import { migrateOutbox } from '../../src/sandbox/outbox.ts'
 import type { Database } from '../../src/store/schema.ts'
 import { startService, type Service, type ServiceOptions } from '../../src/service.ts'
+import { typedApi, type Answer, type RequestOptions, type TypedApi } from './api.ts'
 
 export const testDatabase = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite'
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -217,7 +218,10 @@ export async function openEmptyDatabase(): Promise<OpenedDatabase & { url: strin
 }
 
 export type TestService = Service & {
-  request: (options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }) => Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: Buffer }>
+  /** Any request, its answer untyped: for what the contract does not describe (hostile bodies, pages, /ops, /sandbox). */
+  request: (options: RequestOptions) => Promise<Answer & { raw: Buffer }>
+  /** The merchant API, answers typed by the contract (support/api.ts). */
+  api: TypedApi
   /** The sandbox payer pays a charge (or it takes another ending); answers the charge record. */
   pay: (chargeId: string, taxNumber: string, outcome?: string, extra?: Record<string, unknown>) => Promise<{ status: number; body: any }>
   /** Moves the sandbox clock and runs what fell due. */
@@ -277,5 +281,5 @@ export async function startTestService(
   const providerWebhook: TestService['providerWebhook'] = (type, body, authorization = `Basic ${service.providerWebhookSecret}`) =>
     request({ method: 'POST', url: `/provider/webhooks/${type}`, body, headers: { authorization } })
 
-  return { ...service, request, merchant, pay, advance, ops, providerWebhook }
+  return { ...service, request, api: typedApi(request), merchant, pay, advance, ops, providerWebhook }
 }
