@@ -2,8 +2,10 @@
 // treasury and, when asked, a real SMTP server, with the environment that points the service at
 // them. The service then runs in this process (`serve`) or as `src/main.ts` in a child process
 // (`spawned`, for the tests that kill it). `close` stops whatever the rig started, last first.
+// And `sandboxBanner`: a sandbox service started as a process, read until it is ready.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -159,4 +161,21 @@ export async function seedDestination(store: Store, accountId: number, type: 'pi
     created_at: now, confirmed_at: now, usable_at: new Date(now.getTime() - 1_000), canceled_at: null, cancel_token_hash: createHash('sha256').update(randomBytes(8)).digest('hex'),
   })
   return { id: row!.id, scriptHex: parsed?.scriptHex ?? null }
+}
+
+/**
+ * What a sandbox service started as a process prints when it is ready (src/main.ts): the address
+ * it listens at and the demo merchant's token. Collects the child's stdout and stderr; fails with
+ * them if it exits first.
+ */
+export async function sandboxBanner(child: ChildProcess) {
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const listening = /listening at (http:\/\/127\.0\.0\.1:\d+)\)/
+  const demoToken = /demo API token:\s+(pxt_\S+)/
+  while (!listening.test(output) || !demoToken.test(output)) {
+    await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => { throw new Error(output) })])
+  }
+  return { base: listening.exec(output)![1]!, token: demoToken.exec(output)![1]!, output: () => output }
 }
