@@ -2,6 +2,7 @@
 // OpenAPI document says the route answers (the SDK's generated `paths`, sdk/src/openapi.ts), one
 // member per status, so `assert.equal(answer.status, 200)` narrows `answer.body` to the record and
 // a test that reads a field the contract does not have fails the typecheck.
+import assert from 'node:assert/strict'
 import type { paths } from '../../sdk/src/openapi.ts'
 
 /** One request as a test makes it: `body` is sent as JSON, `payload` as given. */
@@ -49,4 +50,10 @@ export function fetchTransport(base: () => string): Transport {
     const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json')
     return { status: response.status, body: isJson ? JSON.parse(text) : text, headers: Object.fromEntries(response.headers) }
   }
+}
+
+/** The body of a 200 answer, typed; any other answer fails the test, showing its body. */
+export function ok<A extends { status: number; body: unknown }>(answer: A): Extract<A, { status: 200 }>['body'] {
+  assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  return answer.body as Extract<A, { status: 200 }>['body']
 }
