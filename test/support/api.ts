@@ -31,6 +31,8 @@ export function typedApi(request: Transport) {
   return {
     get: <const U extends Url<'get'>>(url: U, options?: Options): Reply<'get', U> => call('GET', url, options),
     post: <const U extends Url<'post'>>(url: U, body: BodyOf<Operation<PathOf<'post', U>, 'post'>>, options?: Options): Reply<'post', U> => call('POST', url, { ...options, body }),
+    /** A body the contract may refuse (the request-shape tests), the answer still typed. */
+    postUntyped: <const U extends Url<'post'>>(url: U, body: unknown, options?: Options): Reply<'post', U> => call('POST', url, { ...options, body }),
     put: <const U extends Url<'put'>>(url: U, body: BodyOf<Operation<PathOf<'put', U>, 'put'>>, options?: Options): Reply<'put', U> => call('PUT', url, { ...options, body }),
     delete: <const U extends Url<'delete'>>(url: U, options?: Options): Reply<'delete', U> => call('DELETE', url, options),
   }
