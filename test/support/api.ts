@@ -22,6 +22,8 @@ type PathOf<M extends Method, U extends string> = { [P in Path]: [Operation<P, M
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : string
 type Answers<O> = O extends { responses: infer R } ? { [S in keyof R & number]: { status: S; body: Json<R[S]>; headers: Record<string, unknown> } }[keyof R & number] : never
 type BodyOf<O> = O extends { requestBody?: infer B } ? Json<NonNullable<B>> : never
+/** A POST's body and options; `undefined` for a route that takes no body. */
+type PostArgs<O> = [BodyOf<O>] extends [never] ? [body: undefined, options?: Options] : [body: BodyOf<O>, options?: Options]
 type Reply<M extends Method, U extends string> = Promise<Answers<Operation<PathOf<M, U>, M>>>
 type Options = { token?: string; headers?: Record<string, string> }
 
@@ -30,10 +32,10 @@ export function typedApi(request: Transport) {
   const call = (method: string, url: string, options: Options & { body?: unknown } = {}) => request({ method, url, ...options }) as Promise<never>
   return {
     get: <const U extends Url<'get'>>(url: U, options?: Options): Reply<'get', U> => call('GET', url, options),
-    post: <const U extends Url<'post'>>(url: U, body: BodyOf<Operation<PathOf<'post', U>, 'post'>>, options?: Options): Reply<'post', U> => call('POST', url, { ...options, body }),
+    post: <const U extends Url<'post'>>(url: U, ...[body, options]: PostArgs<Operation<PathOf<'post', U>, 'post'>>): Reply<'post', U> => call('POST', url, { ...options, body }),
     /** A body the contract may refuse (the request-shape tests), the answer still typed. */
     postUntyped: <const U extends Url<'post'>>(url: U, body: unknown, options?: Options): Reply<'post', U> => call('POST', url, { ...options, body }),
-    put: <const U extends Url<'put'>>(url: U, body: BodyOf<Operation<PathOf<'put', U>, 'put'>>, options?: Options): Reply<'put', U> => call('PUT', url, { ...options, body }),
+    put: <const U extends Url<'put'>>(url: U, ...[body, options]: PostArgs<Operation<PathOf<'put', U>, 'put'>>): Reply<'put', U> => call('PUT', url, { ...options, body }),
     delete: <const U extends Url<'delete'>>(url: U, options?: Options): Reply<'delete', U> => call('DELETE', url, options),
   }
 }
