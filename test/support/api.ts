@@ -61,3 +61,9 @@ export function ok<A extends { status: number; body: unknown }>(answer: A): Extr
   assert.equal(answer.status, 200, JSON.stringify(answer.body))
   return answer.body as Extract<A, { status: 200 }>['body']
 }
+
+/** The error body of a refused answer (any status but 200), typed; a 200 fails the test. */
+export function refused<A extends { status: number; body: unknown }>(answer: A): Exclude<A, { status: 200 }>['body'] {
+  assert.notEqual(answer.status, 200, `accepted: ${JSON.stringify(answer.body)}`)
+  return answer.body as Exclude<A, { status: 200 }>['body']
+}
