@@ -67,3 +67,16 @@ export function refused<A extends { status: number; body: unknown }>(answer: A):
   assert.notEqual(answer.status, 200, `accepted: ${JSON.stringify(answer.body)}`)
   return answer.body as Exclude<A, { status: 200 }>['body']
 }
+
+/**
+ * A list's filters checked as every list of the API checks them: each query refused with 400
+ * invalid_request naming its parameter, and the list without a token with 401 token_missing.
+ */
+export async function assertRefusedFilters(request: Transport, path: string, token: string, refusals: Array<[query: string, param: string]>) {
+  for (const [query, param] of refusals) {
+    const refused = await request({ method: 'GET', url: `${path}${query}`, token })
+    assert.deepEqual([refused.status, refused.body.code, refused.body.param], [400, 'invalid_request', param], query)
+  }
+  const anonymous = await request({ method: 'GET', url: path })
+  assert.deepEqual([anonymous.status, anonymous.body.code], [401, 'token_missing'])
+}

@@ -165,19 +165,18 @@ export function migratedPgliteSnapshot(): Promise<Blob> {
   return snapshot
 }
 
-/** A fresh, empty database of the kind under test, dropped when closed. */
-export async function openTestDatabase(): Promise<OpenedDatabase & { url: string | null }> {
-  if (testDatabase === 'pglite') return { ...(await openMigratedPglite()), url: null }
+/** A new database on the PostgreSQL server, copied from `template` (or empty), dropped when closed. */
+async function throwawayPostgres(template: string | null, connections: number): Promise<OpenedDatabase & { url: string }> {
   const name = `pixtest_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name} template ${await (postgresTemplate ??= migratedPostgresTemplate(admin))}`)
+    await admin.query(`create database ${name}${template === null ? '' : ` template ${template}`}`)
   } finally {
     await admin.end()
   }
   const url = databaseUrl(name)
-  const opened = await openPostgres(url, 5)
+  const opened = await openPostgres(url, connections)
   return {
     ...opened,
     url,
@@ -191,30 +190,25 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
   }
 }
 
+/** A fresh, empty database of the kind under test, dropped when closed. */
+export async function openTestDatabase(): Promise<OpenedDatabase & { url: string | null }> {
+  if (testDatabase === 'pglite') return { ...(await openMigratedPglite()), url: null }
+  const template = await (postgresTemplate ??= (async () => {
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    try {
+      return await migratedPostgresTemplate(admin)
+    } finally {
+      await admin.end()
+    }
+  })())
+  return throwawayPostgres(template, 5)
+}
+
 /** A new database with nothing in it, not even the migrations, dropped when closed: for testing the migrations themselves. */
 export async function openEmptyDatabase(): Promise<OpenedDatabase & { url: string | null }> {
   if (testDatabase === 'pglite') return { ...(await openPglite(null, { settings: ['shared_buffers = 16MB'] })), url: null }
-  const name = `pixtest_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = databaseUrl(name)
-  const opened = await openPostgres(url, 2)
-  return {
-    ...opened,
-    url,
-    close: async () => {
-      await opened.close()
-      const cleanup = new pg.Client({ connectionString: adminUrl })
-      await cleanup.connect()
-      await cleanup.query(`drop database if exists ${name} with (force)`)
-      await cleanup.end()
-    },
-  }
+  return throwawayPostgres(null, 2)
 }
 
 export type TestService = Service & {
