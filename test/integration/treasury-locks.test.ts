@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { unlockOrphanedCoins } from '../../src/app/unlock-orphaned-coins.ts'
 import { createStore } from '../../src/store/store.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
@@ -27,7 +28,7 @@ before(async () => {
 after(() => service.close())
 
 const elements = () => service.sandbox!.elements
-const withdrawal = async (owner: { token: string }, id: string) => (await service.request({ method: 'GET', url: `/api/withdrawals/${id}`, token: owner.token })).body
+const withdrawal = async (owner: { token: string }, id: string) => ok(await service.api.get(`/api/withdrawals/${id}`, { token: owner.token }))
 const treasuryView = async () => (await service.request({ method: 'GET', url: '/sandbox/treasury' })).body
 
 /** An owner with R$ 300 and a Liquid destination past its cool-down. */
