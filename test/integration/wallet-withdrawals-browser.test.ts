@@ -22,6 +22,7 @@ import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../s
 import { freePort } from '../support/free-port.ts'
 import { startTestService, T0, type TestService } from '../support/harness.ts'
 import { startProductionRig } from '../support/production-rig.ts'
+import { mailText } from '../support/smtp.ts'
 import { ownerWithBalance } from '../support/withdrawals.ts'
 
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -40,18 +41,6 @@ after(async () => {
   await browser?.close()
 })
 
-/** The body of a raw message as the owner reads it (nodemailer sends it quoted-printable or base64). */
-function mailText(raw: string): string {
-  const split = raw.indexOf('\r\n\r\n')
-  const headers = raw.slice(0, split)
-  const body = raw.slice(split + 4)
-  const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(headers)?.[1]?.toLowerCase()
-  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8')
-  if (encoding === 'quoted-printable') {
-    return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8')
-  }
-  return body
-}
 
 /** The newest mail in the sandbox outbox to `email` whose text matches `pattern`. */
 async function fromOutbox(service: TestService, email: string, pattern: RegExp): Promise<RegExpExecArray> {
