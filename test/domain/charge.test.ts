@@ -56,7 +56,7 @@ test('decisions section 4, in order', () => {
   assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quote: null }), 'depix_sent')
 })
 
-test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
+test('what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
   const paid = (cents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { ...matching, valueInCents: cents }, facts)
   for (const cents of [1000, 950, 1050, 1049, 951]) assert.equal(toOf(paid(cents)), 'depix_sent', String(cents))
   for (const cents of [949, 1051, 2000, 1, 0, null]) assert.equal((paid(cents) as { reviewReason: string }).reviewReason, 'amount_mismatch', String(cents))
@@ -74,7 +74,7 @@ test('the credit carries its amount: what arrived less the fee, converted at the
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 10_050, units: 26819, quote })
 })
 
-test('decisions 14: no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
+test('no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
   fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros, reference) => {
     const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros, referenceMicros: reference } })
     if (decision.outcome !== 'moved' || decision.status === 'security_hold') return
@@ -160,7 +160,7 @@ test('the one state machine: expiry, release, review and MED are decided by deci
   assert.deepEqual(effectKinds(refundedAfterCredit), ['block_identities', 'take_back', 'record_clawback', 'keep_provider_status'])
 })
 
-test('decisions 14: a claw-back seen while held is recorded, and the hold can then only be refunded (if the money is with us) or closed', () => {
+test('a claw-back seen while held is recorded, and the hold can then only be refunded (if the money is with us) or closed', () => {
   const hold = taxCharge('security_hold', { paidCents: 1000 })
   assert.deepEqual(reviewDecisionsFor(hold), ['release', 'refund'])
   for (const [event, clawback, offered] of [
@@ -198,7 +198,7 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
   assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { outcome: 'refused', code: 'payment_not_taken_back' })
 })
 
-test('decisions 14: a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
+test('a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
   const silent = taxCharge('security_hold', { paidCents: null })
   const release = (entered: number | null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: entered })
   assert.deepEqual(decideCharge(silent, release(null)), { outcome: 'refused', code: 'paid_amount_required' })
@@ -207,7 +207,7 @@ test('decisions 14: a hold with no reported amount is never released at the char
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 700, units: 600, quote: null })
 })
 
-test('decisions 14: a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
+test('a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
   const btc = euidCharge('depix_sent', { currency: 'BTC', paidCents: 1000, creditedUnits: 2425, quoteMicros: 350_000_000_000 })
   const first = decideCharge(btc, med(200)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.equal(first.status, 'depix_sent')
@@ -267,7 +267,7 @@ test('a will_refund after credit is recorded once (support is alerted), and noth
   assert.deepEqual(effectKinds(decideCharge({ ...credited, takenBackCents: 200, takenBackUnits: 200 }, providerSays('refunded'))), ['record_clawback', 'keep_provider_status'])
 })
 
-test('decisions 14: a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
+test('a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
   const waiting = taxCharge('waiting_payment')
   const medded = decideCharge(waiting, med(null)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.deepEqual(effectKinds(medded), ['block_identities', 'record_clawback'])

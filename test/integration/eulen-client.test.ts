@@ -111,7 +111,7 @@ test('a 2xx without id or qrCopyPaste is not taken as a deposit: it is a lost re
   await assert.rejects(client().createDeposit(deposit), ProviderReplyLostError)
 })
 
-test('decisions 14 (point 8): an asynchronous result served without the envelope is read; POST /deposit is sent once', async () => {
+test('an asynchronous result served without the envelope is read; POST /deposit is sent once', async () => {
   const later = new Date(Date.now() + 10_000).toISOString()
   script(
     { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/2`, expiration: later } },
@@ -121,7 +121,7 @@ test('decisions 14 (point 8): an asynchronous result served without the envelope
   assert.deepEqual(seen.map((request) => request.method), ['POST', 'GET'])
 })
 
-test('decisions 14 (point 8): Eulen\'s 429 is "not now" with its Retry-After, never a refusal', async () => {
+test('Eulen\'s 429 is "not now" with its Retry-After, never a refusal', async () => {
   script({ status: 429, body: { response: { errorMessage: 'Limite de requisições excedido.' } }, headers: { 'retry-after': '42' } })
   await assert.rejects(client().createDeposit(deposit), (error: unknown) => error instanceof ProviderBusyError && error.retryAfterSeconds === 42)
   script({ status: 429, body: {} })
