@@ -54,12 +54,15 @@ function load(options: Record<string, unknown>): Promise<{ requestsPerSecond: nu
   })
 }
 
-// Exactly as npm start runs it, V8 flags included (the script's exec only spares a shell).
-const nodeFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+/, '').split(/\s+/).slice(1, -1)
+// Exactly as npm start runs it, its environment and V8 flags included (the script's exec only
+// spares a shell): `exec [env NAME=value…] node [flags…] src/main.ts`.
+const startWords = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+(env\s+)?/, '').split(/\s+/)
+const startEnv = Object.fromEntries(startWords.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
+const nodeFlags = startWords.filter((word) => !/^[A-Z_]+=/.test(word)).slice(1, -1)
 
 /** Spawns node with npm start's flags and waits for a line of its output to match. */
 async function startWith(script: string[], env: Record<string, string>, ready: RegExp) {
-  const child = spawn(process.execPath, [...nodeFlags, ...script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...nodeFlags, ...script], { env: { ...process.env, ...startEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const watched = watch(child)
   let out = ''
   child.stdout!.on('data', (chunk) => (out += chunk))
@@ -131,14 +134,29 @@ function print(name: string, figures: ServiceFigures) {
 
 const floor = await pgliteFloor()
 process.stdout.write(`bare PGlite (the floor): peak while opening ${mb(floor.startPeak)}, at rest ${mb(floor.idle)}\n`)
+/** A later start on a folder the first one made (every start after a deployment's first): its peak until 10 s after the banner. */
+async function restartPeak(env: Record<string, string>): Promise<number> {
+  const port = 18000 + Math.floor(Math.random() * 1000)
+  const { child, watched } = await startWith([new URL('../src/main.ts', import.meta.url).pathname], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, /demo API token/)
+  try {
+    await pause(10_000)
+    return watched.peak()
+  } finally {
+    watched.stop()
+    await stop(child)
+  }
+}
+
 const embeddedDir = mkdtempSync(join(tmpdir(), 'pix-memory-'))
-let embedded: ServiceFigures
+let embedded: ServiceFigures & { restartPeak: number }
 try {
-  embedded = await serviceMemory({ DATA_DIR: embeddedDir })
+  const first = await serviceMemory({ DATA_DIR: embeddedDir })
+  embedded = { ...first, restartPeak: await restartPeak({ DATA_DIR: embeddedDir }) }
 } finally {
   rmSync(embeddedDir, { recursive: true, force: true })
 }
 print('embedded', embedded)
+process.stdout.write(`embedded, a later start on the same folder: peak ${mb(embedded.restartPeak)}\n`)
 
 // PostgreSQL on a database of its own, when a server answers.
 let postgres: ServiceFigures | null = null
@@ -159,4 +177,4 @@ if (reachable) {
 } else {
   process.stdout.write(`PostgreSQL: not measured (no server at ${adminUrl})\n`)
 }
-process.stdout.write(`${JSON.stringify({ seconds, restSeconds, connections, nodeFlags, ceilings, floor, embedded, postgres })}\n`)
+process.stdout.write(`${JSON.stringify({ seconds, restSeconds, connections, startEnv, nodeFlags, ceilings, floor, embedded, postgres })}\n`)
