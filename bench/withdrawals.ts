@@ -74,7 +74,9 @@ const statementTexts = process.env.BENCH_STATEMENTS === '1' ? new Map<string, nu
 const clientQuery = pg.Client.prototype.query
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   statementsSent++
-  if (statementTexts !== null && typeof args[0] === 'string') statementTexts.set(args[0], (statementTexts.get(args[0]) ?? 0) + 1)
+  // A prepared statement comes as { name, text, values }.
+  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text
+  if (statementTexts !== null && text !== undefined) statementTexts.set(text, (statementTexts.get(text) ?? 0) + 1)
   return (clientQuery as (...args: unknown[]) => unknown).apply(this, args)
 } as typeof clientQuery
 
