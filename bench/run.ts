@@ -13,6 +13,7 @@ import { backendCpuSeconds, backendPids } from './database-cpu.ts'
 import { runScript, startBenchService, throwawayDatabase } from './harness.ts'
 import { measureWebhooks, startProductionService } from './webhooks.ts'
 import type { ExportFigures } from './exports.ts'
+import { memoryTable, type MemoryFigures } from './memory-table.ts'
 
 const HAND_WRITTEN = '<!-- Below: measured by hand; npm run bench keeps it. -->'
 
@@ -29,6 +30,9 @@ type Scenario = { name: string; request: Record<string, unknown> }
 
 /** The statement export's figures, measured by bench/exports.ts in a process of its own that may collect garbage. */
 const exportFigures = () => runScript<ExportFigures>('./exports.ts', [], ['--expose-gc'])
+
+/** npm start's memory (issue 53), measured by bench/memory.ts in processes of its own. */
+const memoryFigures = () => runScript<MemoryFigures>('./memory.ts')
 
 /**
  * CPU seconds so far of each PostgreSQL backend serving the bench's database, by pid; null when
@@ -262,6 +266,8 @@ try {
   // memory is the export's alone, and it can collect garbage to show what the export holds).
   const exported = await exportFigures()
   process.stdout.write(`export: ${JSON.stringify(exported)}\n`)
+  // Issue 53: npm start's memory, embedded and on PostgreSQL, in processes of their own.
+  const memory = await memoryFigures()
 
   const rps = (name: string) => results.find((result) => result.name === name)!.max.requestsPerSecond
   const bareRps = rps('bare Fastify route')
@@ -332,6 +338,13 @@ ledger writes them, downloaded by a signed-in owner over HTTP (\`bench/exports.t
 Lines are read 500 postings at a time by keyset (the \`ledger_entries_statement\` index), priced with
 the balance carried from the batch before, and written by csv-stringify as they are read, so
 what the export holds does not grow with the account's history.
+
+## Memory
+
+\`npm start\` as an operator runs it (its own process, its command line's environment and V8 flags,
+sandbox mode), sampled from \`/proc\` every 100 ms (\`bench/memory.ts\`):
+
+${memoryTable(memory)}
 `
   // What follows the marker is measured by hand (the test suite's times, memory): the bench keeps it.
   const page = new URL('../docs/performance.md', import.meta.url)

@@ -16,6 +16,7 @@
 //   BENCH_PIX=150                    Pix-outs queued at once for the limit check (0: skip it)
 //   BENCH_PIX_DATABASES=pglite       where the limit check runs (the bucket is one SQL statement on either)
 //   BENCH_TREASURY_COINS=20          coins of each asset the fake treasury holds
+//   BENCH_STATEMENTS=1               print each SQL text's count per withdrawal (PostgreSQL)
 //
 // CPU profiles: node --cpu-prof --cpu-prof-dir=prof bench/withdrawals.ts writes one for this
 // process and one for the fake node's; the bench prints each drain's window on the profiles' clock.
@@ -37,6 +38,7 @@ import { startFakeEulen, type FakeEulen } from '../src/sandbox/fake-eulen.ts'
 import { startService, type Service } from '../src/service.ts'
 import { openPglite } from '../src/store/database.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../src/treasury/liquid-address.ts'
+import pg from 'pg'
 import { backendCpuSeconds, backendPids } from './database-cpu.ts'
 import { throwawayDatabase } from './harness.ts'
 
@@ -60,6 +62,23 @@ const POLL_SECONDS = 30
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const round1 = (value: number) => Math.round(value * 10) / 10
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/**
+ * SQL statements this process sent to PostgreSQL (pg's Client.query, which the service's
+ * preparing client calls for each one, begin and commit included): counted during each drain,
+ * with the bench's own polls of the statuses (one statement each 100 ms).
+ */
+let statementsSent = 0
+/** BENCH_STATEMENTS=1: each text's count too, printed after each PostgreSQL drain. */
+const statementTexts = process.env.BENCH_STATEMENTS === '1' ? new Map<string, number>() : null
+const clientQuery = pg.Client.prototype.query
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statementsSent++
+  // A prepared statement comes as { name, text, values }.
+  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text
+  if (statementTexts !== null && text !== undefined) statementTexts.set(text, (statementTexts.get(text) ?? 0) + 1)
+  return (clientQuery as (...args: unknown[]) => unknown).apply(this, args)
+} as typeof clientQuery
 
 /** Under --cpu-prof the bench prints each drain's window on the profile's clock (CLOCK_MONOTONIC), to cut the setup out of it. */
 const profiling = process.execArgv.some((flag) => flag.startsWith('--cpu-prof'))
@@ -384,6 +403,8 @@ type LiquidRound = {
   /** CPU the rest of the machine used during the drain, in cores (other engineers' work). */
   otherCores: number
   rpcPerWithdrawal: number
+  /** PostgreSQL only (PGlite's statements do not leave the process). */
+  statementsPerWithdrawal: number | null
   mails: number
 }
 
@@ -420,6 +441,8 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
     const machineBefore = machineJiffies()
     const neighboursCpuBefore = await rig.neighbours.cpuSeconds()
     const cpuBefore = process.cpuUsage()
+    const statementsBefore = statementsSent
+    statementTexts?.clear()
     const profileWindowStart = monotonicMicros()
     const started = performance.now()
     service.jobs.start()
@@ -431,6 +454,10 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
     await until(rig, (counts) => (counts.completed ?? 0) === withdrawalCount, 300_000)
     const completedAt = performance.now()
     const cpu = process.cpuUsage(cpuBefore)
+    const statements = statementsSent - statementsBefore
+    if (statementTexts !== null && kind === 'postgres') {
+      for (const [text, times] of [...statementTexts].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${(times / withdrawalCount).toFixed(2)} a withdrawal: ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`)
+    }
     if (profiling) process.stdout.write(`profile window of this drain (µs, the profile's clock): ${profileWindowStart}-${monotonicMicros()}\n`)
     const machine = machineJiffies()
     const neighboursCpu = (await rig.neighbours.cpuSeconds()) - neighboursCpuBefore
@@ -461,6 +488,7 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
       neighboursCpuMsPerWithdrawal: round1((neighboursCpu * 1000) / withdrawalCount),
       otherCores: round1(Math.max(0, machineSeconds - ourSeconds - neighboursCpu - (serverCpu ?? 0)) / seconds),
       rpcPerWithdrawal: round1(((await rig.neighbours.rpcCalls()) - rpcBefore) / withdrawalCount),
+      statementsPerWithdrawal: kind === 'postgres' ? round1(statements / withdrawalCount) : null,
       mails: (await rig.neighbours.mails()) - mailsBefore,
     }
   } finally {
@@ -571,7 +599,7 @@ async function main(): Promise<void> {
       `  ${kind}: sent ${line('sentPerSecond')}/s; completed after 2 blocks ${line('completedPerSecond')}/s; end to end ${line('endToEndPerSecond')}/s (goal ≥ 100/s)\n` +
       `    drain ${line('sentSeconds')} s + ${line('completedSeconds')} s; setup ${line('setupSeconds')} s, of which queueing through the API ${line('queueSeconds')} s\n` +
       `    CPU per withdrawal: the service ${line('cpuMsPerWithdrawal')} ms, PostgreSQL's backends ${line('serverCpuMsPerWithdrawal')} ms, the fake node and mail sink ${line('neighboursCpuMsPerWithdrawal')} ms; others on the machine ${line('otherCores')} cores\n` +
-      `    ${line('rpcPerWithdrawal')} RPC calls per withdrawal; ${line('mails')} mails delivered during the drain\n`,
+      `    ${line('rpcPerWithdrawal')} RPC calls and ${line('statementsPerWithdrawal')} SQL statements per withdrawal; ${line('mails')} mails delivered during the drain\n`,
     )
   }
   for (const figures of pix) {

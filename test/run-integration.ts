@@ -72,7 +72,8 @@ function runGroup(database: Database | 'checks', group: string[]): Promise<Run> 
     // --liftoff-only: V8 runs PGlite's WebAssembly with its baseline compiler only. Test
     // processes are short-lived, and optimising PostgreSQL's hot functions again in every one
     // cost more CPU than it saved (measured: the integration step 352 → 277 s of CPU, 205 → 172 s
-    // of wall time). The service itself runs with V8's defaults.
+    // of wall time). `npm start` runs the service so too, for its memory (docs/performance.md,
+    // "Memory and start-up").
     // --test-force-exit: a process whose tests are all done exits, even if a failed before() left
     // a service half-started; without it, that process waited for nothing, for ever.
     // untrackedResources: node:test's own async hook off (test/support/test-resource-hook.ts).

@@ -179,9 +179,14 @@ export type PayoutMoveResult =
   | { kind: 'moved'; payout: Payout }
   | { kind: 'refused'; payout: Payout; code: PayoutRefusal }
 
-export async function movePayout(deps: PayoutMoveDeps, id: string, move: PayoutMove): Promise<PayoutMoveResult> {
+/**
+ * Moves a payout under its owner's locks, then its own. `known`, the payout as the caller read it,
+ * spares the read that names its owner (a payout's owner never changes; the move reads the row
+ * again under its lock): the payout worker's three moves a payout each made it (docs/performance.md, "Withdrawals").
+ */
+export async function movePayout(deps: PayoutMoveDeps, id: string, move: PayoutMove, known?: Payout): Promise<PayoutMoveResult> {
   return deps.store.transaction(async (store) => {
-    const found = await store.payouts.findById(id)
+    const found = known?.id === id ? known : await store.payouts.findById(id)
     if (!found) return { kind: 'not_found' as const }
     const owner = await lockOwner(store, found)
     return moveLockedPayout({ ...deps, store }, id, move, owner)

@@ -1,5 +1,5 @@
 // Every message to an owner leaves through the outbox and the job queue (a request never waits on
-// the mail server): sealed at rest, sent by the send_mail job, given up past `sendBefore`.
+// the mail server): sealed at rest, sent by the send_mail job queued with it, given up past `sendBefore`.
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Store } from '../store/store.ts'
 
@@ -9,6 +9,5 @@ export async function queueMail(
 ): Promise<void> {
   const { store } = deps
   const sealed = deps.mailSeal.seal({ to: mail.to, subject: mail.subject, text: mail.text, ...(mail.code === undefined ? {} : { code: mail.code }) })
-  const mailId = await store.mail.queue({ codeId: mail.codeId, to: mail.to, sealed, now: mail.now, sendBefore: mail.sendBefore })
-  await store.jobs.enqueue('send_mail', { mailId }, mail.now, mail.now)
+  await store.mail.queue({ codeId: mail.codeId, to: mail.to, sealed, now: mail.now, sendBefore: mail.sendBefore })
 }

@@ -56,7 +56,7 @@ export async function sendPayout(deps: SendPayoutDeps, id: string): Promise<Date
     const covered = payout.tx_hex !== null || (await treasuryCovers(deps, payout.currency, mostSent(payout)))
     const started = await movePayout(deps, id, {
       event: async ({ store, payout: current, owner, now }) => (current.status === 'queued' ? { kind: 'start', facts: { ...(await ownerFacts(store, owner, current, now)), covered } } : null),
-    })
+    }, payout)
     if (started.kind !== 'moved') return null
     payout = started.payout
   }
@@ -65,7 +65,7 @@ export async function sendPayout(deps: SendPayoutDeps, id: string): Promise<Date
     // provider comes back later, and a refund may have been settled, an account blocked, meanwhile.
     const rechecked = await movePayout(deps, id, {
       event: async ({ store, payout: current, owner, now }) => (current.status === 'sending' && current.tx_hex === null ? { kind: 'recheck', facts: await ownerFacts(store, owner, current, now) } : null),
-    })
+    }, payout)
     if (rechecked.kind !== 'unchanged') return null
   }
   if (payout.status === 'sending') return sendSteps(deps, payout)
@@ -103,7 +103,7 @@ async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payou
 }
 
 const move = (deps: SendPayoutDeps, payout: Payout, event: PayoutEvent, record?: PayoutStep) =>
-  movePayout(deps, payout.id, { event: () => event, ...(record ? { record } : {}) })
+  movePayout(deps, payout.id, { event: () => event, ...(record ? { record } : {}) }, payout)
 
 /** Nothing has left: support looks first. */
 async function hold(deps: SendPayoutDeps, payout: Payout, reason: ReviewReason): Promise<null> {
@@ -272,7 +272,7 @@ async function followSteps(deps: SendPayoutDeps, row: Payout): Promise<Date | nu
 /** Completed: a withdrawal's payout by its own move; a refund's settles the refund through its charge. */
 async function complete(deps: PayoutMoveDeps & Pick<SendPayoutDeps, 'log'>, row: Payout, record: PayoutStep): Promise<void> {
   if (row.refund_id !== null) await completeRefundPayout(deps, row, record)
-  else await movePayout(deps, row.id, { event: ({ payout }) => (payout.status === 'sent' ? { kind: 'completed' } : null), record })
+  else await movePayout(deps, row.id, { event: ({ payout }) => (payout.status === 'sent' ? { kind: 'completed' } : null), record }, row)
 }
 
 /**

@@ -1,15 +1,18 @@
 import { sql, type Kysely } from 'kysely'
+import { notifying } from './jobs.ts'
 import type { Database } from './schema.ts'
 
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
   return {
     /**
-     * Queues a message. A code's message supersedes any still waiting for the same address with a
+     * Queues a message with the send_mail job that sends it, in one statement that notifies the
+     * runners (a withdrawal's step queues one for its owner each: docs/performance.md,
+     * "Withdrawals"). A code's message supersedes any still waiting for the same address with a
      * code for the same purpose (the newer code is the one that matters); other mail supersedes
      * nothing and is never superseded.
      */
-    async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<number> {
+    async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<void> {
       const superseded = values.codeId === null ? [] : await db
         .updateTable('mail_outbox')
         .set({ state: 'superseded' })
@@ -20,12 +23,22 @@ export function mailRepository(db: Kysely<Database>) {
         .execute()
       const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))
       if (codeIds.length > 0) await db.updateTable('wallet_codes').set({ mail_state: 'superseded' }).where('id', 'in', codeIds).execute()
-      const row = await db
-        .insertInto('mail_outbox')
-        .values({ code_id: values.codeId, to_address: values.to, sealed: values.sealed, state: 'pending', created_at: values.now, send_before: values.sendBefore })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-      return row.id
+      // The job's payload is { mailId } (store/job-kinds.ts), built from the row the statement inserts.
+      await db
+        .with('queued', (query) => query
+          .insertInto('mail_outbox')
+          .values({ code_id: values.codeId, to_address: values.to, sealed: values.sealed, state: 'pending', created_at: values.now, send_before: values.sendBefore })
+          .returning('id'))
+        .with('job', (query) => query
+          .insertInto('jobs')
+          .columns(['kind', 'payload', 'run_at', 'created_at'])
+          .expression((eb) => eb.selectFrom('queued').select([
+            sql.lit('send_mail').as('kind'), sql<string>`jsonb_build_object('mailId', queued.id)`.as('payload'), sql<Date>`${values.now}`.as('run_at'), sql<Date>`${values.now}`.as('created_at'),
+          ]))
+          .returning('id'))
+        .selectFrom('job')
+        .select(notifying('send_mail'))
+        .execute()
     },
 
     find(id: number) {
