@@ -35,6 +35,8 @@ export function environmentSchema<P extends TProperties>(properties: P): TObject
   const variables = Object.entries(properties as Record<string, Variable>)
   const required = variables.filter(([, variable]) => variable.requiredInProduction).map(([name]) => name)
   const bounds = Object.fromEntries(variables.filter(([, variable]) => variable.production).map(([name, variable]) => [name, { type: variable.type, minimum: variable.minimum, maximum: variable.maximum, ...variable.production }]))
+  // ajv runs if/then before it assigns the object's defaults, so `required` sees what was set:
+  // MAIL_FROM has a default and production still needs it set (test/domain/config.test.ts).
   return Type.Object(properties, {
     additionalProperties: false,
     if: { required: ['MODE'], properties: { MODE: { const: 'production' } } },
