@@ -95,7 +95,7 @@ bare.get('/bare-read', async () => (await pool.query(readText, [readChargeId])).
 bare.get('/bare-read-prepared', async () => (await pool.query({ name: 'bare_read', text: readText, values: [readChargeId] })).rows[0])
 // The third ceiling: the least a create can do, which bounds create-payment from above. One read
 // (a create refuses a blocked payer before it asks the provider for anything), the provider call
-// through the provider adapter's own HTTP client (kept-alive node:http), to a stand-in in this
+// through the provider adapter's own HTTP client (undici, kept-alive), to a stand-in in this
 // process (as the sandbox's fake is) that answers a constant deposit and stores nothing, and one
 // insert, autocommitted.
 const providerStandIn = Fastify({ logger: false })

@@ -101,7 +101,7 @@ export async function measureWebhooks(service: Service, serviceUrl: string, toke
   const port = await listen(receiver)
   const hanging: Server[] = []
   service.jobs.start()
-  // The provider's webhooks (and the bench's creates) are sent by a kept-alive node:http client,
+  // The provider's webhooks (and the bench's creates) are sent by a kept-alive undici client,
   // the service's own (net/keep-alive-http.ts), not fetch: the provider sends from its own
   // machines, and in this process fetch's heavier handling of the reply ran on the one thread
   // the runner's claim and delivery wait for (docs/performance.md, "Webhook latency").

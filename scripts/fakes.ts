@@ -14,7 +14,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Fastify from 'fastify'
 import { createAdjustableClock } from '../src/clock.ts'
-import { integer, parseEnvironment, text, url } from '../src/config-schema.ts'
+import { Type } from 'typebox'
+import { environmentSchema, readEnvironment, url } from '../src/config-schema.ts'
 import { environment, loadConfig } from '../src/config.ts'
 import { startFakeElements } from '../src/sandbox/fake-elements.ts'
 import { startFakeEulen } from '../src/sandbox/fake-eulen.ts'
@@ -34,13 +35,13 @@ const { SMTPServer } = await import('smtp-server').catch((error: unknown) => {
 })
 
 // MODE is read because production's required variables depend on it; none of these is one.
-const settings = parseEnvironment({
-  MODE: environment.MODE,
-  FAKES_HOST: text({ default: '127.0.0.1', description: 'Interface the fakes listen on' }),
-  FAKES_PORT: integer({ default: 7700, minimum: 0, maximum: 65_530, description: 'The provider\'s port; its controls, the tickers, the Elements node and SMTP take the next four (0: free ports)' }),
-  FAKES_DATA_DIR: text({ default: './data/fakes', description: 'What the fakes keep across restarts: the provider\'s deposits, the node\'s wallet, the secrets' }),
+const settings = readEnvironment(environmentSchema({
+  MODE: environment.properties.MODE,
+  FAKES_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the fakes listen on' }),
+  FAKES_PORT: Type.Integer({ default: 7700, minimum: 0, maximum: 65_530, description: 'The provider\'s port; its controls, the tickers, the Elements node and SMTP take the next four (0: free ports)' }),
+  FAKES_DATA_DIR: Type.String({ default: './data/fakes', description: 'What the fakes keep across restarts: the provider\'s deposits, the node\'s wallet, the secrets' }),
   SERVICE_URL: url({ default: 'http://127.0.0.1:8080', description: 'Where the service listens: the provider\'s webhooks go to its /provider/webhooks' }),
-}, process.env)
+}), process.env)
 const host = settings.FAKES_HOST
 const portOf = (offset: number) => (settings.FAKES_PORT === 0 ? 0 : settings.FAKES_PORT + offset)
 const dataDir = resolve(settings.FAKES_DATA_DIR)

@@ -8,14 +8,15 @@
 // find none configured and make an embedded one in ./data; with MODE=production it refuses that.
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseEnvironment } from '../src/config-schema.ts'
+import { environmentSchema, readEnvironment } from '../src/config-schema.ts'
 import { ConfigError, environment } from '../src/config.ts'
 import { DataDirLockedError, openDatabase } from '../src/store/database.ts'
 import { migrateToLatest, migrations } from '../src/store/migrate.ts'
 
 try {
   // MODE is read because production's required variables depend on it; neither of these is one.
-  const where = parseEnvironment({ MODE: environment.MODE, DATABASE_URL: environment.DATABASE_URL, DATA_DIR: environment.DATA_DIR }, process.env)
+  const { MODE, DATABASE_URL, DATA_DIR } = environment.properties
+  const where = readEnvironment(environmentSchema({ MODE, DATABASE_URL, DATA_DIR }), process.env)
   if (where.DATABASE_URL) {
     const url = new URL(where.DATABASE_URL)
     process.stdout.write(`database: PostgreSQL ${url.pathname.slice(1) || '(default)'} on ${url.host || 'the local socket'}${url.username ? ` as ${decodeURIComponent(url.username)}` : ''} (DATABASE_URL)\n`)
@@ -28,7 +29,7 @@ try {
     }
     process.stdout.write(`database: ${exists ? 'embedded' : 'a new embedded one'} in ${dir} (DATA_DIR; DATABASE_URL is not set)\n`)
   }
-  const database = await openDatabase({ databaseUrl: where.DATABASE_URL, dataDir: where.DATA_DIR })
+  const database = await openDatabase({ databaseUrl: where.DATABASE_URL ?? null, dataDir: where.DATA_DIR })
   let applied: string[]
   try {
     applied = await migrateToLatest(database.db)

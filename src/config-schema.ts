@@ -1,105 +1,47 @@
-// Each environment variable declared once (kind, default, bounds, whether production needs it, its
-// README row): the service parses its settings through the declarations and the README's table is
-// generated from them, so the documentation cannot drift from what the code accepts.
+// The environment is read through one TypeBox schema (src/config.ts): each variable's type,
+// default, bounds, production rules and README row are written once, on its schema. This file
+// validates an environment against such a schema with ajv, reporting every wrong variable at
+// once, and writes the README's table from it. Annotations ajv does not check, kept on each
+// variable's schema: `documentedDefault` (the Default column where the value derives from other
+// variables), `requiredInProduction`, `production` (bounds that replace the general ones there).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Type, type StaticDecode, type TObject, type TProperties, type TSchema } from 'typebox'
 
 export const modes = ['sandbox', 'production'] as const
 export type Mode = (typeof modes)[number]
 
 export type Env = Record<string, string | undefined>
 
+/** Every wrong variable of one start, each a line of the message (`problems`). */
 export class ConfigError extends Error {
   override name = 'ConfigError'
-}
-
-/** A value its kind refuses, phrased to follow the variable's name: "must be …". */
-class Refusal extends Error {}
-
-/** Another variable's value, for a default that follows from it (BASE_URL from PORT, …). */
-type Lookup = (name: string) => unknown
-
-type Kind = 'string' | 'url' | 'integer' | 'on-off' | 'enum' | 'custom'
-type Bounds = { minimum?: number; maximum?: number }
-type Range = Bounds & { production?: Bounds }
-
-export type Variable<T> = {
-  kind: Kind
-  /** Turns a set value (trimmed, not empty) into the setting, or throws what is wrong with it. */
-  parse: (text: string) => T
-  /** The value when the variable is unset or empty. */
-  fallback: (lookup: Lookup) => T
-  minimum?: number
-  maximum?: number
-  /** Bounds that replace these in production: the sandbox may run with values a real provider refuses. */
-  production?: Bounds
-  requiredInProduction: boolean
-  /** README's "Default" column. */
-  documentedDefault: string
-  /** README's "Meaning" column. */
-  description: string
-}
-
-type Documented = { description: string; requiredInProduction?: true }
-/** A constant default; a default derived from other variables; or none, which leaves the setting null. */
-type Defaulted<T> =
-  | { default: T; documentedDefault?: string }
-  | { derive: (lookup: Lookup) => T; documentedDefault: string }
-  | { documentedDefault: string }
-type Spec<T> = Documented & Defaulted<T>
-type Declared<T, S> = S extends { default: unknown } | { derive: unknown } ? T : T | null
-
-function declare<T, S extends Spec<T>>(kind: Kind, parse: (text: string) => T, show: (value: T) => string, spec: S & Range): Variable<Declared<T, S>> {
-  const declared: Spec<T> & Range = spec
-  const documentedDefault = 'default' in declared ? (declared.documentedDefault ?? `\`${show(declared.default)}\``) : declared.documentedDefault
-  const variable: Variable<T | null> = {
-    kind,
-    parse,
-    fallback: 'derive' in declared ? declared.derive : 'default' in declared ? () => declared.default : () => null,
-    ...(declared.minimum === undefined ? {} : { minimum: declared.minimum }),
-    ...(declared.maximum === undefined ? {} : { maximum: declared.maximum }),
-    ...(declared.production === undefined ? {} : { production: declared.production }),
-    requiredInProduction: declared.requiredInProduction ?? false,
-    documentedDefault,
-    description: declared.description,
+  readonly problems: readonly string[]
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems
+    super(list.join('\n'))
+    this.problems = list
   }
-  // Whether T includes null follows from the spec, which TypeScript cannot see through inside the body.
-  return variable as Variable<Declared<T, S>>
 }
 
-export function text<S extends Spec<string>>(spec: S): Variable<Declared<string, S>> {
-  return declare('string', (value) => value, String, spec)
-}
+type Bounds = { minimum?: number; maximum?: number }
+type Annotations = { documentedDefault?: string; requiredInProduction?: boolean; production?: Bounds }
+type Variable = TSchema & Annotations & Bounds & { type?: string; default?: unknown; enum?: readonly unknown[]; description?: string }
 
-export function url<S extends Spec<string>>(spec: S): Variable<Declared<string, S>> {
-  return declare('url', httpUrl, String, spec)
-}
-
-export function integer<S extends Spec<number> & Range & { minimum: number; maximum: number }>(spec: S): Variable<Declared<number, S>> {
-  return declare('integer', wholeNumber, String, spec)
-}
-
-export function onOff<S extends Spec<boolean>>(spec: S): Variable<Declared<boolean, S>> {
-  return declare('on-off', (value) => {
-    if (value !== 'on' && value !== 'off') throw new Refusal(`must be "on" or "off", got "${value}"`)
-    return value === 'on'
-  }, (value) => (value ? 'on' : 'off'), spec)
-}
-
-export function oneOf<const V extends readonly string[], S extends Spec<V[number]>>(values: V, spec: S): Variable<Declared<V[number], S>> {
-  const allowed: readonly string[] = values
-  return declare('enum', (value) => {
-    if (!allowed.includes(value)) throw new Refusal(`must be one of ${values.map((each) => `"${each}"`).join(', ')}; got "${value}"`)
-    return value as V[number]
-  }, String, spec)
-}
-
-/** A kind of its own; its default is documented by hand, as only the parser knows how it is written. */
-export function custom<T, S extends Spec<T> & { documentedDefault: string }>(parse: (text: string) => T, spec: S): Variable<Declared<T, S>> {
-  return declare('custom', parse, String, spec)
-}
-
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new Refusal(`must be a whole number, got "${value}"`)
-  return Number(value)
+/**
+ * The environment's schema: the variables, and what production demands of them, drawn from
+ * their annotations into a JSON Schema `if MODE is production then …`, so ajv reports it with the rest.
+ */
+export function environmentSchema<P extends TProperties>(properties: P): TObject<P> {
+  const variables = Object.entries(properties as Record<string, Variable>)
+  const required = variables.filter(([, variable]) => variable.requiredInProduction).map(([name]) => name)
+  const bounds = Object.fromEntries(variables.filter(([, variable]) => variable.production).map(([name, variable]) => [name, { type: variable.type, minimum: variable.minimum, maximum: variable.maximum, ...variable.production }]))
+  // ajv runs if/then before it assigns the object's defaults, so `required` sees what was set:
+  // MAIL_FROM has a default and production still needs it set (test/domain/config.test.ts).
+  return Type.Object(properties, {
+    additionalProperties: false,
+    if: { required: ['MODE'], properties: { MODE: { const: 'production' } } },
+    then: { required, properties: bounds },
+  })
 }
 
 /** An absolute http(s) URL, without trailing slashes so paths can be appended. */
@@ -108,67 +50,88 @@ export function httpUrl(value: string): string {
   try {
     parsed = new URL(value)
   } catch {
-    throw new Refusal(`must be an absolute URL, got "${value}"`)
+    throw new Error(`must be an absolute URL, got "${value}"`)
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Refusal('must be http(s)')
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('must be http(s)')
   return value.replace(/\/+$/, '')
 }
 
-type Values<E> = { [K in keyof E]: E[K] extends Variable<infer T> ? T : never }
-
-export function parseEnvironment<E extends Record<string, Variable<unknown>>>(variables: E, env: Env): Values<E> {
-  const declared: Record<string, Variable<unknown>> = variables
-  const setValue = (name: string) => env[name]?.trim() || null
-  const parsed = new Map<string, unknown>()
-  // MODE is declared like any other variable; what production demands depends on it.
-  const production = () => value('MODE') === 'production'
-
-  // Memoised, so a derived default may look up any variable whatever the order of declaration.
-  const value = (name: string): unknown => {
-    if (parsed.has(name)) return parsed.get(name)
-    const variable = declared[name]
-    if (variable === undefined) throw new Error(`${name} is not declared in the configuration schema`)
-    const set = setValue(name)
-    let result: unknown
-    try {
-      result = set === null ? variable.fallback(value) : variable.parse(set)
-    } catch (error) {
-      if (error instanceof ConfigError) throw error
-      throw new ConfigError(error instanceof Refusal ? `${name} ${error.message}` : `${name}: ${(error as Error).message}`)
-    }
-    if (typeof result === 'number') checkBounds(name, variable, result, production)
-    parsed.set(name, result)
-    return result
-  }
-
-  if (production()) {
-    const missing = Object.keys(declared).filter((name) => declared[name]!.requiredInProduction && setValue(name) === null)
-    if (missing.length > 0) throw new ConfigError(`production mode needs ${missing.join(', ')}; set them in the environment`)
-  }
-  return Object.fromEntries(Object.keys(declared).map((name) => [name, value(name)])) as Values<E>
+/** A variable whose text is turned into its setting by `parse`, which throws what is wrong with it. */
+export function parsed<T>(parse: (text: string) => T, options: Annotations & { default?: string; description: string }) {
+  return Type.Decode(Type.String(options), parse)
 }
 
-function checkBounds(name: string, variable: Variable<unknown>, value: number, production: () => boolean): void {
-  const inProduction = variable.production !== undefined && production()
-  const minimum = (inProduction ? variable.production?.minimum : undefined) ?? variable.minimum ?? -Infinity
-  const maximum = (inProduction ? variable.production?.maximum : undefined) ?? variable.maximum ?? Infinity
-  if (value < minimum || value > maximum) {
-    throw new ConfigError(`${name} must be between ${minimum} and ${maximum}${inProduction ? ' in production' : ''}, got ${value}`)
+export const url = (options: Annotations & { default?: string; description: string }) => parsed(httpUrl, options)
+
+export const onOff = (options: { default: 'on' | 'off'; description: string }) => Type.Decode(Type.Enum(['on', 'off'], options), (value) => value === 'on')
+
+// Defaults are assigned before the codecs run, so a default is written as the environment would
+// hold it and goes through the same parser. Integers are turned into numbers by us, not by ajv's
+// coercion, which would also take "0x10" and "1e3". The schema is ours, so it is not checked
+// against the meta-schema (110 of a first start's 150 ms of ajv); strict mode still refuses an
+// unknown keyword.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, validateSchema: false, keywords: ['documentedDefault', 'requiredInProduction', 'production'] })
+const validators = new WeakMap<TObject, ValidateFunction>()
+
+/** The settings an environment gives, or a ConfigError naming every variable that is wrong. */
+export function readEnvironment<S extends TObject>(schema: S, env: Env): StaticDecode<S> {
+  const variables = schema.properties as Record<string, Variable>
+  const data: Record<string, unknown> = {}
+  for (const [name, variable] of Object.entries(variables)) {
+    const set = env[name]?.trim()
+    if (set) data[name] = variable.type === 'integer' && /^\d+$/.test(set) ? Number(set) : set
   }
+  let validate = validators.get(schema)
+  if (validate === undefined) validators.set(schema, (validate = ajv.compile(schema)))
+  const wrong = validate(data) ? new Map<string, string>() : describe(validate.errors ?? [], variables, data)
+  const problems = [...wrong.values()]
+  const settings: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(data)) {
+    if (wrong.has(name)) continue
+    try {
+      const variable = variables[name]!
+      settings[name] = Type.IsCodec(variable) ? variable['~codec'].decode(value) : value
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`)
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return settings as StaticDecode<S>
+}
+
+/** A line per wrong variable, by name; the variables production needs and lacks, together first. */
+function describe(errors: readonly ErrorObject[], variables: Record<string, Variable>, data: Record<string, unknown>): Map<string, string> {
+  const missing = errors.filter((error) => error.keyword === 'required').map((error) => String(error.params.missingProperty))
+  const lines = new Map<string, string>(missing.length > 0 ? [['', `production mode needs ${missing.join(', ')}; set them in the environment`]] : [])
+  for (const error of errors) {
+    const name = error.instancePath.slice(1)
+    if (name === '' || lines.has(name)) continue // '': the object's own (`required`, `if`)
+    const variable = variables[name]!
+    const got = data[name]
+    const inProduction = error.schemaPath.startsWith('#/then/')
+    const bounds = { ...variable, ...(inProduction ? variable.production : {}) }
+    lines.set(name,
+      error.keyword === 'minimum' || error.keyword === 'maximum' ? `${name} must be between ${bounds.minimum ?? '…'} and ${bounds.maximum ?? '…'}${inProduction ? ' in production' : ''}, got ${String(got)}`
+        : error.keyword === 'type' && variable.type === 'integer' ? `${name} must be a whole number, got "${String(got)}"`
+          : error.keyword === 'enum' ? `${name} must be one of ${(variable.enum ?? []).map((each) => `"${String(each)}"`).join(', ')}; got "${String(got)}"`
+            : `${name} ${error.message ?? 'is wrong'}, got "${String(got)}"`)
+  }
+  return lines
 }
 
 /** The values a number may take, as the table shows them: "0–720; production 1–720". */
-function range(variable: Variable<unknown>): string {
+function range(variable: Variable): string {
   if (variable.minimum === undefined && variable.maximum === undefined) return ''
   const span = (bounds: Bounds) => `${bounds.minimum ?? '…'}–${bounds.maximum ?? '…'}`
   const production = variable.production ? `; production ${span({ minimum: variable.minimum, maximum: variable.maximum, ...variable.production })}` : ''
   return `${span(variable)}${production}`
 }
 
-export function configTable(variables: Record<string, Variable<unknown>>): string {
-  const rows = Object.entries(variables).map(([name, variable]) => {
+export function configTable(schema: TObject): string {
+  const rows = Object.entries(schema.properties as Record<string, Variable>).map(([name, variable]) => {
+    const documentedDefault = variable.documentedDefault ?? `\`${String(variable.default)}\``
     const meaning = variable.requiredInProduction ? `${variable.description} (production: required)` : variable.description
-    return `| \`${name}\` | ${variable.documentedDefault} | ${range(variable)} | ${meaning} |`
+    return `| \`${name}\` | ${documentedDefault} | ${range(variable)} | ${meaning} |`
   })
   return ['| Variable | Default | Range | Meaning |', '|---|---|---|---|', ...rows].join('\n')
 }
@@ -176,10 +139,10 @@ export function configTable(variables: Record<string, Variable<unknown>>): strin
 const TABLE_START = '<!-- config:start: generated from src/config.ts by npm run docs:config -->'
 const TABLE_END = '<!-- config:end -->'
 
-/** The README with the table between its markers replaced by the one the declarations give. */
-export function withConfigTable(readme: string, variables: Record<string, Variable<unknown>>): string {
+/** The README with the table between its markers replaced by the one the schema gives. */
+export function withConfigTable(readme: string, schema: TObject): string {
   const start = readme.indexOf(TABLE_START)
   const end = readme.indexOf(TABLE_END)
   if (start < 0 || end < start) throw new Error(`README needs the markers ${TABLE_START} and ${TABLE_END} around its configuration table`)
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${configTable(variables)}\n\n${readme.slice(end)}`
+  return `${readme.slice(0, start + TABLE_START.length)}\n\n${configTable(schema)}\n\n${readme.slice(end)}`
 }

@@ -2,7 +2,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import ts from 'typescript'
-import { parseEnvironment, withConfigTable } from '../../src/config-schema.ts'
+import { Type, type TSchema } from 'typebox'
+import { readEnvironment, withConfigTable } from '../../src/config-schema.ts'
+import { defaultPayerLadder } from '../../src/domain/payer-limits.ts'
 import { ConfigError, environment, loadConfig, productionWarnings } from '../../src/config.ts'
 
 const treasury = { ELEMENTS_RPC_URL: 'http://127.0.0.1:7041', ELEMENTS_RPC_COOKIE_FILE: '/var/lib/elements/liquidv1/.cookie' }
@@ -72,12 +74,31 @@ test('issue 22 (point 5): the configuration table in the README is the one the d
   assert.equal(withConfigTable(readme, environment), readme, 'README and src/config.ts differ: run npm run docs:config')
 })
 
-test('a documented default written as a value is the value the service uses', () => {
-  const defaults: Record<string, unknown> = parseEnvironment(environment, {})
-  for (const [name, variable] of Object.entries(environment)) {
-    const literal = /^`([^`$]+)`$/.exec(variable.documentedDefault)?.[1]
-    if (literal !== undefined) assert.deepEqual(variable.parse(literal), defaults[name], name)
+test('a default is written as the environment would hold it, and is what the service uses when the variable is set to it', () => {
+  const defaults: Record<string, unknown> = readEnvironment(environment, {})
+  for (const [name, variable] of Object.entries(environment.properties)) {
+    if (!('default' in variable)) continue
+    const set: Record<string, unknown> = readEnvironment(environment, { [name]: String(variable.default) })
+    assert.deepEqual(set[name], defaults[name], name)
   }
+  assert.deepEqual(loadConfig({}).payerLadder, defaultPayerLadder)
+})
+
+test('issue 48 (point 5): one start names every wrong variable, not only the first', () => {
+  const wrong = { PORT: 'eighty', LOG_LEVEL: 'loud', WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,intranet' }
+  assert.throws(() => loadConfig(wrong), (error: unknown) => {
+    assert.ok(error instanceof ConfigError)
+    assert.deepEqual(error.problems.map((problem) => problem.split(/[ :]/)[0]), ['PORT', 'LOG_LEVEL', 'WEBHOOK_ALLOWED_NETWORKS'])
+    for (const name of Object.keys(wrong)) assert.match(error.message, new RegExp(`^${name}`, 'm'))
+    return true
+  })
+  // So do the rules between variables, once each variable is right on its own.
+  const tangled = { OPS_TOKEN_PREVIOUS: 'old', PROVIDER_WEBHOOK_SECRET_PREVIOUS: 'old', ELEMENTS_RPC_URL: 'http://127.0.0.1:7041', ELEMENTS_RPC_USER: 'rpc', LIQUID_NETWORK: 'liquidtestnet' }
+  assert.throws(() => loadConfig(tangled), (error: unknown) => {
+    assert.ok(error instanceof ConfigError)
+    assert.deepEqual(error.problems.map((problem) => problem.split(/[ :]/)[0]), ['OPS_TOKEN_PREVIOUS', 'PROVIDER_WEBHOOK_SECRET_PREVIOUS', 'ELEMENTS_RPC_USER', 'DEPIX_ASSET_ID'])
+    return true
+  })
 })
 
 test('PROVIDER_DELAY_HOURS: production refuses 0 and 721, naming it; the sandbox allows 0', () => {
@@ -94,10 +115,11 @@ test('PROVIDER_DELAY_HOURS: production refuses 0 and 721, naming it; the sandbox
 })
 
 test('a value of the wrong kind or out of bounds is refused, naming its variable', () => {
-  const wrong = { integer: '12.5', 'on-off': 'yes', enum: 'nope', url: 'nope', custom: 'nope', string: null }
-  for (const [name, variable] of Object.entries(environment)) {
+  const variables: Record<string, TSchema & { type?: string; maximum?: number }> = environment.properties
+  for (const [name, variable] of Object.entries(variables)) {
     const namesIt = (error: unknown) => error instanceof ConfigError && error.message.startsWith(name)
-    const value = wrong[variable.kind]
+    // A plain string takes any text; every other kind refuses one of these.
+    const value = variable.type === 'integer' ? '12.5' : 'enum' in variable || Type.IsCodec(variable) ? 'nope' : null
     if (value !== null) assert.throws(() => loadConfig({ ...production, [name]: value }), namesIt, `${name}=${value}`)
     if (variable.maximum !== undefined) {
       const above = String(variable.maximum + 1)
@@ -116,8 +138,8 @@ test('every variable the code reads from the environment is declared', () => {
   })
   loadConfig(recording({}))
   loadConfig(recording(production))
-  assert.deepEqual([...read].filter((name) => !(name in environment)), [], 'loadConfig reads only declared variables')
-  assert.deepEqual(Object.keys(environment).filter((name) => !read.has(name)), [], 'every declared variable is read')
+  assert.deepEqual([...read].filter((name) => !(name in environment.properties)), [], 'loadConfig reads only declared variables')
+  assert.deepEqual(Object.keys(environment.properties).filter((name) => !read.has(name)), [], 'every declared variable is read')
 
   // Everything else takes its settings from the Config: only loadConfig may touch the environment.
   const readers: string[] = []
