@@ -34,6 +34,7 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     providerReturning: charge.provider_returning,
     refund: refund ? { owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
     holdReason: charge.hold_reason,
+    refundedHeldUnits: charge.refunded_held_units,
   }
 }
 

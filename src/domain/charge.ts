@@ -95,6 +95,8 @@ export type ChargeView = {
   refund: { owedCents: number; paidByUsCents: number; lossCents: number } | null
   /** Why it is held, kept by the moves that keep its status. */
   holdReason: HoldReason | null
+  /** The part of the held credit the merchant's refunds not failed took (docs/rules.md#merchant-refund-amounts): not released again. */
+  refundedHeldUnits: number
 }
 
 /** Everything that can happen to a charge, each with the facts it needs. */
@@ -119,6 +121,8 @@ export type ChargeEvent =
   | { kind: 'refund_paid' }
   /** The merchant withdraws a charge nobody paid yet (POST /api/payments/{id}/cancel). */
   | { kind: 'merchant_cancel' }
+  /** A merchant's refund of it reached the payer; `completedCents`: what its completed refunds gave back in all. */
+  | { kind: 'merchant_refund_completed'; completedCents: number }
 
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
@@ -271,6 +275,11 @@ export function isCredited(status: ChargeStatus): boolean {
   return status === 'depix_sent' || status === 'after7d'
 }
 
+/** What of a third-party payment's credit is still held: credited, less what was taken back and what the merchant's refunds took. */
+export function heldLeft(charge: Pick<ChargeView, 'creditedUnits' | 'takenBackUnits' | 'refundedHeldUnits'>): number {
+  return Math.max(0, (charge.creditedUnits ?? 0) - charge.takenBackUnits - charge.refundedHeldUnits)
+}
+
 /** Everything that arrived was taken back, as far as the provider told us. */
 function allTakenBack(charge: ChargeView): boolean {
   return charge.takenBackAll || (charge.paidCents !== null && charge.takenBackCents >= charge.paidCents)
@@ -407,7 +416,7 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       return move('expired', null, [])
     case 'release_due':
       if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return unchanged
-      return move('depix_sent', null, [{ kind: 'release_credit', units: (charge.creditedUnits ?? 0) - charge.takenBackUnits }, { kind: 'queue_webhook', event: 'balance.released' }])
+      return move('depix_sent', null, [{ kind: 'release_credit', units: heldLeft(charge) }, { kind: 'queue_webhook', event: 'balance.released' }])
     case 'review':
       return decideReview(charge, event)
     case 'med':
@@ -427,6 +436,11 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       if (charge.status === 'canceled') return unchanged
       if (charge.status !== 'waiting_payment') return refuse('payment_not_cancelable')
       return move('canceled', null, [])
+    case 'merchant_refund_completed':
+      // Refunded in full (docs/rules.md#merchant-refund-rules): a partial refund keeps the status. A
+      // held credit the refunds did not need is released, or nothing would ever release it.
+      if (!isCredited(charge.status) || charge.paidCents === null || event.completedCents < charge.paidCents) return unchanged
+      return move('refunded', null, charge.status === 'after7d' && heldLeft(charge) > 0 ? [{ kind: 'release_credit', units: heldLeft(charge) }] : [])
     case 'refund_paid': {
       const owed = charge.refund?.owedCents ?? 0
       if (charge.status !== 'will_refund' || owed === 0) return refuse('refund_not_owed')

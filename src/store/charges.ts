@@ -12,7 +12,7 @@ export type LockedCharge = { charge: Charge; account: Account }
 /** One entry of a charge's timeline (the console), to be written: a provider's report, or a status the charge took. */
 export type ChargeTimelineEntry = { kind: 'report' | 'status'; source: string | null; from: ChargeStatus | null; to: ChargeStatus | null; body: unknown; at: Date }
 
-export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata'>
+export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata' | 'refunded_cents'>
 
 /** The columns a new charge is stored with (charges.open), in the order its statement takes them. */
 const newChargeColumns = [
@@ -80,7 +80,7 @@ export function chargesRepository(db: Kysely<Database>) {
   const statusRows = compiledOnce(db, () =>
     db
       .selectFrom('charges')
-      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'merchant_account_id'])
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'refunded_cents', 'merchant_account_id'])
       .where('id', '=', ''),
   )
 

@@ -22,6 +22,7 @@ import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
+import { merchantRefundsRepository } from './merchant-refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
 import { statementRepository } from './statement.ts'
 import { reportsRepository } from './reports.ts'
@@ -49,6 +50,7 @@ export type Store = {
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
   refunds: ReturnType<typeof refundsRepository>
+  merchantRefunds: ReturnType<typeof merchantRefundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   statement: ReturnType<typeof statementRepository>
@@ -84,6 +86,7 @@ export function createStore(db: Kysely<Database>): Store {
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
     refunds: refundsRepository(db),
+    merchantRefunds: merchantRefundsRepository(db),
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
     statement: statementRepository(db),
