@@ -396,14 +396,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       schema: {
         operationId: 'sandboxProviderPayouts',
         summary: "How the fake provider answers Pix-outs",
-        description: 'ask_extra_cents: each new Pix-out reply asks that many more centavos of DePix than the payout needs, as a provider answering another amount would; such a reply is held for support (payout_mismatch) and never paid. 0 answers exactly.',
-        body: Type.Object({ ask_extra_cents: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ ask_extra_cents: Type.Integer() }, { examples: [{ ask_extra_cents: 5000 }] }), ...errors },
+        description: 'ask_extra_cents: each new Pix-out reply asks that many more centavos of DePix than the payout needs, as a provider answering another amount would; such a reply is held for support (payout_mismatch) and never paid. 0 answers exactly. ' +
+          'refuse_keys: true refuses every new Pix-out as a key not found (a merchant\'s refund then fails with payer_key_not_found and its amount goes back); false pays them. A field left out keeps its setting.',
+        body: Type.Object({ ask_extra_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), refuse_keys: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ ask_extra_cents: Type.Integer(), refuse_keys: Type.Boolean() }, { examples: [{ ask_extra_cents: 5000, refuse_keys: false }] }), ...errors },
       },
     },
     async (request) => {
-      sandbox.fake.askExtraOnPayouts(request.body.ask_extra_cents)
-      return { ask_extra_cents: request.body.ask_extra_cents }
+      if (request.body.ask_extra_cents !== undefined) sandbox.fake.askExtraOnPayouts(request.body.ask_extra_cents)
+      if (request.body.refuse_keys !== undefined) sandbox.fake.refusePayoutKeys(request.body.refuse_keys)
+      return sandbox.fake.payoutControls()
     },
   )
 

@@ -1,0 +1,134 @@
+// Merchant refunds (docs/rules.md#merchant-refunds) through the public API, on a real database:
+// what may be refunded, what the account pays, the payout to the payer's own key, and the books.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { startTestService, type TestService } from '../support/harness.ts'
+
+let service: TestService
+before(async () => {
+  // A low review threshold, so one test can see a refund wait for support.
+  service = await startTestService({ WITHDRAWAL_REVIEW_BRL: '8.00' })
+})
+after(() => service.close())
+
+/** A merchant whose own payment made it an identity, and `count` payments of R$ 10,00 credited (R$ 9,00 each, after the fixed fee), each by a payer of its own. */
+async function shop(email: string, count = 1) {
+  const merchant = await service.merchant(email, generateCpf())
+  const payments: Array<{ id: string; payer: string }> = []
+  for (let i = 0; i < count; i++) {
+    const payer = generateCpf()
+    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email, tax_number: payer } })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    assert.equal((await service.pay(created.body.id, payer)).body.status, 'depix_sent')
+    payments.push({ id: created.body.id, payer })
+  }
+  return { ...merchant, payments }
+}
+const refund = (token: string, paymentId: string, body: unknown, key?: string) =>
+  service.request({ method: 'POST', url: `/api/payments/${paymentId}/refunds`, token, body, ...(key ? { headers: { 'idempotency-key': key } } : {}) })
+const balance = async (token: string) => (await service.request({ method: 'GET', url: '/api/get-balance', token })).body.balances.DEPIX.available_cents as number
+const payment = async (token: string, id: string) => (await service.request({ method: 'GET', url: `/api/get-payment/${id}`, token })).body
+async function assertBooksBalance() {
+  const check = (await service.ops('GET', '/ops/ledger-check')).body
+  assert.equal(check.ok, true, JSON.stringify(check))
+}
+
+test('partial refunds by Pix to the payer\'s own key: the fee added and shown, the account debited, never more than paid, refunded in full becomes refunded', async () => {
+  const { token, payments: [paid, other] } = await shop('refund-partial@example.com', 3)
+  const before = await balance(token)
+  assert.equal(before, 3 * 900)
+  const first = await refund(token, paid!.id, { amount: '4.00', reason: 'returned item' }, 'r-1')
+  assert.equal(first.status, 200, JSON.stringify(first.body))
+  assert.deepEqual([first.body.status, first.body.amount, first.body.amount_cents, first.body.currency, first.body.reason], ['pending', '4.00', 400, 'DEPIX', 'returned item'])
+  // The provider's fee is on what the payer receives (1 %, at least R$ 1,00): the account pays both.
+  assert.equal(first.body.fee_cents, 100)
+  assert.equal(first.body.debit_amount, 500)
+  assert.equal(await balance(token), before - 500)
+  assert.equal((await payment(token, paid!.id)).refundedAmount, 400)
+  // The same key and body answer the same refund; another body with it is refused.
+  assert.equal((await refund(token, paid!.id, { amount: '4.00', reason: 'returned item' }, 'r-1')).body.id, first.body.id)
+  assert.equal((await refund(token, paid!.id, { amount: '4.01' }, 'r-1')).body.code, 'idempotency_key_reused')
+  // More than is left is refused, whatever is in the balance.
+  const over = await refund(token, paid!.id, { amount: '6.01' })
+  assert.deepEqual([over.status, over.body.code], [409, 'refund_exceeds_paid'])
+
+  await service.jobs.runDue()
+  const payout = (await service.store.payouts.latestOf({ merchantRefundId: first.body.id }))!
+  assert.equal(payout.status, 'sent')
+  const asked = (await service.sandbox!.fake.payout(payout.provider_withdrawal_id!))!
+  assert.deepEqual([asked.pix_key, asked.tax_number], [paid!.payer, paid!.payer], 'paid only to the payer\'s own CPF')
+  assert.ok(asked.payout_cents >= 400)
+  assert.equal((await service.request({ method: 'GET', url: `/api/refunds/${first.body.id}`, token })).body.status, 'sent')
+  assert.equal(await service.sandbox!.fake.finishPayout(payout.provider_withdrawal_id!, 'sent'), 200)
+  assert.equal((await service.request({ method: 'GET', url: `/api/refunds/${first.body.id}`, token })).body.status, 'completed')
+  assert.equal((await payment(token, paid!.id)).status, 'depix_sent', 'a partial refund keeps the status')
+  await assertBooksBalance()
+
+  // All that is left, by default: the charge is refunded once it reached the payer.
+  const rest = await refund(token, paid!.id, {})
+  assert.equal(rest.status, 200, JSON.stringify(rest.body))
+  assert.equal(rest.body.amount_cents, 600)
+  await service.jobs.runDue()
+  const restPayout = (await service.store.payouts.latestOf({ merchantRefundId: rest.body.id }))!
+  assert.equal(await service.sandbox!.fake.finishPayout(restPayout.provider_withdrawal_id!, 'sent'), 200)
+  const done = await payment(token, paid!.id)
+  assert.deepEqual([done.status, done.refundedAmount, done.paidAmount], ['refunded', 1000, 1000])
+  const listed = (await service.request({ method: 'GET', url: `/api/payments/${paid!.id}/refunds`, token })).body.refunds
+  assert.deepEqual(listed.map((row: { id: string; status: string }) => [row.id, row.status]), [[first.body.id, 'completed'], [rest.body.id, 'completed']])
+  assert.equal((await refund(token, paid!.id, { amount: '1.00' })).body.code, 'payment_not_refundable')
+  const listedItem = (await service.request({ method: 'GET', url: '/api/payments', token })).body.payments.find((row: { qrId: string }) => row.qrId === paid!.id)
+  assert.equal(listedItem.refundedAmount, 1000)
+  assert.equal((await payment(token, other!.id)).refundedAmount, 0)
+  await assertBooksBalance()
+})
+
+test('what cannot be refunded: an unpaid charge, another account\'s, one paid more than 90 days ago, more than the balance covers', async () => {
+  const { token, payments: [paid] } = await shop('refund-rules@example.com')
+  const stranger = await shop('refund-stranger@example.com')
+  const unpaid = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'refund-rules@example.com', tax_number: generateCpf() } })
+  assert.equal((await refund(token, unpaid.body.id, {})).body.code, 'payment_not_refundable')
+  assert.equal((await refund(stranger.token, paid!.id, {})).body.code, 'payment_not_found')
+  assert.equal((await service.request({ method: 'GET', url: `/api/payments/${paid!.id}/refunds`, token: stranger.token })).body.code, 'payment_not_found')
+  // R$ 9,00 were credited (the fixed fee): refunding all R$ 10,00 and the provider's fee is more than that.
+  const short = await refund(token, paid!.id, {})
+  assert.deepEqual([short.status, short.body.code], [409, 'insufficient_funds'])
+  assert.equal((await payment(token, paid!.id)).refundedAmount, 0, 'nothing reserved, nothing queued')
+  for (const amount of ['0', '0.00', 'ten', '1.234']) assert.equal((await refund(token, paid!.id, { amount })).status, 400, amount)
+  // The provider's Pix-out takes at least R$ 2,00 with its fee.
+  assert.equal((await refund(token, paid!.id, { amount: '0.99' })).body.code, 'amount_below_minimum')
+  const theirs = await refund(stranger.token, stranger.payments[0]!.id, { amount: '2.00' })
+  assert.equal((await service.request({ method: 'GET', url: `/api/refunds/${theirs.body.id}`, token })).body.code, 'refund_not_found')
+  await service.advance(91 * 24 * 3600)
+  assert.equal((await refund(token, paid!.id, { amount: '2.00' })).body.code, 'refund_window_closed')
+})
+
+test('a key the provider refuses fails the refund with payer_key_not_found, and the amount returns to the balance', async () => {
+  const { token, payments: [paid] } = await shop('refund-refused@example.com')
+  const before = await balance(token)
+  await service.request({ method: 'PUT', url: '/sandbox/provider/payouts', body: { refuse_keys: true } })
+  try {
+    const made = await refund(token, paid!.id, { amount: '5.00' })
+    assert.equal(made.status, 200, JSON.stringify(made.body))
+    assert.equal(await balance(token), before - 600)
+    await service.jobs.runDue()
+    const failed = (await service.request({ method: 'GET', url: `/api/refunds/${made.body.id}`, token })).body
+    assert.deepEqual([failed.status, failed.failure_code], ['failed', 'payer_key_not_found'])
+    assert.equal(await balance(token), before)
+    assert.equal((await payment(token, paid!.id)).refundedAmount, 0)
+  } finally {
+    await service.request({ method: 'PUT', url: '/sandbox/provider/payouts', body: { refuse_keys: false } })
+  }
+  await assertBooksBalance()
+})
+
+test('a refund above the review threshold waits for support, counted against the daily limit', async () => {
+  const { token, payments: [paid] } = await shop('refund-review@example.com', 2)
+  // R$ 9,00 and the provider's R$ 1,00 are above the R$ 8,00 threshold.
+  const made = await refund(token, paid!.id, { amount: '9.00' })
+  assert.equal(made.status, 200, JSON.stringify(made.body))
+  assert.deepEqual([made.body.status, made.body.review_reason], ['pending', 'over_threshold'])
+  await service.jobs.runDue()
+  assert.equal((await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!.status, 'in_review')
+  await assertBooksBalance()
+})
