@@ -3,7 +3,12 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { startTestService, type TestService } from '../support/harness.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { loadConfig } from '../../src/config.ts'
+import { checkLedger } from '../../src/app/check-ledger.ts'
+import { openPostgres } from '../../src/store/database.ts'
+import { startService } from '../../src/service.ts'
+import { startTestService, T0, openTestDatabase, testDatabase, type TestService } from '../support/harness.ts'
 
 let service: TestService
 before(async () => {
@@ -132,4 +137,39 @@ test('a refund above the review threshold waits for support, counted against the
   await service.jobs.runDue()
   assert.equal((await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!.status, 'in_review')
   await assertBooksBalance()
+})
+
+test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
+  const database = await openTestDatabase()
+  const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
+  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  try {
+    await first.app.listen({ host: '127.0.0.1', port: 0 })
+    const post = (app: typeof first.app, url: string, body: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: body as object, headers })
+    const taxNumber = generateCpf()
+    const account = (await post(first.app, '/sandbox/accounts', { email: 'race-refund@example.com', tax_number: taxNumber, name: 'Race Owner' })).json()
+    const token = (await post(first.app, '/sandbox/accounts/race-refund@example.com/tokens', {})).json().token
+    // Two R$ 300,00 payments: the balance (R$ 598,00) covers more than one charge's refunds may give back.
+    const charges = []
+    for (let i = 0; i < 2; i++) {
+      const charge = (await post(first.app, '/api/create-payment', { value: '300.00', email: 'race-refund@example.com', euid: account.euid }, { 'x-api-token': token })).json()
+      assert.equal((await post(first.app, `/sandbox/payments/${charge.id}/pay`, { payer_name: 'Race Owner', payer_tax_number: taxNumber })).json().status, 'depix_sent')
+      charges.push(charge.id as string)
+    }
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      post(i % 2 ? second.app : first.app, `/api/payments/${charges[0]}/refunds`, { amount: '20.00' }, { 'x-api-token': token })))
+    const codes = answers.map((answer) => (answer.statusCode === 200 ? answer.json().status : answer.json().code))
+    assert.equal(codes.filter((code) => code === 'pending').length, 15, JSON.stringify(codes))
+    assert.equal(codes.filter((code) => code === 'refund_exceeds_paid').length, 5, JSON.stringify(codes))
+    const read = await second.app.inject({ method: 'GET', url: `/api/get-payment/${charges[0]}`, headers: { 'x-api-token': token } })
+    assert.equal(read.json().refundedAmount, 30_000)
+    const owner = (await first.store.accounts.findByEmail('race-refund@example.com'))!
+    assert.equal((await second.store.ledger.balances(owner.id, 'withdrawing')).DEPIX, 15 * 2_100)
+    assert.equal((await checkLedger({ store: first.store, treasury: first.treasury })).ok, true)
+  } finally {
+    await first.close()
+    await second.close()
+    await database.close()
+  }
 })
