@@ -97,6 +97,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/{payment_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment's refunds
+         * @description Oldest first, with their status.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        /**
+         * Refund (part of) a payment to its payer
+         * @description Gives the payer back `amount` (all that is left when omitted) of a credited payment (`depix_sent` or `after7d`) within 90 days, by Pix to the payer's own CPF/CNPJ. The account pays it and the provider's Pix-out fee (`fee_cents`), in the currency the payment was credited in (BTC and USDt at the accepted price of the moment, rounded up), from the payment's own 7-day hold first; refused with `insufficient_funds` when the balance does not cover it. Refunds count against the daily withdrawal limit and wait for support above the review threshold. Several partial refunds never give back more than `paidAmount`; refunded in full, the payment becomes `refunded`. Send an `Idempotency-Key`.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/refunds/{refund_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a refund */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payments": {
         parameters: {
             query?: never;
@@ -734,7 +775,8 @@ export interface components {
          *       "holdReason": null,
          *       "metadata": {
          *         "order_id": "1042"
-         *       }
+         *       },
+         *       "refundedAmount": 0
          *     }
          */
         ChargeRecord: {
@@ -755,6 +797,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description What the merchant's refunds give back, in centavos: those pending, sent and completed (a failed one gave its amount back). At most paidAmount; 0 when none. */
+            refundedAmount: number;
         };
         /**
          * BalanceRecord
@@ -818,6 +862,7 @@ export interface components {
          *           "metadata": {
          *             "order_id": "1042"
          *           },
+         *           "refundedAmount": 0,
          *           "createdAt": "2026-11-23T12:00:00.000Z",
          *           "expiresAt": "2026-11-23T12:10:00.000Z",
          *           "swap_to": "DEPIX"
@@ -845,6 +890,8 @@ export interface components {
                 metadata: {
                     [key: string]: string;
                 };
+                /** @description What the merchant's refunds give back, in centavos: those pending, sent and completed (a failed one gave its amount back). At most paidAmount; 0 when none. */
+                refundedAmount: number;
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -1117,6 +1164,131 @@ export interface components {
                 created_at: string;
             }[];
             next_cursor: string | null;
+        };
+        /**
+         * CreateRefundRequest
+         * @example {
+         *       "amount": "10.00",
+         *       "reason": "returned item"
+         *     }
+         */
+        CreateRefundRequest: {
+            /** @description What the payer receives, in BRL ("10.00"); all that is left to refund when omitted. */
+            amount?: string;
+            /** @description Why, for your records (not sent to the payer). */
+            reason?: string;
+        };
+        /**
+         * RefundRecord
+         * @example {
+         *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+         *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+         *       "status": "pending",
+         *       "amount": "10.00",
+         *       "amount_cents": 1000,
+         *       "fee_cents": 102,
+         *       "currency": "DEPIX",
+         *       "debit_amount": 1102,
+         *       "held_amount": 0,
+         *       "quote": null,
+         *       "reason": "returned item",
+         *       "failure_code": null,
+         *       "review_reason": null,
+         *       "created_at": "2026-11-23T12:00:00.000Z",
+         *       "updated_at": "2026-11-23T12:00:00.000Z"
+         *     }
+         */
+        RefundRecord: {
+            /** @description `rf_` and 24 lowercase hex characters. */
+            id: string;
+            payment_id: string;
+            /**
+             * @description `pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.
+             * @enum {unknown}
+             */
+            status: "pending" | "sent" | "completed" | "failed";
+            /** @description What the payer receives, in BRL ("10.00"). */
+            amount: string;
+            /** @description The same in centavos. */
+            amount_cents: number;
+            /** @description The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account. */
+            fee_cents: number;
+            /**
+             * @description The currency the payment was credited in, which the account pays in.
+             * @enum {unknown}
+             */
+            currency: "DEPIX" | "BTC" | "USDt";
+            /** @description What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up. */
+            debit_amount: number;
+            /** @description The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit. */
+            held_amount: number;
+            quote: string | null;
+            reason: string | null;
+            failure_code: ("payer_key_not_found" | "payout_expired" | "rejected_by_support" | "abandoned_by_support" | "payout_failed") | null;
+            review_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * RefundList
+         * @example {
+         *       "refunds": [
+         *         {
+         *           "id": "rf_0f1e2d3c4b5a69788796a5b4",
+         *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+         *           "status": "pending",
+         *           "amount": "10.00",
+         *           "amount_cents": 1000,
+         *           "fee_cents": 102,
+         *           "currency": "DEPIX",
+         *           "debit_amount": 1102,
+         *           "held_amount": 0,
+         *           "quote": null,
+         *           "reason": "returned item",
+         *           "failure_code": null,
+         *           "review_reason": null,
+         *           "created_at": "2026-11-23T12:00:00.000Z",
+         *           "updated_at": "2026-11-23T12:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        RefundList: {
+            refunds: {
+                /** @description `rf_` and 24 lowercase hex characters. */
+                id: string;
+                payment_id: string;
+                /**
+                 * @description `pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.
+                 * @enum {unknown}
+                 */
+                status: "pending" | "sent" | "completed" | "failed";
+                /** @description What the payer receives, in BRL ("10.00"). */
+                amount: string;
+                /** @description The same in centavos. */
+                amount_cents: number;
+                /** @description The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account. */
+                fee_cents: number;
+                /**
+                 * @description The currency the payment was credited in, which the account pays in.
+                 * @enum {unknown}
+                 */
+                currency: "DEPIX" | "BTC" | "USDt";
+                /** @description What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up. */
+                debit_amount: number;
+                /** @description The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit. */
+                held_amount: number;
+                quote: string | null;
+                reason: string | null;
+                failure_code: ("payer_key_not_found" | "payout_expired" | "rejected_by_support" | "abandoned_by_support" | "payout_failed") | null;
+                review_reason: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
         };
         /**
          * WebhookBody
@@ -1554,7 +1726,8 @@ export interface operations {
                      *       "holdReason": null,
                      *       "metadata": {
                      *         "order_id": "1042"
-                     *       }
+                     *       },
+                     *       "refundedAmount": 0
                      *     }
                      */
                     "application/json": components["schemas"]["ChargeRecord"];
@@ -1667,7 +1840,8 @@ export interface operations {
                      *       "holdReason": null,
                      *       "metadata": {
                      *         "order_id": "1042"
-                     *       }
+                     *       },
+                     *       "refundedAmount": 0
                      *     }
                      */
                     "application/json": components["schemas"]["ChargeRecord"];
@@ -1761,6 +1935,407 @@ export interface operations {
             };
         };
     };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refunds": [
+                     *         {
+                     *           "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *           "status": "pending",
+                     *           "amount": "10.00",
+                     *           "amount_cents": 1000,
+                     *           "fee_cents": 102,
+                     *           "currency": "DEPIX",
+                     *           "debit_amount": 1102,
+                     *           "held_amount": 0,
+                     *           "quote": null,
+                     *           "reason": "returned item",
+                     *           "failure_code": null,
+                     *           "review_reason": null,
+                     *           "created_at": "2026-11-23T12:00:00.000Z",
+                     *           "updated_at": "2026-11-23T12:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found`, `refund_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found" | "refund_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, spaces allowed inside; one per refund you mean to make. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "reason": "returned item"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *       "status": "pending",
+                     *       "amount": "10.00",
+                     *       "amount_cents": 1000,
+                     *       "fee_cents": 102,
+                     *       "currency": "DEPIX",
+                     *       "debit_amount": 1102,
+                     *       "held_amount": 0,
+                     *       "quote": null,
+                     *       "reason": "returned item",
+                     *       "failure_code": null,
+                     *       "review_reason": null,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "updated_at": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundRecord"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_request`, `amount_invalid`, `amount_below_minimum`, `amount_above_maximum`, `idempotency_key_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "invalid_request" | "amount_invalid" | "amount_below_minimum" | "amount_above_maximum" | "idempotency_key_invalid";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found";
+                    };
+                };
+            };
+            /** @description `payment_not_refundable`, `refund_window_closed`, `refund_exceeds_paid`, `payer_key_unknown`, `insufficient_funds`, `withdrawal_limit_exceeded`, `quote_unavailable`, `idempotency_key_reused`, `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_refundable" | "refund_window_closed" | "refund_exceeds_paid" | "payer_key_unknown" | "insufficient_funds" | "withdrawal_limit_exceeded" | "quote_unavailable" | "idempotency_key_reused" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description `body_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "body_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund's `id`: `rf_` and 24 lowercase hex characters. */
+                refund_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *       "status": "pending",
+                     *       "amount": "10.00",
+                     *       "amount_cents": 1000,
+                     *       "fee_cents": 102,
+                     *       "currency": "DEPIX",
+                     *       "debit_amount": 1102,
+                     *       "held_amount": 0,
+                     *       "quote": null,
+                     *       "reason": "returned item",
+                     *       "failure_code": null,
+                     *       "review_reason": null,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "updated_at": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundRecord"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found`, `refund_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found" | "refund_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -1802,6 +2377,7 @@ export interface operations {
                      *           "metadata": {
                      *             "order_id": "1042"
                      *           },
+                     *           "refundedAmount": 0,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
                      *           "expiresAt": "2026-11-23T12:10:00.000Z",
                      *           "swap_to": "DEPIX"

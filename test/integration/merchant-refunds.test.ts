@@ -151,7 +151,7 @@ test('twenty refunds of one charge at once, through two instances on one Postgre
     const account = (await post(first.app, '/sandbox/accounts', { email: 'race-refund@example.com', tax_number: taxNumber, name: 'Race Owner' })).json()
     const token = (await post(first.app, '/sandbox/accounts/race-refund@example.com/tokens', {})).json().token
     // Two R$ 300,00 payments: the balance (R$ 598,00) covers more than one charge's refunds may give back.
-    const charges = []
+    const charges: string[] = []
     for (let i = 0; i < 2; i++) {
       const charge = (await post(first.app, '/api/create-payment', { value: '300.00', email: 'race-refund@example.com', euid: account.euid }, { 'x-api-token': token })).json()
       assert.equal((await post(first.app, `/sandbox/payments/${charge.id}/pay`, { payer_name: 'Race Owner', payer_tax_number: taxNumber })).json().status, 'depix_sent')

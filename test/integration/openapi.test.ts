@@ -79,7 +79,7 @@ test('each audience has a document of its own: the merchant client sees no opera
 
 test('the documents name their schemas, audiences, retries and webhooks', { skip }, () => {
   assert.deepEqual(Object.keys(document.components.schemas).sort(), [
-    'BalanceRecord', 'BalanceTransactionList', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'CreateWithdrawalRequest', 'DestinationList', 'Error', 'PaymentList', 'WebhookBody', 'WebhookDeliveries',
+    'BalanceRecord', 'BalanceTransactionList', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'CreateRefundRequest', 'CreateWithdrawalRequest', 'DestinationList', 'Error', 'PaymentList', 'RefundList', 'RefundRecord', 'WebhookBody', 'WebhookDeliveries',
     'WithdrawalList', 'WithdrawalRecord', 'WithdrawalWebhookBody',
   ])
   const operations = names.flatMap((name) => Object.entries(documents[name].paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
