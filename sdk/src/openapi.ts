@@ -108,13 +108,13 @@ export interface paths {
          * A payment's refunds
          * @description Oldest first, with their status.
          */
-        get: operations["listRefunds"];
+        get: operations["listPaymentRefunds"];
         put?: never;
         /**
          * Refund (part of) a payment to its payer
          * @description Gives the payer back `amount` (all that is left when omitted) of a credited payment (`depix_sent` or `after7d`) within 90 days, by Pix to the payer's own CPF/CNPJ. The account pays it and the provider's Pix-out fee (`fee_cents`), in the currency the payment was credited in (BTC and USDt at the accepted price of the moment, rounded up), from the payment's own 7-day hold first; refused with `insufficient_funds` when the balance does not cover it. Refunds count against the daily withdrawal limit and wait for support above the review threshold. Several partial refunds never give back more than `paidAmount`; refunded in full, the payment becomes `refunded`. Send an `Idempotency-Key`.
          */
-        post: operations["createRefund"];
+        post: operations["createPaymentRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -129,7 +129,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a refund */
-        get: operations["getRefund"];
+        get: operations["getPaymentRefund"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1935,7 +1935,7 @@ export interface operations {
             };
         };
     };
-    listRefunds: {
+    listPaymentRefunds: {
         parameters: {
             query?: never;
             header?: never;
@@ -2055,7 +2055,7 @@ export interface operations {
             };
         };
     };
-    createRefund: {
+    createPaymentRefund: {
         parameters: {
             query?: never;
             header?: {
@@ -2220,7 +2220,7 @@ export interface operations {
             };
         };
     };
-    getRefund: {
+    getPaymentRefund: {
         parameters: {
             query?: never;
             header?: never;

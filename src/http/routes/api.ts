@@ -134,7 +134,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     '/api/payments/:payment_id/refunds',
     {
       schema: {
-        operationId: 'createRefund',
+        operationId: 'createPaymentRefund',
         summary: 'Refund (part of) a payment to its payer',
         description:
           'Gives the payer back `amount` (all that is left when omitted) of a credited payment (`depix_sent` or `after7d`) within 90 days, by Pix to the payer\'s own CPF/CNPJ. ' +
@@ -161,7 +161,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   app.get(
     '/api/payments/:payment_id/refunds',
     {
-      schema: { operationId: 'listRefunds', summary: "A payment's refunds", description: 'Oldest first, with their status.', params: PaymentIdParams, response: { 200: RefundList, ...refundReadErrors } },
+      schema: { operationId: 'listPaymentRefunds', summary: "A payment's refunds", description: 'Oldest first, with their status.', params: PaymentIdParams, response: { 200: RefundList, ...refundReadErrors } },
       config: { partErrorCodes: paymentIdCodes },
       onRequest: authenticated,
     },
@@ -172,7 +172,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     '/api/refunds/:refund_id',
     {
       schema: {
-        operationId: 'getRefund',
+        operationId: 'getPaymentRefund',
         summary: 'Read a refund',
         params: Type.Object({ refund_id: Type.String({ pattern: refundIdPattern, description: 'The refund\'s `id`: `rf_` and 24 lowercase hex characters.' }) }),
         response: { 200: RefundRecord, ...refundReadErrors },
