@@ -440,6 +440,29 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
   )
 
   app.post(
+    '/sandbox/refunds/:id/payout',
+    {
+      schema: {
+        operationId: 'sandboxFinishMerchantRefund',
+        summary: "Pay (or fail) the Pix of a merchant's refund",
+        description: "As the provider's withdraw webhook: `sent` completes the refund (and refunds the charge once all it paid was given back); `error` or `refunded` leave it for support. The DePix must have been sent first (move the clock, or wait for the worker).",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ outcome: Type.Optional(Type.Enum(['sent', 'error', 'refunded'])) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.String(), status: Type.String() }, { examples: [{ id: 'rf_0f1e2d3c4b5a69788796a5b4', status: 'completed' }] }), ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      const refund = await store.merchantRefunds.findById(request.params.id)
+      if (!refund) throw new DomainError('refund_not_found', { param: 'id' })
+      const payout = await store.payouts.latestOf({ merchantRefundId: refund.id })
+      await finishPix(payout?.provider_withdrawal_id ?? null, request.body.outcome, () => new DomainError('refund_not_found', { param: 'id' }))
+      const after = (await store.merchantRefunds.findById(refund.id))!
+      return { id: after.id, status: after.status }
+    },
+  )
+
+  app.post(
     '/sandbox/withdrawals/:id/payout',
     {
       schema: {
