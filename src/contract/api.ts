@@ -327,8 +327,8 @@ export const RefundRecord = Type.Object(
   {
     title: 'RefundRecord',
     examples: [{
-      id: 'rf_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'pending', amount: '10.00', amount_cents: 1000, fee_cents: 102, currency: 'DEPIX',
-      debit_amount: 1102, held_amount: 0, quote: null, reason: 'returned item', failure_code: null, review_reason: null, created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:00:00.000Z',
+      id: 'rf_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'pending', amount: '10.00', amount_cents: 1000, fee_cents: 100, currency: 'DEPIX',
+      debit_amount: 1100, held_amount: 0, quote: null, reason: 'returned item', failure_code: null, review_reason: null, created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:00:00.000Z',
     }],
   },
 )

@@ -139,6 +139,24 @@ test('a refund above the review threshold waits for support, counted against the
   await assertBooksBalance()
 })
 
+test('the sandbox walk-through of /docs and the README: R$ 5,00 of a R$ 20,00 payment back, the clock sends it, the provider\'s word completes it', async () => {
+  const taxNumber = generateCpf()
+  const owner = await service.merchant('refund-walk@example.com', taxNumber)
+  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '20.00', email: owner.email, euid: owner.euid } })
+  assert.equal((await service.pay(created.body.id, taxNumber)).body.status, 'depix_sent')
+  const before = await balance(owner.token)
+  const made = await refund(owner.token, created.body.id, { amount: '5.00', reason: 'returned item' }, 'return-1')
+  assert.deepEqual([made.body.status, made.body.amount, made.body.fee_cents, made.body.debit_amount], ['pending', '5.00', 100, 600])
+  assert.equal(await balance(owner.token), before - 600)
+  await service.advance(1)
+  assert.equal((await service.request({ method: 'GET', url: `/api/refunds/${made.body.id}`, token: owner.token })).body.status, 'sent')
+  const finished = await service.request({ method: 'POST', url: `/sandbox/refunds/${made.body.id}/payout`, body: {} })
+  assert.deepEqual(finished.body, { id: made.body.id, status: 'completed' })
+  assert.equal((await payment(owner.token, created.body.id)).refundedAmount, 500)
+  assert.equal((await service.request({ method: 'POST', url: '/sandbox/refunds/rf_000000000000000000000000/payout', body: {} })).body.code, 'refund_not_found')
+  await assertBooksBalance()
+})
+
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
   const database = await openTestDatabase()
   const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
