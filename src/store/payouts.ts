@@ -95,9 +95,9 @@ export function payoutsRepository(db: Kysely<Database>) {
       return db.selectFrom('payouts').selectAll().where('txid', 'is not', null).where('status', 'in', ['sent', 'completed', 'returned']).orderBy('created_at').execute()
     },
 
-    /** Refund payouts waiting for support, oldest first (a withdrawal's are listed with its withdrawal). */
+    /** Refund payouts (owed, or a merchant's) waiting for support, oldest first (a withdrawal's are listed with its withdrawal). */
     refundPayoutsInReview(limit = 200): Promise<Payout[]> {
-      return db.selectFrom('payouts').selectAll().where('refund_id', 'is not', null).where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
+      return db.selectFrom('payouts').selectAll().where('withdrawal_id', 'is', null).where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
     },
   }
 }

@@ -128,14 +128,45 @@ test('a key the provider refuses fails the refund with payer_key_not_found, and 
   await assertBooksBalance()
 })
 
-test('a refund above the review threshold waits for support, counted against the daily limit', async () => {
+test('a refund above the review threshold waits for support, listed with the refund payouts in review, and goes once support sends it', async () => {
   const { token, payments: [paid] } = await shop('refund-review@example.com', 2)
   // R$ 9,00 and the provider's R$ 1,00 are above the R$ 8,00 threshold.
   const made = await refund(token, paid!.id, { amount: '9.00' })
   assert.equal(made.status, 200, JSON.stringify(made.body))
   assert.deepEqual([made.body.status, made.body.review_reason], ['pending', 'over_threshold'])
   await service.jobs.runDue()
-  assert.equal((await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!.status, 'in_review')
+  const held = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal(held.status, 'in_review')
+  // Support sees it with the refund payouts in review, and sends it.
+  const queue = (await service.ops('GET', '/ops/refund-payouts')).body.refund_payouts
+  assert.ok(queue.some((row: { refund_payout_id: string; merchant_refund_id: string }) => row.refund_payout_id === held.id && row.merchant_refund_id === made.body.id), JSON.stringify(queue))
+  assert.equal((await service.ops('POST', `/ops/refund-payouts/${held.id}/review`, { decision: 'retry', note: 'known customer' })).body.status, 'queued')
+  await service.jobs.runDue()
+  const sent = (await service.request({ method: 'GET', url: `/api/refunds/${made.body.id}`, token })).body
+  assert.deepEqual([sent.status, sent.review_reason], ['sent', null])
+  await assertBooksBalance()
+
+  // What is left (R$ 1,00) and its fee are below the threshold: it goes on its own.
+  const before = await balance(token)
+  const other = await refund(token, paid!.id, {})
+  assert.equal(other.status, 200, JSON.stringify(other.body))
+  assert.deepEqual([other.body.amount_cents, other.body.review_reason], [100, null])
+  assert.equal(await balance(token), before - 200)
+  await assertBooksBalance()
+})
+
+test('support rejects a refund waiting in review: it fails and its amount returns', async () => {
+  const { token, payments: [paid] } = await shop('refund-reject@example.com', 2)
+  const before = await balance(token)
+  const made = await refund(token, paid!.id, { amount: '9.00' })
+  assert.equal(made.body.review_reason, 'over_threshold')
+  assert.equal(await balance(token), before - 1000)
+  const payout = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal((await service.ops('POST', `/ops/refund-payouts/${payout.id}/review`, { decision: 'abandon', note: 'not the payer' })).body.status, 'failed')
+  const failed = (await service.request({ method: 'GET', url: `/api/refunds/${made.body.id}`, token })).body
+  assert.deepEqual([failed.status, failed.failure_code], ['failed', 'abandoned_by_support'])
+  assert.equal(await balance(token), before)
+  assert.equal((await payment(token, paid!.id)).refundedAmount, 0)
   await assertBooksBalance()
 })
 

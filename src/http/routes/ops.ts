@@ -134,6 +134,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   const payoutView = (payout: Payout) => ({
     refund_payout_id: payout.id,
     refund_id: payout.refund_id,
+    // A merchant's refund (docs/rules.md#merchant-refunds) waits here too, above the review threshold or the limits.
+    merchant_refund_id: payout.merchant_refund_id,
     status: payout.status,
     review_reason: payout.review_reason,
     failure_code: payout.failure_code,
