@@ -13,6 +13,7 @@ import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
 import type { ChargeTimelineEntry, LockedCharge } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
+import type { RefundRecord } from '../contract/api.ts'
 import { saleNoticeFor } from '../domain/sale-notice.ts'
 
 /** The charge as the state machine sees it; `refund` is its refund obligation, if any. */
@@ -73,7 +74,7 @@ export async function blockIdentities(store: Store, locked: LockedCharge | null,
  * The merchant's webhook for this event, if the charge has a webhook_url: the body is fixed now,
  * with a stable webhook-id, and delivered by a job written in this same transaction.
  */
-async function queueWebhook(store: Store, charge: Charge, account: Account, event: WebhookEventName, now: Date): Promise<void> {
+export async function queueChargeWebhook(store: Store, charge: Charge, account: Account, event: WebhookEventName, now: Date, refund?: RefundRecord): Promise<void> {
   if (charge.webhook_url === null) return
   const id = `msg_${randomBytes(16).toString('hex')}`
   const body = serializeWebhookBody({
@@ -86,6 +87,7 @@ async function queueWebhook(store: Store, charge: Charge, account: Account, even
     status: charge.status,
     hold_reason: charge.status === 'security_hold' ? charge.hold_reason : null,
     metadata: charge.metadata ?? {},
+    ...(refund ? { refund } : {}),
   })
   await store.webhookEvents.queue({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now }, new URL(charge.webhook_url).host)
 }
@@ -216,7 +218,7 @@ export async function applyChargeDecision(
   // The receiving account is as read under its lock: no effect above changes it.
   for (const effect of decision.effects) {
     if (effect.kind === 'bind_payer') await bindPayer(store, updated, account, context.now)
-    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, account, effect.event, context.now)
+    if (effect.kind === 'queue_webhook') await queueChargeWebhook(store, updated, account, effect.event, context.now)
   }
   // The owner hears about the sale by e-mail (docs/payment-pages.md): a charge from a link asks
   // its link, any other its seller's setting. The job, queued with the move, writes the mail.

@@ -9,10 +9,10 @@ import { heldLeft, isChargeId } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { merchantRefundReservePosting } from '../domain/ledger.ts'
 import { priceRefund, refundRefusal, refundableCents, type RefundRefusal } from '../domain/merchant-refund.ts'
-import { formatUnits, parseBrlToCents } from '../domain/money.ts'
-import { formatPrice } from '../domain/quotes.ts'
+import { parseBrlToCents } from '../domain/money.ts'
 import { isMaskedTaxNumber, parseTaxNumber } from '../domain/tax-number.ts'
 import { limitDecision, type WithdrawalLimits } from '../domain/withdrawal.ts'
+import type { Lang } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { PayoutStep } from '../store/payouts.ts'
 import type { Charge, MerchantRefund, Payout } from '../store/schema.ts'
@@ -23,6 +23,7 @@ import { moveCharge } from './move-charge.ts'
 import { moveLockedPayout, openPayout, type PayoutMoveDeps } from './move-money-out.ts'
 import type { QuoteBook } from './quote-book.ts'
 import { requestHash } from './request-hash.ts'
+import { announceRefund, refundRecord } from './refund-notices.ts'
 
 export type MerchantRefundDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string; quotes: QuoteBook; limits: WithdrawalLimits; log?: { warn: (details: object, message: string) => void } }
 
@@ -30,26 +31,6 @@ const DAY_MS = 24 * 3_600_000
 
 export function newRefundId(): string {
   return `rf_${randomBytes(12).toString('hex')}`
-}
-
-export function refundRecord(refund: MerchantRefund): RefundRecord {
-  return {
-    id: refund.id,
-    payment_id: refund.charge_id,
-    status: refund.status,
-    amount: formatUnits(refund.amount_cents, 2),
-    amount_cents: refund.amount_cents,
-    fee_cents: refund.fee_cents,
-    currency: refund.currency,
-    debit_amount: refund.units,
-    held_amount: refund.held_units,
-    quote: refund.quote_micros === null ? null : formatPrice(refund.quote_micros),
-    reason: refund.reason,
-    failure_code: refund.failure_code,
-    review_reason: refund.review_reason,
-    created_at: refund.created_at.toISOString(),
-    updated_at: refund.updated_at.toISOString(),
-  }
 }
 
 /** The payer's own CPF/CNPJ, the one key a refund is paid to; null when the provider reported it masked and nothing unmasked it. */
@@ -73,7 +54,7 @@ const refusalParam: Partial<Record<RefundRefusal, string>> = { refund_exceeds_pa
  * (domain/merchant-refund.ts), the price at `quote`, the limits, the balance; then the amount is
  * reserved and the payout opened (in review above the threshold or the rolling limits).
  */
-async function makeRefund(deps: MerchantRefundDeps, request: { accountId: number; chargeId: string; amountCents: number | null; reason: string | null; actor: string; quoteMicros: number | null }, id: string): Promise<MerchantRefund> {
+async function makeRefund(deps: MerchantRefundDeps, request: { accountId: number; chargeId: string; amountCents: number | null; reason: string | null; actor: string; quoteMicros: number | null; lang: Lang }, id: string): Promise<MerchantRefund> {
   return deps.store.transaction(async (store) => {
     const locked = await store.charges.lockById(request.chargeId)
     if (!locked || locked.charge.merchant_account_id !== request.accountId) throw new DomainError('payment_not_found', { param: 'payment_id' })
@@ -99,7 +80,7 @@ async function makeRefund(deps: MerchantRefundDeps, request: { accountId: number
     const refund = await store.merchantRefunds.insert({
       id, charge_id: charge.id, account_id: account.id, currency: charge.currency, amount_cents: price.amountCents, fee_cents: price.feeCents, units: price.units,
       held_units: price.heldUnits, quote_micros: charge.currency === 'DEPIX' ? null : request.quoteMicros, brl_cents: brlCents, reason: request.reason, pix_key: facts.payerKey!,
-      status: 'pending', created_by: request.actor, created_at: now, updated_at: now,
+      status: 'pending', lang: request.lang, created_by: request.actor, created_at: now, updated_at: now,
     })
     await store.charges.update(charge.id, { refunded_cents: charge.refunded_cents + price.amountCents, refunded_held_units: charge.refunded_held_units + price.heldUnits })
     await store.ledger.post(merchantRefundReservePosting({ id, accountId: account.id, currency: charge.currency, amountCents: price.amountCents, feeCents: price.feeCents, units: price.units, heldUnits: price.heldUnits }), charge.id, now)
@@ -112,7 +93,9 @@ async function makeRefund(deps: MerchantRefundDeps, request: { accountId: number
       await moveLockedPayout({ ...deps, store }, payout.id, { event: () => ({ kind: 'hold', reason: review }) })
     }
     await store.audit.record({ actor: request.actor, action: 'merchant_refund.create', subject: `merchant_refund:${id}`, details: { payment_id: charge.id, amount_cents: price.amountCents, fee_cents: price.feeCents, units: price.units }, at: now })
-    return (await store.merchantRefunds.findById(id))!
+    const made = (await store.merchantRefunds.findById(id))!
+    await announceRefund({ ...deps, store }, made, now, true)
+    return made
   })
 }
 
@@ -134,7 +117,7 @@ export async function createMerchantRefund(deps: MerchantRefundDeps, request: { 
       return made ? refundRecord(made) : undefined
     },
     make: async (id) => ({
-      answer: refundRecord(await makeRefund(deps, { accountId: request.accountId, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros: quote?.micros ?? null }, id)),
+      answer: refundRecord(await makeRefund(deps, { accountId: request.accountId, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros: quote?.micros ?? null, lang: 'pt-BR' }, id)),
     }),
   })
 }

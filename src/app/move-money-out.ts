@@ -23,6 +23,7 @@ import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../d
 import type { PayoutOwner, PayoutStep } from '../store/payouts.ts'
 import { merchantRefundReleasePosting, merchantRefundSettlePosting } from '../domain/ledger.ts'
 import { refundFailureOf, refundStatusOf } from '../domain/merchant-refund.ts'
+import { announceRefund } from './refund-notices.ts'
 
 export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
 
@@ -249,7 +250,7 @@ export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: P
       await moveLockedWithdrawal(deps, withdrawal, { event: async () => ({ kind: 'payout', outcome: { status: followed.status, reason: followed.review_reason, code: followed.failure_code } }) }, known)
     }
   }
-  if (!move.ownerMoved && moved.merchant_refund_id !== null) await followMerchantRefund(store, followed, now)
+  if (!move.ownerMoved && moved.merchant_refund_id !== null) await followMerchantRefund(deps, followed, now)
   await move.after?.(store, payout, moved, now)
   return { kind: 'moved', payout: moved }
 }
@@ -267,7 +268,8 @@ export function ownerOf(payout: Payout): PayoutOwner {
  * before, it goes back. Completion also moves the charge: app/merchant-refunds.ts does it, with
  * the charge's lock taken first.
  */
-export async function followMerchantRefund(store: Store, payout: Payout, now: Date): Promise<MerchantRefund | undefined> {
+export async function followMerchantRefund(deps: PayoutMoveDeps, payout: Payout, now: Date): Promise<MerchantRefund | undefined> {
+  const { store } = deps
   const refund = await store.merchantRefunds.lockById(payout.merchant_refund_id!)
   if (!refund || refund.status === 'failed' || refund.status === 'completed') return refund
   const status = refundStatusOf(payout.status)
@@ -292,6 +294,7 @@ export async function followMerchantRefund(store: Store, payout: Payout, now: Da
   const moved = await store.merchantRefunds.update(refund.id, {
     status, review_reason: reviewReason, failure_code: status === 'failed' ? refundFailureOf(payout.failure_code) : null, updated_at: now,
   })
+  if (moved.status !== refund.status) await announceRefund(deps, moved, now)
   return moved
 }
 

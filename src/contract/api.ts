@@ -158,6 +158,33 @@ export const RedeliveryAccepted = Type.Object(
 )
 
 /** What every webhook POSTs (docs/rules.md#webhook-body), in this key order. */
+export const RefundRecord = Type.Object(
+  {
+    id: Type.String({ description: '`rf_` and 24 lowercase hex characters.' }),
+    payment_id: Type.String(),
+    status: Type.Enum(merchantRefundStatuses, { description: '`pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.' }),
+    amount: Type.String({ description: 'What the payer receives, in BRL ("10.00").' }),
+    amount_cents: Type.Integer({ description: 'The same in centavos.' }),
+    fee_cents: Type.Integer({ description: "The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account." }),
+    currency: Type.Enum(currencies, { description: 'The currency the payment was credited in, which the account pays in.' }),
+    debit_amount: Type.Integer({ description: "What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up." }),
+    held_amount: Type.Integer({ description: "The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit." }),
+    quote: Nullable(Type.String({ description: 'The BRL price of one BTC or USDt the debit was computed at; null for DEPIX.' })),
+    reason: Nullable(Type.String()),
+    failure_code: Nullable(Type.Enum(merchantRefundFailures, { description: "Why it failed: `payer_key_not_found`, the provider refused the payer's CPF/CNPJ as a Pix key (settle it with the payer another way); the others, support ended it." })),
+    review_reason: Nullable(Type.String({ description: 'While pending: why it waits for support (`over_threshold`, `daily_limit`, ...).' })),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'RefundRecord',
+    examples: [{
+      id: 'rf_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'pending', amount: '10.00', amount_cents: 1000, fee_cents: 100, currency: 'DEPIX',
+      debit_amount: 1100, held_amount: 0, quote: null, reason: 'returned item', failure_code: null, review_reason: null, created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:00:00.000Z',
+    }],
+  },
+)
+
 export const WebhookBody = Type.Object(
   {
     payment_id: Type.String(),
@@ -169,6 +196,8 @@ export const WebhookBody = Type.Object(
     status: Type.Enum(chargeStatuses, { description: 'The charge status when the event happened.' }),
     hold_reason: HoldReasonField,
     metadata: MetadataField,
+    // The refund a `refund.*` event is about, as GET /api/refunds/{id} answers it; absent from every other event.
+    refund: Type.Optional(RefundRecord),
   },
   {
     title: 'WebhookBody',
@@ -303,33 +332,6 @@ export const CreateWithdrawalBody = Type.Object(
     additionalProperties: false,
     title: 'CreateWithdrawalRequest',
     examples: [{ currency: 'DEPIX', amount: 10000, destination_id: 'dst_5f1c2e3d4b5a69788796a5b4' }],
-  },
-)
-
-export const RefundRecord = Type.Object(
-  {
-    id: Type.String({ description: '`rf_` and 24 lowercase hex characters.' }),
-    payment_id: Type.String(),
-    status: Type.Enum(merchantRefundStatuses, { description: '`pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.' }),
-    amount: Type.String({ description: 'What the payer receives, in BRL ("10.00").' }),
-    amount_cents: Type.Integer({ description: 'The same in centavos.' }),
-    fee_cents: Type.Integer({ description: "The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account." }),
-    currency: Type.Enum(currencies, { description: 'The currency the payment was credited in, which the account pays in.' }),
-    debit_amount: Type.Integer({ description: "What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up." }),
-    held_amount: Type.Integer({ description: "The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit." }),
-    quote: Nullable(Type.String({ description: 'The BRL price of one BTC or USDt the debit was computed at; null for DEPIX.' })),
-    reason: Nullable(Type.String()),
-    failure_code: Nullable(Type.Enum(merchantRefundFailures, { description: "Why it failed: `payer_key_not_found`, the provider refused the payer's CPF/CNPJ as a Pix key (settle it with the payer another way); the others, support ended it." })),
-    review_reason: Nullable(Type.String({ description: 'While pending: why it waits for support (`over_threshold`, `daily_limit`, ...).' })),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-  },
-  {
-    title: 'RefundRecord',
-    examples: [{
-      id: 'rf_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'pending', amount: '10.00', amount_cents: 1000, fee_cents: 100, currency: 'DEPIX',
-      debit_amount: 1100, held_amount: 0, quote: null, reason: 'returned item', failure_code: null, review_reason: null, created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:00:00.000Z',
-    }],
   },
 )
 

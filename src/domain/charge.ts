@@ -127,7 +127,9 @@ export type ChargeEvent =
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
 /** Sent only to a charge that lists them in `webhook_events` (docs/rules.md#webhook-events). */
-export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
+export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed', 'refund.created', 'refund.completed', 'refund.failed'] as const
+/** What the merchant's refunds announce (docs/rules.md#merchant-refund-statuses), opted into as the others. */
+export type RefundWebhookEvent = Extract<WebhookEventName, `refund.${string}`>
 export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
 export type WebhookEventName = (typeof webhookEventNames)[number]
 

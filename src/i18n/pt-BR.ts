@@ -317,6 +317,19 @@ export const ptBR = {
     failed: 'Falhou',
     gone: 'Recusado (410)',
   } satisfies Record<WebhookEventState, string>,
+  refundStatuses: {
+    pending: 'Aguardando envio',
+    sent: 'Enviada ao provedor',
+    completed: 'Paga ao pagador',
+    failed: 'Falhou, valor de volta ao saldo',
+  },
+  refundFailures: {
+    payer_key_not_found: 'O provedor não encontrou chave Pix no CPF/CNPJ do pagador: acerte com ele de outra forma.',
+    payout_expired: 'O pagamento do provedor expirou antes de ser pago.',
+    rejected_by_support: 'O suporte a recusou.',
+    abandoned_by_support: 'O suporte a encerrou.',
+    payout_failed: 'O pagamento falhou.',
+  },
   withdrawalStatuses: {
     requested: 'Aguardando o código',
     confirmed: 'Confirmado, na fila',
@@ -440,6 +453,8 @@ export const ptBR = {
     withdrawalCodeText: 'Código para confirmar o saque de {amount} para {destination}: {code}\n\nTaxa: {fee}. Chega ao destino: {receives}. O código vale 10 minutos e só serve para este saque, com este valor e este destino. Se não foi você, não use o código e fale com o suporte.',
     withdrawalStatusSubject: 'Seu saque de {amount}: {status}',
     withdrawalStatusText: 'Seu saque {id} de {amount} para {destination} agora está: {status}.{detail}\n\nVeja na Carteira: {url}',
+    refundStatusSubject: 'Sua devolução de {amount}: {status}',
+    refundStatusText: 'Sua devolução {id} de {amount} ao pagador da cobrança {payment} (tarifa {fee}; a conta paga {debit}) agora está: {status}.{detail}\n\nVeja na Carteira: {url}',
     factorAddedSubject: 'Um segundo fator foi adicionado: {name}',
     factorAddedText: 'O segundo fator "{name}" foi adicionado à sua conta em {when}.\n\nSe não foi você, alguém tem o seu e-mail e a sua sessão: fale com o suporte imediatamente.',
     factorRemovedSubject: 'Um segundo fator foi removido: {name}',
@@ -745,6 +760,9 @@ export const ptBR = {
       'payment.under_review': 'O pagamento chegou e está em análise de compliance do provedor (`under_review`).',
       'payment.refunded': 'O pagamento será (`will_refund`) ou foi (`refunded`) devolvido ao pagador; nada foi creditado.',
       'payment.disputed': 'Uma MED retomou um pagamento já creditado (`refunded`).',
+      'refund.created': 'Uma devolução do pagamento foi feita (`refund` no corpo: valor, tarifa e status); o pagador recebe por Pix no próprio CPF/CNPJ.',
+      'refund.completed': 'O provedor diz que o pagador recebeu uma devolução do pagamento (`refund.status` `completed`).',
+      'refund.failed': 'Uma devolução do pagamento falhou e o valor voltou ao saldo (`refund.failure_code`, como `payer_key_not_found`).',
     } satisfies Record<WebhookEventName, string>,
     endpoints: {
       'create-payment': 'Cria uma cobrança Pix (QR) de <code>value</code> reais para a conta de <code>email</code>, válida por 10 minutos. <code>payUrl</code> é a página pública de pagamento dela; <code>return_url</code> (opcional) é para onde essa página manda o pagador de volta quando ela termina.',

@@ -247,6 +247,7 @@ export type MerchantRefundsTable = {
   review_reason: ColumnType<string | null, string | null | undefined, string | null>
   network_fee_sats: ColumnType<number, number | undefined, number>
   deposit_cents: ColumnType<number | null, number | null | undefined, number | null>
+  lang: ColumnType<'pt-BR' | 'en', 'pt-BR' | 'en' | undefined, 'pt-BR' | 'en'>
   created_by: string
   created_at: Date
   updated_at: Date

@@ -2,6 +2,8 @@
 // what may be refunded, what the account pays, the payout to the payer's own key, and the books.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -186,6 +188,51 @@ test('the sandbox walk-through of /docs and the README: R$ 5,00 of a R$ 20,00 pa
   assert.equal((await payment(owner.token, created.body.id)).refundedAmount, 500)
   assert.equal((await service.request({ method: 'POST', url: '/sandbox/refunds/rf_000000000000000000000000/payout', body: {} })).body.code, 'refund_not_found')
   await assertBooksBalance()
+})
+
+test('a charge that opted into the refund events gets refund.created and refund.completed, or refund.failed, with the refund in the body; the owner is e-mailed at each change', async () => {
+  const bodies: any[] = []
+  const hooks = createServer((request, response) => {
+    let raw = ''
+    request.on('data', (chunk) => (raw += chunk))
+    request.on('end', () => {
+      bodies.push(JSON.parse(raw))
+      response.writeHead(204).end()
+    })
+  })
+  hooks.listen(0, '127.0.0.1')
+  await new Promise((resolve) => hooks.once('listening', resolve))
+  try {
+    const email = 'refund-hooks@example.com'
+    const { token } = await shop(email, 2)
+    const payer = generateCpf()
+    const created = await service.request({
+      method: 'POST', url: '/api/create-payment', token,
+      body: { value: '10.00', email, tax_number: payer, webhook_url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`, webhook_events: ['refund.created', 'refund.completed', 'refund.failed'] },
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    await service.pay(created.body.id, payer)
+    const made = await refund(token, created.body.id, { amount: '2.00' })
+    await service.jobs.runDue()
+    const payout = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+    assert.equal(await service.sandbox!.fake.finishPayout(payout.provider_withdrawal_id!, 'sent'), 200)
+    await service.request({ method: 'PUT', url: '/sandbox/provider/payouts', body: { refuse_keys: true } })
+    const refused = await refund(token, created.body.id, { amount: '3.00' })
+    await service.jobs.runDue()
+    await service.request({ method: 'PUT', url: '/sandbox/provider/payouts', body: { refuse_keys: false } })
+    await service.jobs.runDue()
+    const refundEvents = bodies.filter((body) => body.event.startsWith('refund.')).map((body) => `${body.event}:${body.refund.id}:${body.refund.status}`)
+    assert.deepEqual(refundEvents.sort(), [`refund.created:${made.body.id}:pending`, `refund.completed:${made.body.id}:completed`, `refund.created:${refused.body.id}:pending`, `refund.failed:${refused.body.id}:failed`].sort())
+    const failed = bodies.find((body) => body.event === 'refund.failed')
+    assert.deepEqual([failed.payment_id, failed.refund.failure_code, failed.refund.amount_cents], [created.body.id, 'payer_key_not_found', 300])
+    assert.ok(bodies.filter((body) => !body.event.startsWith('refund.')).every((body) => !('refund' in body)), 'other events carry no refund')
+    // The owner hears of every change: made, sent, completed; made, failed.
+    const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(email)}` })).body.mails.filter((mail: { subject: string }) => mail.subject.startsWith('Sua devolução'))
+    assert.equal(mails.length, 5, JSON.stringify(mails.map((mail: { subject: string }) => mail.subject)))
+    assert.ok(mails.some((mail: { text: string }) => mail.text.includes(refused.body.id) && mail.text.includes('não encontrou chave Pix')))
+  } finally {
+    await new Promise<void>((resolve) => { hooks.closeAllConnections(); hooks.close(() => resolve()) })
+  }
 })
 
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {

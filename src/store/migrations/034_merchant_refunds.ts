@@ -28,6 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       review_reason text,
       network_fee_sats int8 not null default 0,
       deposit_cents int8,
+      -- the language of the owner's e-mails about it: the Wallet's, or Portuguese through the API
+      lang text not null default 'pt-BR' check (lang in ('pt-BR', 'en')),
       created_by text not null,
       created_at timestamptz not null,
       updated_at timestamptz not null
