@@ -36,6 +36,8 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     refund: refund ? { owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
     holdReason: charge.hold_reason,
     refundedHeldUnits: charge.refunded_held_units,
+    merchantRefundedCents: charge.refunded_cents,
+    refundDisputeLossCents: charge.refund_dispute_loss_cents,
   }
 }
 
@@ -156,6 +158,9 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
       await store.refunds.update(refund.id, { loss_cents: effect.lossAfter })
       return {}
     }
+    case 'refund_dispute_loss':
+      await store.ledger.post(clawbackLossPosting({ id: charge.id, amountCents: effect.amountCents, lossAfter: effect.lossAfter }), charge.id, now)
+      return { refund_dispute_loss_cents: effect.lossAfter }
     case 'owe_refund':
       await store.ledger.post(refundOwedPosting({ id: charge.id, amountCents: effect.amountCents }), charge.id, now)
       await store.refunds.open({

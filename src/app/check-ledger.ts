@@ -62,6 +62,7 @@ export async function checkLedger(deps: { store: Store; treasury: Treasury }): P
       takenBackCents: charge.credited_units === null ? 0 : charge.taken_back_cents,
       takenBackUnits: charge.taken_back_units,
       held: charge.status === 'after7d',
+      refundDisputeLossCents: charge.refund_dispute_loss_cents,
       merchantRefunds: merchantRefunds.filter((row) => row.charge_id === charge.id).map((row) => ({
         id: row.id, accountId: row.account_id, currency: row.currency, amountCents: row.amount_cents, feeCents: row.fee_cents, units: row.units, heldUnits: row.held_units,
         state: row.status === 'pending' ? 'reserved' as const : row.status === 'failed' ? 'none' as const : 'settled' as const, depositCents: row.deposit_cents, networkFeeSats: row.network_fee_sats,

@@ -293,7 +293,9 @@ ${doneNotice(page, done)}
     amount: formatBrl(dossier.proposal.paid_cents), decision: say(dossier.proposal.decision === 'release' ? 'decideRelease' : 'decideRefund'), operator: dossier.proposal.proposed_by, at: formatDateTime(page.lang, dossier.proposal.proposed_at),
   })}</dd>`}
   ${dossier.refund && html`<dt>${say('refund')}</dt><dd><a href="${href(`/console/refunds/${dossier.refund.id}`)}">${dossier.refund.status} · ${formatBrl(dossier.refund.owed_cents)}</a></dd>`}
+  ${dossier.merchantRefunds.length > 0 && html`<dt>${say('merchantRefunds')}</dt><dd><ul>${dossier.merchantRefunds.map((row) => html`<li data-merchant-refund="${row.id}"><code class="id">${row.id}</code> · ${formatBrl(row.amount_cents)} · <code>${row.status}</code>${row.failure_code !== null && html` (<code>${row.failure_code}</code>)`}</li>`)}</ul></dd>`}
 </dl>
+${dossier.refundedThenDisputed && html`<p class="error" role="alert" data-refunded-then-disputed>${say('refundedThenDisputed')}</p>`}
 <section aria-labelledby="decide"><h2 id="decide">${say('decide')}</h2>
 ${decisions.length === 0 ? html`<p>${say(charge.status === 'security_hold' ? 'noDecisionHeld' : 'noDecision')}</p>` : html`<div class="decisions">${decisions.map((decision) => decisionForm(page, charge.id, decision, dossier.needsPaidAmount))}</div>`}
 </section>

@@ -97,6 +97,10 @@ export type ChargeView = {
   holdReason: HoldReason | null
   /** The part of the held credit the merchant's refunds not failed took (docs/rules.md#merchant-refund-amounts): not released again. */
   refundedHeldUnits: number
+  /** What the merchant's refunds not failed give back, in centavos. */
+  merchantRefundedCents: number
+  /** What MEDs took back after the merchant refunded it in full. */
+  refundDisputeLossCents: number
 }
 
 /** Everything that can happen to a charge, each with the facts it needs. */
@@ -148,6 +152,8 @@ export type ChargeEffect =
   | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number; all: boolean }
   /** The provider took back what we had already paid the payer: the service's loss. */
   | { kind: 'clawback_loss'; amountCents: number; lossAfter: number }
+  /** A MED took back a payment the merchant had refunded in full: the service's loss, for support ("refunded, then disputed"). */
+  | { kind: 'refund_dispute_loss'; amountCents: number; lossAfter: number }
   /** Owe the payer `amountCents` (a liability), to be paid by us or taken back by the provider. */
   | { kind: 'owe_refund'; amountCents: number; arrivedCents: number }
   /** `amountCents` of what is owed is settled, by us or by the provider taking it back. */
@@ -338,6 +344,18 @@ function clawBackPaidRefund(charge: ChargeView, principalCents: number | null): 
   return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }, { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record('med', charge.takenBackCents + amount, principalCents === null)])
 }
 
+/** A MED on a payment the merchant refunded in full: what it takes, up to what arrived, is the service's loss. */
+function disputeAfterMerchantRefund(charge: ChargeView, principalCents: number | null): ChargeDecision {
+  const left = charge.paidCents! - charge.takenBackCents
+  if (left <= 0) return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
+  const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
+  return move(charge.status, charge.holdReason, [
+    { kind: 'block_identities' },
+    { kind: 'refund_dispute_loss', amountCents: amount, lossAfter: charge.refundDisputeLossCents + amount },
+    record('med', charge.takenBackCents + amount, principalCents === null),
+  ])
+}
+
 function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus, 'depix_sent'>): ChargeDecision {
   if (isCredited(charge.status)) {
     if (status === 'refunded') {
@@ -428,6 +446,9 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
         const settled = providerSettlesRefund(charge, 'med', event.principalCents)
         return settled.outcome === 'moved' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
       }
+      // Refunded in full by the merchant, then disputed: the payer was paid back by us and now by
+      // the provider; the service bears it and support settles it (docs/rules.md#merchant-refund-statuses).
+      if (charge.status === 'refunded' && charge.merchantRefundedCents > 0 && charge.paidCents !== null) return disputeAfterMerchantRefund(charge, event.principalCents)
       // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
       // which is then held for support (docs/rules.md#clawbacks).
       return recordClawback(charge, 'med', event.principalCents)

@@ -263,6 +263,8 @@ export type ChargeBooks = {
   held: boolean
   /** A refund obligation: what was owed, what is still owed, what we paid (and the provider's fee on a Pix-out), what claw-backs cost after. */
   refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number; payoutFeeCents?: number; networkFeeSats?: number } | null
+  /** What MEDs took back after the merchant refunded it in full (part of takenBackCents): the service's loss, not the account's. */
+  refundDisputeLossCents?: number
   /** The merchant's refunds of it: reserved while pending, settled once sent, nothing once failed. */
   merchantRefunds?: ReadonlyArray<MerchantRefundAmounts & { state: 'reserved' | 'settled' | 'none'; depositCents: number | null; networkFeeSats: number }>
 }
@@ -282,11 +284,12 @@ export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
   if (charge.creditedUnits !== null && charge.arrivedCents !== null) {
     const arrived = charge.arrivedCents
     const net = arrived - fixedFeeOf(arrived)
-    const taken = charge.takenBackCents
-    add('provider_clearing', 'DEPIX', -arrived + taken)
+    const disputeLoss = charge.refundDisputeLossCents ?? 0
+    const taken = charge.takenBackCents - disputeLoss
+    add('provider_clearing', 'DEPIX', -arrived + taken + disputeLoss)
     add('fees', 'DEPIX', fixedFeeOf(arrived))
     const conversionBack = Math.min(taken, net)
-    add('med_losses', 'DEPIX', -(taken - conversionBack))
+    add('med_losses', 'DEPIX', -(taken - conversionBack) - disputeLoss)
     add(charge.held ? 'held' : 'available', charge.currency, charge.creditedUnits - charge.takenBackUnits)
     if (charge.currency !== 'DEPIX') {
       add('conversion', 'DEPIX', net - conversionBack)

@@ -901,6 +901,8 @@ export const en: Catalogue = {
     informed: 'Informed by the merchant',
     merchant: 'Merchant',
     refund: 'Refund',
+    merchantRefunds: 'Merchant refunds',
+    refundedThenDisputed: 'Refunded, then disputed: a MED came after the merchant refunded this payment; the payer may have been paid twice.',
     timeline: 'Timeline',
     currency: 'Currency',
     withdrawal: 'Withdrawal',

@@ -910,6 +910,8 @@ export const ptBR = {
     informed: 'Informado pelo lojista',
     merchant: 'Lojista',
     refund: 'Devolução',
+    merchantRefunds: 'Devoluções do lojista',
+    refundedThenDisputed: 'Devolvido, depois contestado: uma MED chegou depois que o lojista devolveu este pagamento; o pagador pode ter recebido duas vezes.',
     timeline: 'Linha do tempo',
     currency: 'Moeda',
     withdrawal: 'Saque',

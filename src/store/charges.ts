@@ -224,6 +224,11 @@ export function chargesRepository(db: Kysely<Database>) {
       return row.n
     },
 
+    /** Charges the merchant refunded (in part or in full) on which a MED came later: "refunded, then disputed" (docs/rules.md#merchant-refund-statuses). */
+    listRefundedThenDisputed(limit = 200): Promise<Charge[]> {
+      return db.selectFrom('charges').selectAll().where('refunded_cents', '>', 0).where('clawback', '=', 'med').orderBy('updated_at').orderBy('id').limit(limit).execute()
+    },
+
     async countClawbacksToReview(): Promise<number> {
       const row = await clawbacksToReview().select(sql<number>`count(*)::int4`.as('n')).executeTakeFirstOrThrow()
       return row.n

@@ -121,6 +121,8 @@ export type ChargesTable = {
   /** What the merchant's refunds not failed give back, in centavos, and the part of their units taken from the hold (docs/rules.md#merchant-refund-amounts). */
   refunded_cents: ColumnType<number, number | undefined, number>
   refunded_held_units: ColumnType<number, number | undefined, number>
+  /** What MEDs took back after the merchant refunded it in full: the service's loss ("refunded, then disputed"). */
+  refund_dispute_loss_cents: ColumnType<number, number | undefined, number>
 }
 
 export type PaymentLinksTable = {

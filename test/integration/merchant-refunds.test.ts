@@ -10,12 +10,13 @@ import { loadConfig } from '../../src/config.ts'
 import { checkLedger } from '../../src/app/check-ledger.ts'
 import { openPostgres } from '../../src/store/database.ts'
 import { startService } from '../../src/service.ts'
+import { signedInOperator } from '../support/factors.ts'
 import { startTestService, T0, openTestDatabase, testDatabase, type TestService } from '../support/harness.ts'
 
 let service: TestService
 before(async () => {
   // A low review threshold, so one test can see a refund wait for support.
-  service = await startTestService({ WITHDRAWAL_REVIEW_BRL: '8.00' })
+  service = await startTestService({ WITHDRAWAL_REVIEW_BRL: '8.00', OPERATORS: 'ana@example.com:support' })
 })
 after(() => service.close())
 
@@ -233,6 +234,29 @@ test('a charge that opted into the refund events gets refund.created and refund.
   } finally {
     await new Promise<void>((resolve) => { hooks.closeAllConnections(); hooks.close(() => resolve()) })
   }
+})
+
+test('a MED after the merchant refunded a payment is recorded and shown to support as refunded, then disputed (console and /ops)', async () => {
+  const { token, payments: [paid] } = await shop('refund-med@example.com', 3)
+  const made = await refund(token, paid!.id, {})
+  // R$ 10,00 and the fee are above this suite's threshold: support sends it.
+  const held = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal((await service.ops('POST', `/ops/refund-payouts/${held.id}/review`, { decision: 'retry', note: 'ok' })).body.status, 'queued')
+  await service.jobs.runDue()
+  const payout = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal(await service.sandbox!.fake.finishPayout(payout.provider_withdrawal_id!, 'sent'), 200)
+  assert.equal((await payment(token, paid!.id)).status, 'refunded')
+  const alertsBefore = (await service.ops('GET', '/ops/alerts')).body.alerts
+  assert.ok(!alertsBefore.some((alert: { payment_id?: string }) => alert.payment_id === paid!.id))
+  assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${paid!.id}/med`, body: {} })).status, 200)
+  const alert = (await service.ops('GET', '/ops/alerts')).body.alerts.find((row: { payment_id?: string }) => row.payment_id === paid!.id)
+  assert.deepEqual([alert?.kind, alert?.refunded_cents, alert?.status], ['refunded_then_disputed', 1000, 'refunded'])
+  const operator = await signedInOperator(service, 'ana@example.com')
+  const page = await operator.get(`/console/charges/${paid!.id}`)
+  assert.equal(page.status, 200)
+  assert.match(page.html, /data-refunded-then-disputed/)
+  assert.match(page.html, new RegExp(`data-merchant-refund="${made.body.id}"`))
+  await assertBooksBalance()
 })
 
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {

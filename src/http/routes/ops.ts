@@ -234,6 +234,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       credited_units: charge.credited_units,
       since: charge.updated_at.toISOString(),
     })),
+    // A MED on a payment the merchant had refunded: the payer may have been paid twice (docs/rules.md#merchant-refund-statuses).
+    ...(await deps.store.charges.listRefundedThenDisputed()).map((charge) => ({
+      kind: 'refunded_then_disputed',
+      payment_id: charge.id,
+      refunded_cents: charge.refunded_cents,
+      taken_back_cents: charge.taken_back_cents,
+      status: charge.status,
+      since: charge.updated_at.toISOString(),
+    })),
     // A Pix-out the provider did not pay after our DePix left: it may come back (review: returned).
     ...(await deps.store.payouts.failedAfterSending('withdrawal')).map((payout) => ({
       kind: 'payout_failed_after_sending',

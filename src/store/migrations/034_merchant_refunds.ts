@@ -36,7 +36,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   await sql`create index merchant_refunds_by_charge on merchant_refunds (charge_id, created_at)`.execute(db)
   await sql`create index merchant_refunds_by_account on merchant_refunds (account_id, created_at)`.execute(db)
-  await sql`alter table charges add column refunded_cents int8 not null default 0, add column refunded_held_units int8 not null default 0`.execute(db)
+  // refund_dispute_loss_cents: what MEDs took back after the merchant refunded the payment in full, the service's loss until support settles it.
+  await sql`alter table charges add column refunded_cents int8 not null default 0, add column refunded_held_units int8 not null default 0, add column refund_dispute_loss_cents int8 not null default 0`.execute(db)
   await sql`alter table payouts add column merchant_refund_id text references merchant_refunds(id)`.execute(db)
   await sql`alter table payouts drop constraint payouts_one_owner`.execute(db)
   await sql`alter table payouts add constraint payouts_one_owner check (num_nonnulls(withdrawal_id, refund_id, merchant_refund_id) = 1)`.execute(db)
@@ -49,6 +50,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`delete from payouts where merchant_refund_id is not null`.execute(db)
   await sql`alter table payouts add constraint payouts_one_owner check ((withdrawal_id is null) <> (refund_id is null))`.execute(db)
   await sql`alter table payouts drop column merchant_refund_id`.execute(db)
-  await sql`alter table charges drop column refunded_cents, drop column refunded_held_units`.execute(db)
+  await sql`alter table charges drop column refunded_cents, drop column refunded_held_units, drop column refund_dispute_loss_cents`.execute(db)
   await sql`drop table merchant_refunds`.execute(db)
 }
