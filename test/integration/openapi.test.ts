@@ -105,7 +105,7 @@ test('the documents name their schemas, audiences, retries and webhooks', { skip
   assert.ok(document.paths['/api/create-payment'].post.responses['429'])
   assert.ok(document.paths['/api/create-payment'].post.responses['503'])
   assert.deepEqual(Object.keys(document.webhooks).sort(), [
-    'balance.released', 'payment.confirmed', 'payment.disputed', 'payment.expired', 'payment.held', 'payment.refunded', 'payment.under_review',
+    'balance.released', 'payment.confirmed', 'payment.disputed', 'payment.expired', 'payment.held', 'payment.refunded', 'payment.under_review', 'refund.completed', 'refund.created', 'refund.failed',
     'withdrawal.canceled', 'withdrawal.completed', 'withdrawal.confirmed', 'withdrawal.failed', 'withdrawal.in_review', 'withdrawal.sending', 'withdrawal.sent',
   ])
   assert.deepEqual(document.webhooks['withdrawal.sent'].post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WithdrawalWebhookBody' })
