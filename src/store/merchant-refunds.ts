@@ -13,9 +13,10 @@ export function merchantRefundsRepository(db: Kysely<Database>) {
       return db.selectFrom('merchant_refunds').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    /** A refund as its account sees it: another account's is simply not there. */
+    /** A refund as the charge's merchant, or its receiving account, sees it: another account's is simply not there. */
     findForAccount(id: string, accountId: number): Promise<MerchantRefund | undefined> {
-      return db.selectFrom('merchant_refunds').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()
+      return db.selectFrom('merchant_refunds').innerJoin('charges', 'charges.id', 'merchant_refunds.charge_id').selectAll('merchant_refunds')
+        .where('merchant_refunds.id', '=', id).where((eb) => eb.or([eb('charges.merchant_account_id', '=', accountId), eb('merchant_refunds.account_id', '=', accountId)])).executeTakeFirst()
     },
 
     /** Inside a transaction, after its charge's lock: the refund, locked until commit. */

@@ -327,7 +327,7 @@ export type WalletCodesTable = {
   subject: ColumnType<string | null, string | null | undefined, string | null>
 }
 
-export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal' | 'console_sign_in'
+export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal' | 'console_sign_in' | 'refund'
 
 export type MailState = 'pending' | 'sent' | 'failed' | 'superseded'
 

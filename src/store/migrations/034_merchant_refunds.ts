@@ -41,10 +41,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table payouts add column merchant_refund_id text references merchant_refunds(id)`.execute(db)
   await sql`alter table payouts drop constraint payouts_one_owner`.execute(db)
   await sql`alter table payouts add constraint payouts_one_owner check (num_nonnulls(withdrawal_id, refund_id, merchant_refund_id) = 1)`.execute(db)
+  // The Wallet confirms a refund with an e-mail code when the owner has no second factor.
+  await sql`alter table wallet_codes drop constraint wallet_codes_purpose_check`.execute(db)
+  await sql`alter table wallet_codes add constraint wallet_codes_purpose_check check (purpose in ('sign_in', 'destination', 'withdrawal', 'console_sign_in', 'refund'))`.execute(db)
   await sql`create unique index payouts_live_merchant_refund on payouts (merchant_refund_id) where merchant_refund_id is not null and status not in ('failed', 'returned')`.execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`delete from wallet_codes where purpose = 'refund'`.execute(db)
+  await sql`alter table wallet_codes drop constraint wallet_codes_purpose_check`.execute(db)
+  await sql`alter table wallet_codes add constraint wallet_codes_purpose_check check (purpose in ('sign_in', 'destination', 'withdrawal', 'console_sign_in'))`.execute(db)
   await sql`drop index payouts_live_merchant_refund`.execute(db)
   await sql`alter table payouts drop constraint payouts_one_owner`.execute(db)
   await sql`delete from payouts where merchant_refund_id is not null`.execute(db)
