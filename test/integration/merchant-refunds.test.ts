@@ -259,6 +259,40 @@ test('a MED after the merchant refunded a payment is recorded and shown to suppo
   await assertBooksBalance()
 })
 
+test('a BTC payment held 7 days: the refund is priced at the accepted quote of the moment, rounded up against the account, taken from its own hold first; the release releases the rest', async () => {
+  const email = 'refund-btc@example.com'
+  const { token } = await shop(email)
+  const payer = generateCpf()
+  const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+  await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { BTC: '350000.00' } })
+  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '100.00', email, euid, swap_to: 'BTC' } })
+  await service.pay(created.body.id, generateCpf())
+  const charge = (await service.store.charges.findById(created.body.id))!
+  assert.deepEqual([charge.status, charge.credited_units], ['after7d', 26684])
+  const held = async () => (await service.store.ledger.balances(charge.account_id, 'held')).BTC
+  const available = async () => (await service.store.ledger.balances(charge.account_id, 'available')).BTC
+  assert.equal(await available(), 0)
+  const made = await refund(token, created.body.id, { amount: '50.00' })
+  assert.equal(made.status, 200, JSON.stringify(made.body))
+  // R$ 50,00 and the provider's R$ 1,00: 5100 centavos at R$ 350.000,00 per BTC is 14571.43 sats, rounded up.
+  assert.deepEqual([made.body.currency, made.body.fee_cents, made.body.debit_amount, made.body.held_amount], ['BTC', 100, 14572, 14572])
+  assert.ok(made.body.quote !== null)
+  assert.equal(await held(), 26684 - 14572)
+  // Above this suite's review threshold: support sends it.
+  const waiting = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal((await service.ops('POST', `/ops/refund-payouts/${waiting.id}/review`, { decision: 'retry', note: 'ok' })).body.status, 'queued')
+  await service.jobs.runDue()
+  const payout = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal(await service.sandbox!.fake.finishPayout(payout.provider_withdrawal_id!, 'sent'), 200)
+  await assertBooksBalance()
+  // What is left of the hold is all the account has: the rest of the payment cannot be refunded now.
+  assert.equal((await refund(token, created.body.id, {})).body.code, 'insufficient_funds')
+  await service.advance(7 * 24 * 3600)
+  assert.equal((await service.store.charges.findById(created.body.id))!.status, 'depix_sent')
+  assert.deepEqual([await held(), await available()], [0, 26684 - 14572], 'the release releases only what the refund did not take')
+  await assertBooksBalance()
+})
+
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
   const database = await openTestDatabase()
   const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
