@@ -27,6 +27,7 @@ test('get-payment answers the spec 2.2 record of the merchant\'s own charge', as
     updatedAt: T0.toISOString(),
     holdReason: null,
     metadata: {},
+    refundedAmount: 0,
   })
 })
 
