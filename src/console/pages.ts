@@ -187,7 +187,7 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
     case 'provider_refusals':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'what', 'open')}<tbody>${queue.rows.map((row) => row.kind === 'clawback'
         ? html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalClawback', { status: row.charge.status, clawback: row.charge.clawback ?? '' })}</td><td>${open(`/console/charges/${row.charge.id}`, say('openCharge'))}</td></tr>`
-        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.payout.provider_status ?? '', amount: formatAmount(row.payout.currency, row.payout.amount) })}</td><td>${row.payout.withdrawal_id !== null ? open(`/console/withdrawals/${row.payout.withdrawal_id}`, say('openWithdrawal')) : open(`/console/refunds/${row.payout.refund_id}`, say('openRefund'))}</td></tr>`)}</tbody></table>`
+        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.payout.provider_status ?? '', amount: formatAmount(row.payout.currency, row.payout.amount) })}</td><td>${row.payout.withdrawal_id !== null ? open(`/console/withdrawals/${row.payout.withdrawal_id}`, say('openWithdrawal')) : row.payout.refund_id !== null ? open(`/console/refunds/${row.payout.refund_id}`, say('openRefund')) : open(`/console/charges/${row.chargeId}`, say('openCharge'))}</td></tr>`)}</tbody></table>`
       break
     case 'stuck_reconciliations':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'status', 'failures', 'open')}<tbody>${queue.rows.map((charge) => html`<tr>

@@ -85,8 +85,8 @@ export function payoutsRepository(db: Kysely<Database>) {
     },
 
     /** Payouts whose DePix left but whose Pix the provider reports failed, or refunded after it completed (alerts). */
-    failedAfterSending(owner: 'withdrawal' | 'refund'): Promise<Payout[]> {
-      return db.selectFrom('payouts').selectAll().where(owner === 'withdrawal' ? 'withdrawal_id' : 'refund_id', 'is not', null)
+    failedAfterSending(owner: 'withdrawal' | 'refund' | 'merchant_refund'): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where(owner === 'withdrawal' ? 'withdrawal_id' : owner === 'refund' ? 'refund_id' : 'merchant_refund_id', 'is not', null)
         .where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', failedAtProvider).orderBy('updated_at').execute()
     },
 

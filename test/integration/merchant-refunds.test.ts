@@ -293,6 +293,23 @@ test('a BTC payment held 7 days: the refund is priced at the accepted quote of t
   await assertBooksBalance()
 })
 
+test('a refund whose Pix the provider fails after our DePix left stays sent, an alert for support in /ops and the console\'s queue, linked to its charge', async () => {
+  const { token, payments: [paid] } = await shop('refund-pix-failed@example.com', 2)
+  const made = await refund(token, paid!.id, { amount: '3.00' })
+  await service.jobs.runDue()
+  const payout = (await service.store.payouts.latestOf({ merchantRefundId: made.body.id }))!
+  assert.equal(payout.status, 'sent')
+  assert.equal(await service.sandbox!.fake.finishPayout(payout.provider_withdrawal_id!, 'error'), 200)
+  assert.equal((await service.request({ method: 'GET', url: `/api/refunds/${made.body.id}`, token })).body.status, 'sent')
+  const alert = (await service.ops('GET', '/ops/alerts')).body.alerts.find((row: { merchant_refund_id?: string }) => row.merchant_refund_id === made.body.id)
+  assert.deepEqual([alert?.kind, alert?.refund_payout_id, alert?.provider_status], ['merchant_refund_payout_failed_after_sending', payout.id, 'error'])
+  const operator = await signedInOperator(service, 'ana@example.com')
+  const queue = await operator.get('/console/queues/provider_refusals')
+  assert.equal(queue.status, 200)
+  assert.ok(queue.html.includes(`/console/charges/${paid!.id}`), 'the row opens the refund\'s charge')
+  await assertBooksBalance()
+})
+
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
   const database = await openTestDatabase()
   const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }

@@ -262,6 +262,16 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       status: payout.status,
       amount_cents: payout.amount,
       since: payout.updated_at.toISOString(),
+    })),
+    // A merchant's refund left the account's books when its DePix left; the Pix then failed: support looks.
+    ...(await deps.store.payouts.failedAfterSending('merchant_refund')).map((payout) => ({
+      kind: 'merchant_refund_payout_failed_after_sending',
+      refund_payout_id: payout.id,
+      merchant_refund_id: payout.merchant_refund_id,
+      provider_status: payout.provider_status,
+      status: payout.status,
+      amount_cents: payout.amount,
+      since: payout.updated_at.toISOString(),
     }))],
   }))
 
