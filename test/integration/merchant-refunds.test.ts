@@ -310,6 +310,33 @@ test('a refund whose Pix the provider fails after our DePix left stays sent, an 
   await assertBooksBalance()
 })
 
+test('refunds count against the withdrawal limits: refused above the per-withdrawal limit, waiting for support once the day\'s refunds pass the daily limit', async () => {
+  const limited = await startTestService({ WITHDRAWAL_LIMIT_BRL: '8.00', WITHDRAWAL_DAILY_LIMIT_BRL: '12.00' })
+  try {
+    const merchant = await limited.merchant('refund-limits@example.com', generateCpf())
+    const charges: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const payer = generateCpf()
+      const created = await limited.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: merchant.email, tax_number: payer } })
+      await limited.pay(created.body.id, payer)
+      charges.push(created.body.id)
+    }
+    const ask = (chargeId: string, amount: string) => limited.request({ method: 'POST', url: `/api/payments/${chargeId}/refunds`, token: merchant.token, body: { amount } })
+    // R$ 8,00 and the provider's R$ 1,00 are more than one withdrawal may be.
+    assert.equal((await ask(charges[0]!, '8.00')).body.code, 'withdrawal_limit_exceeded')
+    // R$ 5,00 + R$ 5,00 fit the day's R$ 12,00; the third (R$ 4,00) does not: it waits for support.
+    const first = await ask(charges[0]!, '4.00')
+    const second = await ask(charges[1]!, '4.00')
+    const third = await ask(charges[2]!, '3.00')
+    assert.deepEqual([first.body.review_reason, second.body.review_reason, third.body.review_reason], [null, null, 'daily_limit'])
+    // A day later the window has room again.
+    await limited.advance(24 * 3600 + 1)
+    assert.equal((await ask(charges[2]!, '2.00')).body.review_reason, null)
+  } finally {
+    await limited.close()
+  }
+})
+
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
   const database = await openTestDatabase()
   const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
