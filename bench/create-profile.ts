@@ -4,14 +4,9 @@
 // runs, and each sample is put in one bucket by the code it was in. Prints a table in the form
 // docs/performance.md keeps it; the figures are shares of this process's CPU, so a busy machine
 // changes the rate but little the shares.
-import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { Session } from 'node:inspector/promises'
-import pg from 'pg'
-import { loadConfig } from '../src/config.ts'
-import { startService } from '../src/service.ts'
+import { runScript, startBenchService, throwawayDatabase } from './harness.ts'
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
@@ -55,29 +50,17 @@ function shares(profile: Profile): Array<[string, number]> {
   return [...totals].map(([name, time]) => [name, time / all] as [string, number]).sort((a, b) => b[1] - a[1])
 }
 
-const dbName = `pixprofile_${randomBytes(4).toString('hex')}`
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query(`create database ${dbName}`)
-const dbUrl = new URL(adminUrl)
-dbUrl.pathname = `/${dbName}`
-const service = await startService(loadConfig({ DATABASE_URL: dbUrl.href, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }))
+const database = await throwawayDatabase('pixprofile')
+const { service, url } = await startBenchService(database.url)
 try {
-  const url = await service.app.listen({ host: '127.0.0.1', port: 0 })
   const post = async (path: string, body: unknown) => (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{ token: string }>
   await post('/sandbox/accounts', { email: 'bench@example.com', tax_number: '52998224725' })
   const { token } = await post('/sandbox/accounts/bench@example.com/tokens', {})
-  const load = (duration: number) => new Promise<{ requestsPerSecond: number; non2xx: number }>((resolve, reject) => {
-    const request = {
-      url: `${url}/api/create-payment`, method: 'POST', connections: 10, duration,
-      headers: { 'x-api-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735', payer_name: 'Bench Payer' }),
-    }
-    const child = spawn(process.execPath, [new URL('./load.ts', import.meta.url).pathname, JSON.stringify(request)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))))
-  })
+  const load = (duration: number) => runScript<{ requestsPerSecond: number; non2xx: number }>('./load.ts', [JSON.stringify({
+    url: `${url}/api/create-payment`, method: 'POST', connections: 10, duration,
+    headers: { 'x-api-token': token, 'content-type': 'application/json' },
+    body: JSON.stringify({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735', payer_name: 'Bench Payer' }),
+  })])
   await load(2) // warm-up: JIT, pools, prepared statements
   const session = new Session()
   session.connect()
@@ -90,6 +73,5 @@ try {
   for (const [name, share] of shares(profile)) process.stdout.write(`| ${name} | ${(share * 100).toFixed(1)} % |\n`)
 } finally {
   await service.close()
-  await admin.query(`drop database ${dbName} with (force)`)
-  await admin.end()
+  await database.drop()
 }

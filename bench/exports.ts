@@ -6,8 +6,7 @@
 // makes a database of its own and prints the figures.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { loadConfig } from '../src/config.ts'
-import { startService } from '../src/service.ts'
+import { startBenchService, throwawayDatabase } from './harness.ts'
 
 export type ExportFigures = {
   lines: number; firstByteMs: number; seconds: number; rowsPerSecond: number; bytes: number; rssBeforeMb: number; rssPeakMb: number; heapBeforeMb: number; heapPeakMb: number
@@ -111,20 +110,12 @@ export async function measureExport(serviceUrl: string, databaseUrl: string, lin
 }
 
 if (import.meta.main) {
-  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-  const dbName = `pixbench_export_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const dbUrl = new URL(adminUrl)
-  dbUrl.pathname = `/${dbName}`
-  const service = await startService(loadConfig({ DATABASE_URL: dbUrl.href, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }))
+  const database = await throwawayDatabase('pixbench_export')
+  const { service, url } = await startBenchService(database.url)
   try {
-    const url = await service.app.listen({ host: '127.0.0.1', port: 0 })
-    process.stdout.write(`${JSON.stringify(await measureExport(url, dbUrl.href, Number(process.env.BENCH_EXPORT_LINES ?? 1_000_000)))}\n`)
+    process.stdout.write(`${JSON.stringify(await measureExport(url, database.url, Number(process.env.BENCH_EXPORT_LINES ?? 1_000_000)))}\n`)
   } finally {
     await service.close()
-    await admin.query(`drop database if exists ${dbName} with (force)`)
-    await admin.end()
+    await database.drop()
   }
 }

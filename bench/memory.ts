@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { runScript } from './harness.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 60)
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20)
@@ -16,14 +17,7 @@ const base = `http://127.0.0.1:${port}`
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
-function load(options: Record<string, unknown>): Promise<{ requestsPerSecond: number; non2xx: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [new URL('./load.ts', import.meta.url).pathname, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))))
-  })
-}
+const load = (options: Record<string, unknown>) => runScript<{ requestsPerSecond: number; non2xx: number }>('./load.ts', [JSON.stringify(options)])
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pix-memory-'))
 // Exactly as npm start runs it, V8 flags included (the script's exec only spares a shell).

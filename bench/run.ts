@@ -1,24 +1,21 @@
 // npm run bench: loads get-payment, get-balance and create-payment (sandbox provider) on
 // PostgreSQL, next to a bare Fastify route in the same run, and writes docs/performance.md.
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
 import Fastify from 'fastify'
 import pg from 'pg'
 import { systemClock } from '../src/clock.ts'
-import { loadConfig } from '../src/config.ts'
 import { startFakeEulen } from '../src/sandbox/fake-eulen.ts'
 import { openPostgres } from '../src/store/database.ts'
-import { startService } from '../src/service.ts'
 import { createKeepAliveHttp } from '../src/net/keep-alive-http.ts'
 import { backendCpuSeconds, backendPids } from './database-cpu.ts'
+import { runScript, startBenchService, throwawayDatabase } from './harness.ts'
 import { measureWebhooks, startProductionService } from './webhooks.ts'
 import type { ExportFigures } from './exports.ts'
 
 const HAND_WRITTEN = '<!-- Below: measured by hand; npm run bench keeps it. -->'
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -26,26 +23,12 @@ const roundSeconds = 4
 
 type Figures = { requestsPerSecond: number; p50: number; p99: number; total: number; non2xx: number; errors: number; timeouts: number }
 
-function load(options: Record<string, unknown>): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [new URL('./load.ts', import.meta.url).pathname, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))))
-  })
-}
+const load = (options: Record<string, unknown>) => runScript<Figures>('./load.ts', [JSON.stringify(options)])
 
 type Scenario = { name: string; request: Record<string, unknown> }
 
 /** The statement export's figures, measured by bench/exports.ts in a process of its own that may collect garbage. */
-function exportFigures(): Promise<ExportFigures> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', new URL('./exports.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`the export bench exited ${code}`))))
-  })
-}
+const exportFigures = () => runScript<ExportFigures>('./exports.ts', [], ['--expose-gc'])
 
 /**
  * CPU seconds so far of each PostgreSQL backend serving the bench's database, by pid; null when
@@ -91,18 +74,14 @@ function cpuText(cpu: { process: number; database: number | null }): string {
 }
 
 const closeAfter: Array<() => Promise<void>> = []
-const dbName = `pixbench_${randomBytes(4).toString('hex')}`
-const admin = new pg.Client({ connectionString: adminUrl })
-await admin.connect()
-await admin.query(`create database ${dbName}`)
-const dbUrl = new URL(adminUrl)
-dbUrl.pathname = `/${dbName}`
+const database = await throwawayDatabase('pixbench')
+const { admin, name: dbName } = database
 
 const bare = Fastify({ logger: false })
 const bareBody = { qrId: 'a'.repeat(32), status: 'waiting_payment', payerName: null, payerTaxNumber: null, payerEuid: null, amount: 1000, updatedAt: new Date().toISOString() }
 bare.get('/bare', async () => bareBody)
 // The second ceiling: a bare route that does get-payment's one primary-key read on PostgreSQL.
-const pool = new pg.Pool({ connectionString: dbUrl.href, max: 10 })
+const pool = new pg.Pool({ connectionString: database.url, max: 10 })
 closeAfter.push(() => pool.end())
 let readChargeId = ''
 const readText = 'select id, status, payer_name, payer_tax_number, payer_euid, value_cents, paid_cents, updated_at from charges where id = $1'
@@ -135,7 +114,7 @@ bare.post('/bare-create', (request) => leastCreate(standInDeposit, {}, request.b
 // database, as the service's is in its process) instead of the stand-in: the provider's work then
 // weighs on the floor as it does on create-payment, and the ratio is what the service adds. In
 // production that work is Eulen's, on Eulen's machines.
-const fakeDatabase = await openPostgres(dbUrl.href, 10)
+const fakeDatabase = await openPostgres(database.url, 10)
 closeAfter.push(() => fakeDatabase.close())
 const fakeToken = randomBytes(24).toString('hex')
 const fake = await startFakeEulen({ db: fakeDatabase.db, clock: systemClock, token: fakeToken })
@@ -157,10 +136,7 @@ const bareCreateFake = "the same, asking the sandbox's fake provider"
 const bareReadPrepared = 'bare route with one prepared primary-key read'
 const createWithKey = 'POST /api/create-payment with an Idempotency-Key'
 
-// One token carries the whole load: the per-token limit would measure itself, so it is off.
-const config = loadConfig({ DATABASE_URL: dbUrl.href, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' })
-const service = await startService(config)
-const serviceUrl = await service.app.listen({ host: '127.0.0.1', port: 0 })
+const { service, url: serviceUrl } = await startBenchService(database.url)
 
 try {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -270,7 +246,7 @@ try {
   process.stdout.write(`settled as autovacuum would: ${settled}\n`)
   // Issue 26 asks for these in production mode: a second service, in production mode, on the
   // same database (the sandbox service's runner is not started, so every job is the other's).
-  const production = await startProductionService(dbUrl.href, fake, fakeToken)
+  const production = await startProductionService(database.url, fake, fakeToken)
   const hooks = await measureWebhooks(production.service, production.url, production.token).finally(() => production.close())
   process.stdout.write(`webhooks: ${JSON.stringify(hooks)}\n`)
   // get-balance again with a million ledger entries on the account: the balance is kept beside
@@ -366,6 +342,5 @@ what the export holds does not grow with the account's history.
   for (const closer of closeAfter) await closer().catch(() => {})
   await service.close().catch((error: unknown) => console.error("close:", error))
   await bare.close()
-  await admin.query(`drop database if exists ${dbName} with (force)`)
-  await admin.end()
+  await database.drop()
 }

@@ -26,7 +26,6 @@ import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { sql } from 'kysely'
-import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { checkLedger } from '../src/app/check-ledger.ts'
 import { issueToken } from '../src/app/issue-token.ts'
@@ -39,6 +38,7 @@ import { startService, type Service } from '../src/service.ts'
 import { openPglite } from '../src/store/database.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../src/treasury/liquid-address.ts'
 import { backendCpuSeconds, backendPids } from './database-cpu.ts'
+import { throwawayDatabase } from './harness.ts'
 
 type DatabaseKind = 'pglite' | 'postgres'
 const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '') as DatabaseKind[]
@@ -49,7 +49,6 @@ const withdrawalCount = Number(process.env.BENCH_WITHDRAWALS ?? 1000)
 const accountCount = Number(process.env.BENCH_ACCOUNTS ?? 40)
 const pixCount = Number(process.env.BENCH_PIX ?? 150)
 const treasuryCoins = Number(process.env.BENCH_TREASURY_COINS ?? 20)
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 const T0 = new Date('2026-11-22T12:00:00.000Z')
 const PROVIDER_TOKEN = 'bench-provider-token'
@@ -259,21 +258,10 @@ async function startRig(kind: DatabaseKind, options: { pixOuts: boolean }): Prom
       closers.push(async () => rmSync(dataDir, { recursive: true, force: true }))
       databaseEnv = { DATA_DIR: dataDir }
     } else {
-      const name = `pixbench_${randomBytes(4).toString('hex')}`
-      const admin = new pg.Client({ connectionString: adminUrl })
-      await admin.connect()
-      await admin.query(`create database ${name}`)
-      closers.push(async () => {
-        // The service's connections close as it stops, and the server sees them go a moment later:
-        // dropped by force while it still counts them, each would be reported as lost.
-        for (let waited = 0; waited < 5_000 && (await admin.query('select 1 from pg_stat_activity where datname = $1', [name])).rowCount! > 0; waited += 50) await sleep(50)
-        await admin.query(`drop database if exists ${name} with (force)`)
-        await admin.end()
-      })
-      const url = new URL(adminUrl)
-      url.pathname = `/${name}`
-      databaseEnv = { DATABASE_URL: url.href }
-      backends = () => backendPids(admin, name)
+      const database = await throwawayDatabase('pixbench')
+      closers.push(database.drop)
+      databaseEnv = { DATABASE_URL: database.url }
+      backends = () => backendPids(database.admin, database.name)
     }
     const config = loadConfig({
       ...databaseEnv,

@@ -14,6 +14,10 @@ import { nextDigestAt } from './app/operator-digest.ts'
 import { sweepPlans } from './domain/reconciliation.ts'
 import { createTokenCache } from './store/token-cache.ts'
 import { buildApp } from './http/app.ts'
+import { consoleRoutes } from './console/routes.ts'
+import { payRoutes } from './pay/routes.ts'
+import { walletRoutes } from './wallet/routes.ts'
+import { createAuthFailureLimiter } from './web/auth-failures.ts'
 import { jobHandlers } from './jobs/handlers.ts'
 import { createJobRunner } from './jobs/runner.ts'
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts'
@@ -121,28 +125,32 @@ export async function startService(config: Config, options: ServiceOptions = {})
     if (database.kind === 'pglite') await store.jobs.ensureSingleton('vacuum_database', {}, new Date(clock.now().getTime() + VACUUM_EVERY_MS), clock.now())
     // And one look, on a schedule, for treasury coins a funding locked and nobody stored (app/unlock-orphaned-coins.ts).
     await store.jobs.ensureSingleton('unlock_treasury_coins', {}, new Date(clock.now().getTime() + UNLOCK_EVERY_MS), clock.now())
-    app = await buildApp(
-      {
-        config,
-        store,
-        provider,
-        clock,
-        wallClock,
-        tokenCache,
-        providerWebhookSecrets,
-        opsTokens,
-        mailSeal,
-        mailServerAnswers: () => mailer.check(),
-        quotes,
-        treasury,
-        webhookDestinations,
-        ...(sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: sandbox.fake, store, jobs }) } : {}),
-      },
-      options.logger === undefined ? {} : { logger: options.logger },
-    )
+    const routeDeps = {
+      config,
+      store,
+      provider,
+      clock,
+      wallClock,
+      tokenCache,
+      providerWebhookSecrets,
+      opsTokens,
+      mailSeal,
+      mailServerAnswers: () => mailer.check(),
+      quotes,
+      treasury,
+      webhookDestinations,
+      ...(sandbox ? { simulatePurchase: ownerPaysOwnPurchase({ fake: sandbox.fake, store, jobs }) } : {}),
+      authFailures: createAuthFailureLimiter(config.authFailuresPerMinute),
+    }
+    app = await buildApp(routeDeps, options.logger === undefined ? {} : { logger: options.logger })
     // Closed first: stop accepting, finish the requests in flight; then the job being worked on,
     // then the fake provider those requests and jobs may still call, then the database.
     closers.push(() => app!.close())
+    // The composition root registers the wings of pages on the API's app (each in its own
+    // encapsulated part: session, CSRF, headers); they share the parts below them in web/.
+    await app.register(walletRoutes, routeDeps)
+    await app.register(payRoutes, routeDeps)
+    await app.register(consoleRoutes, routeDeps)
     // Sandbox mode adds its controls and points its fake provider's webhooks here; nothing else does.
     if (sandbox) await addSandbox(app, { store, clock, tokenCache, jobs, sandbox, providerWebhookSecret })
     // Before this instance pays anything: coins a run that died left locked in the node (between

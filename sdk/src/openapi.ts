@@ -308,7 +308,7 @@ export interface paths {
         };
         /**
          * List the token's payment links
-         * @description The newest 100, each with its sales: charges paid, what they brought in, and QRs still open.
+         * @description Newest first, a page at a time (`limit`, 20 by default, and `cursor` from the previous page's `next_cursor`), each with its sales: charges paid, what they brought in, and QRs still open.
          */
         get: operations["listPaymentLinks"];
         put?: never;
@@ -3555,7 +3555,12 @@ export interface operations {
     };
     listPaymentLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 to 100; 20 when omitted */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3583,6 +3588,7 @@ export interface operations {
                      *           "expires_at": null,
                      *           "max_uses": null,
                      *           "active": true,
+                     *           "notify_sales": true,
                      *           "created_at": "2026-11-23T12:00:00.000Z",
                      *           "sales": {
                      *             "paid": 3,
@@ -3590,7 +3596,8 @@ export interface operations {
                      *             "open": 1
                      *           }
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
@@ -3609,6 +3616,8 @@ export interface operations {
                             max_uses: number | null;
                             /** @description False once deactivated. */
                             active: boolean;
+                            /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                            notify_sales: boolean;
                             /** Format: date-time */
                             created_at: string;
                             sales: {
@@ -3620,6 +3629,7 @@ export interface operations {
                                 open: number;
                             };
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3738,6 +3748,8 @@ export interface operations {
                     expires_at?: string;
                     /** @description How many paid charges it may have (QRs still open count too, so it never sells more). */
                     max_uses?: number;
+                    /** @description E-mail the owner when a charge made through the link is paid, held or released; true when omitted. */
+                    notify_sales?: boolean;
                 };
             };
         };
@@ -3761,6 +3773,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -3784,6 +3797,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {
@@ -3915,6 +3930,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -3938,6 +3954,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {
@@ -4057,6 +4075,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "max_uses": null,
                      *       "active": true,
+                     *       "notify_sales": true,
                      *       "created_at": "2026-11-23T12:00:00.000Z",
                      *       "sales": {
                      *         "paid": 3,
@@ -4080,6 +4099,8 @@ export interface operations {
                         max_uses: number | null;
                         /** @description False once deactivated. */
                         active: boolean;
+                        /** @description Whether the owner is e-mailed when a charge made through the link is paid, held or released. */
+                        notify_sales: boolean;
                         /** Format: date-time */
                         created_at: string;
                         sales: {

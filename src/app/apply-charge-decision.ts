@@ -24,6 +24,8 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     currency: charge.currency,
     informedEuid: charge.informed_euid,
     informedTaxNumber: charge.informed_tax_number,
+    payerEuid: charge.payer_euid,
+    payerTaxNumber: charge.payer_tax_number,
     webhookEvents: charge.webhook_events,
     paidCents: charge.paid_cents,
     creditedUnits: charge.credited_units,
@@ -43,14 +45,9 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
 
 export type Dispute = { taxNumber: string | null; euid: string | null; reason: string; by: string }
 
+/** What a move needs beyond its effects, which say everything they record of the provider's report. */
 export type DecisionContext = {
   now: Date
-  /** The provider status that caused the move, kept on the charge. */
-  providerStatus?: string
-  /** Why a claw-back blocks, and whom it names beyond the charge's own payer (a MED's report). */
-  dispute?: { reason: string; taxNumber?: string | null; euid?: string | null }
-  /** The provider's report behind a claw-back: what makes it the same report again, and its body. */
-  clawbackReport?: { key: string; principalCents: number | null; body: unknown }
   /** Who acted (an operator), for refund obligations and their settlement. */
   actor?: string
   /** The reference of a refund paid outside (a bank receipt). */
@@ -133,15 +130,14 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
       await store.ledger.post(clawbackPosting({ id: charge.id, accountId: charge.account_id, currency: charge.currency, from: effect.from, step: effect.step }), charge.id, now)
       return { taken_back_cents: effect.step.takenBackCents, taken_back_units: effect.step.takenBackUnits }
     case 'record_clawback': {
-      const report = context.clawbackReport ?? { key: `status:${effect.clawback}`, principalCents: null, body: { status: effect.clawback } }
       await store.clawbacks.record({
         charge_id: charge.id,
-        report_key: report.key,
+        report_key: effect.key,
         kind: effect.clawback,
-        principal_cents: report.principalCents,
+        principal_cents: effect.principalCents,
         taken_back_cents: effect.takenBackCents,
         charge_status: charge.status,
-        report: report.body,
+        report: effect.body,
         reported_at: now,
       })
       return {
@@ -189,13 +185,10 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
       return {}
     }
     case 'block_identities':
-      await blockIdentities(store, { charge, account }, {
-        taxNumber: context.dispute?.taxNumber ?? charge.payer_tax_number,
-        euid: context.dispute?.euid ?? charge.payer_euid,
-        reason: context.dispute?.reason ?? `claw-back on payment ${charge.id}`,
-        by: 'provider',
-      }, now)
+      await blockIdentities(store, { charge, account }, { taxNumber: effect.taxNumber, euid: effect.euid, reason: effect.reason, by: 'provider' }, now)
       return {}
+    case 'keep_provider_status':
+      return { provider_status: effect.statusText }
     case 'bind_payer':
     case 'queue_webhook':
       return {}
@@ -215,7 +208,6 @@ export async function applyChargeDecision(
     status: decision.status,
     updated_at: context.now,
     hold_reason: decision.reviewReason,
-    ...(context.providerStatus === undefined ? {} : { provider_status: context.providerStatus }),
   }
   for (const effect of decision.effects) Object.assign(values, await carryOut(store, { charge, account }, effect, context))
   const updated = await store.charges.update(charge.id, values, pending.timeline)

@@ -1,7 +1,8 @@
-// The provider says something about a deposit (webhook, reconciliation or sweep): keep what it
-// says about the payer and the amount, gather the facts of the checks under the identity's lock,
-// and let the state machine decide (app/move-charge.ts). Duplicates and stale reports change
-// nothing; a deposit that matches no charge is kept for support.
+// The provider says something about a deposit (webhook, reconciliation or sweep), read by its
+// adapter into the event it is for the charge: keep what it says about the payer and the amount,
+// gather the facts of the checks under the identity's lock, and let the state machine decide
+// (app/move-charge.ts). Duplicates and stale reports change nothing; a deposit that matches no
+// charge is kept for support.
 import type { Clock } from '../clock.ts'
 import { awaitsArrival, taxNumberMatches, type ChargeEvent } from '../domain/charge.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from '../domain/tax-number.ts'
@@ -22,14 +23,14 @@ function payerTaxNumber(charge: Charge, reported: string | null): string | null 
 
 /** The quote for a delivery that may credit a conversion, asked before the transaction (an HTTP call). */
 async function quoteForDelivery(deps: { store: Store; quotes: QuoteBook }, report: ProviderDeposit): Promise<Quote | null> {
-  if (report.status !== 'depix_sent') return null
+  if (report.event?.kind !== 'money_arrived') return null
   const [charge] = await deps.store.charges.findByDepositIds([report.qrId])
   return charge && charge.currency !== 'DEPIX' && awaitsArrival(charge.status) ? deps.quotes.at(charge.currency) : null
 }
 
 /** What the provider tells us about the payer, and what arrived, that the charge does not know yet. */
 function learntFrom(charge: Charge, report: ProviderDeposit): Learnt['values'] {
-  const arrivedNow = report.status === 'depix_sent' && report.valueInCents !== null && charge.paid_cents === null
+  const arrivedNow = report.event?.kind === 'money_arrived' && report.valueInCents !== null && charge.paid_cents === null
   const reported = {
     payer_name: report.payerName ?? charge.payer_name,
     payer_tax_number: payerTaxNumber(charge, report.payerTaxNumber),
@@ -45,14 +46,16 @@ function learntFrom(charge: Charge, report: ProviderDeposit): Learnt['values'] {
 
 /** The event a report is, with the checks' facts when it delivers the money. */
 async function eventOf(store: Store, charge: Charge, account: Account, report: ProviderDeposit, quote: Quote | null): Promise<ChargeEvent | null> {
-  if (report.status === null) return null
-  if (report.status !== 'depix_sent') return { kind: 'provider_status', status: report.status }
+  if (report.event === null) return null
+  const said = { statusText: report.statusText, report: report.report }
+  if (report.event.kind === 'provider_status') return { ...report.event, said }
   const payer = await store.identities.payerFacts({ email: account.email, taxNumber: charge.payer_tax_number, euid: charge.payer_euid })
   return {
     kind: 'money_arrived',
     // What arrived as kept on the charge: the first delivery's word.
     report: { valueInCents: charge.paid_cents, payerEuid: charge.payer_euid, payerTaxNumber: charge.payer_tax_number },
     facts: { blocked: payer.blocked.length > 0, boundElsewhere: [payer.euidBoundTo, payer.taxNumberBoundTo].some((id) => id !== undefined && id !== charge.account_id), quote },
+    said,
   }
 }
 
@@ -60,13 +63,8 @@ export async function applyProviderEvent(deps: { store: Store; clock: Clock; quo
   const quote = await quoteForDelivery(deps, report)
   const result = await moveCharge(deps, { depositId: report.qrId }, {
     // The report is kept for the charge's timeline (the console) as the provider said it.
-    learn: (charge) => ({ values: learntFrom(charge, report), report: { source: seenBy, body: report.raw ?? report } }),
+    learn: (charge) => ({ values: learntFrom(charge, report), report: { source: seenBy, body: report.report.body } }),
     event: (store, charge, _now, account) => eventOf(store, charge, account, report, quote),
-    context: {
-      providerStatus: report.statusText,
-      dispute: { reason: `${report.statusText} reported by the provider` },
-      clawbackReport: { key: `status:${report.statusText}`, principalCents: null, body: report },
-    },
   })
   // Not ours, or ours but lost: kept for support, never only logged.
   if (result.kind === 'not_found') await deps.store.unknownDeposits.record(report, seenBy, deps.clock.now())

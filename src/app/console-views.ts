@@ -1,54 +1,15 @@
-// What the support console shows (docs/rules.md#console): the queues with their counts, oldest
-// first and a page at a time; a charge with its timeline and the decisions its state allows; a
-// withdrawal in review and a refund owed with what was done to them; an account found by e-mail,
-// tax number or EUID. Reads only: every decision goes through app/operator-actions.ts.
+// What the support console shows (docs/rules.md#console) besides its queues (support-queues.ts):
+// a charge with its timeline and the decisions its state allows; a withdrawal in review and a
+// refund owed with what was done to them; an account found by e-mail, tax number or EUID. Reads
+// only: every decision goes through app/operator-actions.ts.
 import type { Clock } from '../clock.ts'
 import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
-import type { ConsoleQueue } from '../store/console.ts'
 import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
 import type { Account, Charge, ChargeClawback, MerchantRefund, Payout, Refund, Withdrawal } from '../store/schema.ts'
-import { withdrawalsInReview, type WithdrawalInReview } from './withdrawals-in-review.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
-import { listHolds, type HeldPayment } from './list-holds.ts'
-
-export const QUEUE_PAGE_SIZE = 20
-
-export type QueuePage =
-  | { queue: 'holds'; rows: HeldPayment[] }
-  | { queue: 'refunds'; rows: Refund[] }
-  | { queue: 'withdrawals'; rows: WithdrawalInReview[] }
-  | { queue: 'unknown_deposits'; rows: Awaited<ReturnType<Store['console']['unknownDeposits']>> }
-  | { queue: 'provider_refusals'; rows: Awaited<ReturnType<Store['console']['providerRefusals']>> }
-  | { queue: 'stuck_reconciliations'; rows: Awaited<ReturnType<Store['console']['stuckReconciliations']>> }
-
-export function queueCounts(deps: { store: Store; clock: Clock }): Promise<Record<ConsoleQueue, number>> {
-  return deps.store.console.queueCounts(deps.clock.now())
-}
-
-/** One page of a queue (`page` from 1); one row more is read to tell whether a next page exists. */
-export async function queuePage(deps: { store: Store; clock: Clock }, queue: ConsoleQueue, pageNumber: number): Promise<QueuePage & { hasNext: boolean }> {
-  const page = { offset: (pageNumber - 1) * QUEUE_PAGE_SIZE, limit: QUEUE_PAGE_SIZE + 1 }
-  const cut = <T>(rows: T[]) => ({ rows: rows.slice(0, QUEUE_PAGE_SIZE), hasNext: rows.length > QUEUE_PAGE_SIZE })
-  const store = deps.store
-  switch (queue) {
-    case 'holds':
-      return { queue, ...cut(await listHolds(deps, page)) }
-    case 'refunds':
-      return { queue, ...cut(await store.console.refundsOwed(page)) }
-    case 'withdrawals': {
-      return { queue, ...cut(await withdrawalsInReview(deps, page)) }
-    }
-    case 'unknown_deposits':
-      return { queue, ...cut(await store.console.unknownDeposits(page)) }
-    case 'provider_refusals':
-      return { queue, ...cut(await store.console.providerRefusals(page)) }
-    case 'stuck_reconciliations':
-      return { queue, ...cut(await store.console.stuckReconciliations(deps.clock.now(), page)) }
-  }
-}
 
 export type TimelineEntry =
   | { at: Date; kind: 'created'; valueCents: number; currency: string }
@@ -192,6 +153,17 @@ export function parseLookup(text: string): { email: string } | { taxNumber: stri
   const taxNumber = parseTaxNumber(probe)
   if (taxNumber) return { taxNumber: taxNumber.value }
   return /^[^\s]{3,}$/.test(probe) ? { email: probe.toLowerCase() } : null
+}
+
+/** The charge with our id or the provider's qrId, for the look-up's jump straight to it. */
+export function findCharge(deps: { store: Store }, idOrQrId: string): Promise<Charge | undefined> {
+  return deps.store.console.findCharge(idOrQrId)
+}
+
+/** A page of the audit log, newest first, after the entry `beforeId`; with the actors and actions to filter by. */
+export async function auditLogPage(deps: { store: Store }, filter: { actor: string | null; action: string | null; beforeId: number | null; limit: number }) {
+  const [rows, facets] = await Promise.all([deps.store.console.auditLog(filter), deps.store.console.auditFacets()])
+  return { rows, facets }
 }
 
 export async function findAccounts(deps: { store: Store }, text: string): Promise<Account[]> {

@@ -19,7 +19,7 @@ import type { Charge } from '../store/schema.ts'
 import { isUniqueViolation } from '../store/database.ts'
 import type { Store } from '../store/store.ts'
 import type { WebhookDestinations } from '../webhooks/destination.ts'
-import { requestHash } from './request-hash.ts'
+import { requestHash } from '../request-hash.ts'
 import { withIdempotencyKey } from './idempotent-request.ts'
 
 /** What a 503 tells the client to wait when the provider failed; with the same Idempotency-Key the retry is safe. */
@@ -171,7 +171,7 @@ async function createUnclaimed(deps: CreateChargeDeps, command: CreateChargeComm
       payer_euid: request.euid === null ? deposit.payerEuid : null,
       qr_copy_paste: deposit.qrCopyPaste,
       status: 'waiting_payment',
-      provider_status: 'pending',
+      provider_status: deposit.statusText,
       created_at: createdAt,
       expires_at: expiresAt,
       updated_at: createdAt,

@@ -11,6 +11,7 @@ import type { Catalogue } from '../i18n/catalogue.ts'
 import type { Charge, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { newestPayouts } from './list-withdrawals.ts'
+import { keysetBatches } from './page-cursor.ts'
 import { statementBatches, type StatementFilter } from './statement.ts'
 import { maskDestination } from './withdrawal-records.ts'
 
@@ -68,18 +69,6 @@ export function statementExport(store: Store, account: { id: number; timeZone: s
   return { header, rows: rows() }
 }
 
-/** Every page of a keyset-paged list, newest first. */
-async function* pages<Row extends { created_at: Date; id: string }>(read: (before: { createdAt: Date; id: string } | null) => Promise<Row[]>): AsyncGenerator<Row[]> {
-  let before: { createdAt: Date; id: string } | null = null
-  for (;;) {
-    const page = await read(before)
-    if (page.length > 0) yield page
-    if (page.length < LIST_BATCH) return
-    const last = page.at(-1)!
-    before = { createdAt: last.created_at, id: last.id }
-  }
-}
-
 /** The charges the account received or made, newest first: what was charged, what was paid, the fee, what was credited, what was taken back. */
 export function chargesExport(store: Store, account: { id: number; timeZone: string }, filter: { from: Date | null; to: Date | null }, flavour: CsvFlavour): CsvExport {
   const statuses = catalogues[csvSettings(flavour).lang].statuses
@@ -105,7 +94,7 @@ export function chargesExport(store: Store, account: { id: number; timeZone: str
     ]
   }
   async function* rows(): AsyncGenerator<string[]> {
-    for await (const page of pages((before) => store.charges.list({ accountId: account.id }, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
+    for await (const page of keysetBatches(LIST_BATCH, (before) => store.charges.list({ accountId: account.id }, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
       yield* page.map(row)
     }
   }
@@ -118,7 +107,7 @@ export function withdrawalsExport(store: Store, account: { id: number; timeZone:
   const header = headerOf(flavour, account.timeZone, ['date', 'id', 'status', 'currency', 'amount', 'fee', 'net_amount', 'payout_brl', 'destination_type', 'destination', 'txid', 'receipt', 'updated', 'created_at_utc'])
   async function* rows(): AsyncGenerator<string[]> {
     const destinations = new Map((await store.withdrawals.listDestinationsWithCanceled(account.id)).map((destination) => [destination.id, destination]))
-    for await (const page of pages<Withdrawal>((before) => store.withdrawals.list(account.id, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
+    for await (const page of keysetBatches<Withdrawal>(LIST_BATCH, (before) => store.withdrawals.list(account.id, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
       const payouts = newestPayouts(await store.payouts.listForWithdrawals(page.map((withdrawal) => withdrawal.id)))
       for (const withdrawal of page) {
         const destination = destinations.get(withdrawal.destination_id)

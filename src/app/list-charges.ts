@@ -6,7 +6,7 @@ import type { Charge } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { PaymentList } from '../contract/api.ts'
 import { toChargeRecord } from './get-charge.ts'
-import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
+import { dateFilter, keysetPage } from './page-cursor.ts'
 
 export function parseStatusFilter(value: string | undefined): ChargeStatus | null {
   if (value === undefined || value === '') return null
@@ -20,9 +20,8 @@ export async function chargePage(
   scope: { merchantAccountId: number } | { accountId: number },
   filters: { status: ChargeStatus | null; cursor: string | undefined; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
 ): Promise<{ charges: Charge[]; nextCursor: string | null }> {
-  const found = await store.charges.list(scope, { ...filters, before: parseCursor(filters.cursor, isChargeId), limit: filters.limit + 1 })
-  const charges = found.slice(0, filters.limit)
-  return { charges, nextCursor: found.length > filters.limit ? encodeCursor(charges.at(-1)!) : null }
+  const page = await keysetPage({ cursor: filters.cursor, limit: filters.limit, isId: isChargeId }, (before, limit) => store.charges.list(scope, { ...filters, before, limit }))
+  return { charges: page.rows, nextCursor: page.nextCursor }
 }
 
 export async function listMerchantCharges(

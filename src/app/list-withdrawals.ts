@@ -4,9 +4,9 @@
 import { withdrawalIdPattern, type DestinationRecord, type WithdrawalList, type WithdrawalRecord } from '../contract/api.ts'
 import { DomainError } from '../domain/errors.ts'
 import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
-import type { Payout, Withdrawal } from '../store/schema.ts'
+import type { Payout, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { dateFilter, encodeCursor, parseCursor } from './page-cursor.ts'
+import { dateFilter, keysetPage } from './page-cursor.ts'
 import { toDestinationRecord, toWithdrawalRecord } from './withdrawal-records.ts'
 
 const withdrawalId = new RegExp(withdrawalIdPattern)
@@ -15,6 +15,23 @@ export const isWithdrawalId = (id: string) => withdrawalId.test(id)
 export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Promise<WithdrawalRecord> {
   const destination = (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
   return toWithdrawalRecord(withdrawal, destination, await store.payouts.latestOf({ withdrawalId: withdrawal.id }))
+}
+
+export type WithdrawalWithDetails = { withdrawal: Withdrawal; destination: WithdrawalDestination; payout: Payout | undefined }
+
+/** Withdrawals, of any accounts, with their destinations and newest payouts: two reads whatever their number (a list shows one per row). */
+export async function withdrawalsWithDetails(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalWithDetails[]> {
+  const [destinations, payouts] = await Promise.all([
+    store.withdrawals.destinationsByIds([...new Set(withdrawals.map((withdrawal) => withdrawal.destination_id))]),
+    store.payouts.listForWithdrawals(withdrawals.map((withdrawal) => withdrawal.id)),
+  ])
+  const byId = new Map(destinations.map((destination) => [destination.id, destination]))
+  const newest = newestPayouts(payouts)
+  return withdrawals.map((withdrawal) => ({ withdrawal, destination: byId.get(withdrawal.destination_id)!, payout: newest.get(withdrawal.id) }))
+}
+
+export async function withdrawalRecords(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalRecord[]> {
+  return (await withdrawalsWithDetails(store, withdrawals)).map(({ withdrawal, destination, payout }) => toWithdrawalRecord(withdrawal, destination, payout))
 }
 
 export async function getWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<WithdrawalRecord> {
@@ -41,19 +58,13 @@ export async function listWithdrawals(
   request: { accountId: number; status?: string; createdFrom?: string; createdTo?: string; limit?: number; cursor?: string },
 ): Promise<WithdrawalList> {
   const limit = request.limit ?? 20
-  const found = await deps.store.withdrawals.list(request.accountId, {
-    status: statusFilter(request.status),
-    before: parseCursor(request.cursor, isWithdrawalId),
-    createdFrom: dateFilter(request.createdFrom, 'created_from'),
-    createdTo: dateFilter(request.createdTo, 'created_to'),
-    limit: limit + 1,
-  })
-  const page = found.slice(0, limit)
+  const filters = { status: statusFilter(request.status), createdFrom: dateFilter(request.createdFrom, 'created_from'), createdTo: dateFilter(request.createdTo, 'created_to') }
+  const { rows: page, nextCursor } = await keysetPage({ cursor: request.cursor, limit, isId: isWithdrawalId }, (before, upTo) => deps.store.withdrawals.list(request.accountId, { ...filters, before, limit: upTo }))
   const destinations = new Map((await deps.store.withdrawals.listDestinationsWithCanceled(request.accountId)).map((destination) => [destination.id, destination]))
   const payouts = newestPayouts(await deps.store.payouts.listForWithdrawals(page.map((withdrawal) => withdrawal.id)))
   return {
     withdrawals: page.map((withdrawal) => toWithdrawalRecord(withdrawal, destinations.get(withdrawal.destination_id)!, payouts.get(withdrawal.id))),
-    next_cursor: found.length > limit ? encodeCursor(page.at(-1)!) : null,
+    next_cursor: nextCursor,
   }
 }
 

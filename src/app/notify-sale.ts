@@ -21,8 +21,7 @@ export async function notifySale(deps: { store: Store; clock: Clock; mailSeal: M
   const wanted = link ? link.notify_sales : await deps.store.accounts.notifiesSales(charge.merchant_account_id)
   const owner = await deps.store.accounts.findById(charge.merchant_account_id)
   if (!wanted || !owner) return
-  // Owners have no language of their own yet: Portuguese, the Wallet's default.
-  const texts = catalogues['pt-BR'].mail
+  const texts = catalogues[owner.language].mail
   const payer = [maskPayerName(charge.payer_name ?? charge.informed_payer_name), charge.payer_tax_number === null ? null : maskTaxNumber(charge.payer_tax_number)].filter((part) => part !== null).join(' · ')
   const values = {
     amount: formatBrl(charge.paid_cents ?? charge.value_cents),

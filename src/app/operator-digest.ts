@@ -6,9 +6,10 @@ import type { Clock } from '../clock.ts'
 import type { Operator } from '../domain/operators.ts'
 import { catalogues, fill, type Lang } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
+import { consoleQueues, type ConsoleQueue } from '../domain/support-queues.ts'
 import type { Store } from '../store/store.ts'
 import { queueMail } from './queue-mail.ts'
+import { queueCounts } from './support-queues.ts'
 
 /** 08:00 in São Paulo (UTC-3, no daylight saving since 2019). */
 const DIGEST_UTC_HOUR = 11
@@ -39,7 +40,7 @@ export async function sendOperatorDigest(deps: { store: Store; clock: Clock; mai
   const now = deps.clock.now()
   const next = nextDigestAt(now)
   if (deps.operators.length === 0) return { sent: 0, next }
-  const counts = await deps.store.console.queueCounts(now)
+  const counts = await queueCounts(deps)
   if (consoleQueues.every((queue) => counts[queue] === 0)) return { sent: 0, next }
   const day = `digest:${new Date(now.getTime() - 3 * 3_600_000).toISOString().slice(0, 10)}`
   const mail = digestMail('pt-BR', counts, `${deps.baseUrl}/console`)

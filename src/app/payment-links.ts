@@ -15,6 +15,7 @@ import type { PaymentLink } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { randomHexSource } from '../random-hex.ts'
 import { createCharge, type CreateChargeDeps } from './create-charge.ts'
+import { keysetPage } from './page-cursor.ts'
 
 export type PaymentLinkDeps = { store: Store; clock: Clock; baseUrl: string }
 
@@ -46,6 +47,7 @@ function record(deps: PaymentLinkDeps, link: PaymentLink, sales: LinkSales = noS
     expires_at: link.expires_at?.toISOString() ?? null,
     max_uses: link.max_uses,
     active: link.active,
+    notify_sales: link.notify_sales,
     created_at: link.created_at.toISOString(),
     sales: { paid: sales.paid, paid_cents: sales.paidCents, open: sales.open },
   }
@@ -57,13 +59,15 @@ export async function createPaymentLink(deps: PaymentLinkDeps, accountId: number
   const link = await deps.store.paymentLinks.create({
     id: `pl_${newLinkId()}`, slug: newSlug(), account_id: accountId, title: terms.title, description: terms.description,
     amount_cents: terms.amountCents, min_cents: terms.minCents, max_cents: terms.maxCents, currency: terms.currency,
-    expires_at: terms.expiresAt, max_uses: terms.maxUses, created_at: now,
+    expires_at: terms.expiresAt, max_uses: terms.maxUses, notify_sales: terms.notifySales, created_at: now,
   })
   return record(deps, link)
 }
 
+const isPaymentLinkId = (id: string) => /^pl_[0-9a-f]{24}$/.test(id)
+
 async function ownLink(deps: PaymentLinkDeps, accountId: number, id: string): Promise<PaymentLink> {
-  const link = /^pl_[0-9a-f]{24}$/.test(id) ? await deps.store.paymentLinks.findForAccount(id, accountId) : undefined
+  const link = isPaymentLinkId(id) ? await deps.store.paymentLinks.findForAccount(id, accountId) : undefined
   if (!link) throw new DomainError('payment_link_not_found', { param: 'id' })
   return link
 }
@@ -73,11 +77,18 @@ export async function getPaymentLink(deps: PaymentLinkDeps, accountId: number, i
   return record(deps, link, (await deps.store.paymentLinks.sales([link.id], deps.clock.now())).get(link.id))
 }
 
-/** The account's newest 100 links, each with its sales. */
-export async function listPaymentLinks(deps: PaymentLinkDeps, accountId: number): Promise<PaymentLinkList> {
-  const links = await deps.store.paymentLinks.listForAccount(accountId, 100)
+/** One page of the account's links, newest first, each with its sales, and the cursor of the next page. */
+export async function listPaymentLinks(deps: PaymentLinkDeps, accountId: number, page: { limit?: number | undefined; cursor?: string | undefined } = {}): Promise<PaymentLinkList> {
+  const { rows: links, nextCursor } = await keysetPage({ cursor: page.cursor, limit: page.limit ?? 20, isId: isPaymentLinkId }, (before, limit) => deps.store.paymentLinks.listForAccount(accountId, { before, limit }))
   const sales = await deps.store.paymentLinks.sales(links.map((link) => link.id), deps.clock.now())
-  return { payment_links: links.map((link) => record(deps, link, sales.get(link.id))) }
+  return { payment_links: links.map((link) => record(deps, link, sales.get(link.id))), next_cursor: nextCursor }
+}
+
+/** The owner's e-mail on each sale through this link, on or off. */
+export async function setPaymentLinkNotices(deps: PaymentLinkDeps, accountId: number, id: string, on: boolean): Promise<PaymentLinkRecord> {
+  await ownLink(deps, accountId, id)
+  const link = (await deps.store.paymentLinks.setNotifySales(id, accountId, on))!
+  return record(deps, link, (await deps.store.paymentLinks.sales([link.id], deps.clock.now())).get(link.id))
 }
 
 /** A link of the account with its newest 100 charges (the Wallet's view of it). */

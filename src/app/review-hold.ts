@@ -23,8 +23,8 @@ export type ReviewOutcome = { charge: Charge; awaiting: PaidAmountProposalRow | 
 /** What the provider says arrived for a held payment whose amount it never stated; null when it still does not say. */
 async function askWhatArrived(deps: { provider: PaymentProvider; log?: { warn: (details: object, message: string) => void } }, charge: Charge): Promise<number | null> {
   try {
-    const status = await deps.provider.depositStatus(charge.provider_deposit_id)
-    return status.status === 'depix_sent' ? status.valueInCents : null
+    const report = await deps.provider.depositStatus(charge.provider_deposit_id)
+    return report.event?.kind === 'money_arrived' ? report.valueInCents : null
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error
     deps.log?.warn({ err: error, chargeId: charge.id }, 'could not ask the provider what arrived')

@@ -285,19 +285,19 @@ async function complete(deps: PayoutMoveDeps & Pick<SendPayoutDeps, 'log'>, row:
 }
 
 /**
- * The provider's word on a Pix-out (its webhook, or our polling): kept; `sent` completes the
+ * The provider's word on a Pix-out (its webhook, or our polling): kept; paid completes the
  * payout; a payout that failed after our DePix left stays as it is, an alert for support (the
  * money may come back to the treasury: then support records it returned). Answers whether the
  * payout is settled.
  */
 export async function applyProviderPayout(deps: PayoutMoveDeps & Pick<SendPayoutDeps, 'log'>, row: Payout, answer: ProviderPayout): Promise<boolean> {
   const record = providerRecord(answer)
-  if (answer.status === 'sent' && row.status === 'sent') {
+  if (answer.state === 'paid' && row.status === 'sent') {
     await complete(deps, row, record)
     return true
   }
   await deps.store.payouts.storeStep(row.id, record)
-  return answer.status === 'error' || answer.status === 'canceled' || answer.status === 'refunded' || (answer.status === 'sent' && row.status === 'completed')
+  return answer.state === 'failed' || (answer.state === 'paid' && row.status === 'completed')
 }
 
 /** The provider's withdraw webhook: its payout object, applied to the payout it names; false when none does. */

@@ -43,6 +43,11 @@ export async function quoteOverrides(deps: { store: Store; clock: Clock }): Prom
   }
 }
 
+/** The last accepted price per currency, with its source and when (what /ops and the console show beside the overrides). */
+export async function acceptedQuotes(deps: { store: Store }): Promise<Array<{ currency: string; price: string | null; source: string; acceptedAt: Date }>> {
+  return (await deps.store.quotes.references()).map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, acceptedAt: row.accepted_at }))
+}
+
 export async function setQuoteOverrides(
   deps: { store: Store; clock: Clock; bandPercent: number },
   input: QuoteInput & { expires_in_seconds?: number | undefined; force?: boolean | undefined },

@@ -7,7 +7,7 @@ import { currencies, formatUnits, type Currency } from '../domain/money.ts'
 import { linesOf, priceNewestFirst, priceOldestFirst, statementLineTypes, type Balances, type PricedLine, type StatementLineType } from '../domain/statement.ts'
 import type { MovementFilter } from '../store/statement.ts'
 import type { Store } from '../store/store.ts'
-import { dateFilter } from './page-cursor.ts'
+import { dateFilter, encodeKeyCursor, readCursor } from './page-cursor.ts'
 
 export type StatementFilter = MovementFilter & { type: StatementLineType | null }
 
@@ -16,14 +16,12 @@ export const STATEMENT_BATCH = 500
 
 /** The statement cursor names the last line given: its posting and its part. */
 export function encodeLineCursor(line: { postingId: number; part: number }): string {
-  return Buffer.from(`L${line.postingId}_${line.part}`).toString('base64url')
+  return encodeKeyCursor(`L${line.postingId}_${line.part}`)
 }
 
 function parseLineCursor(value: string | undefined): { postingId: number; part: number } | null {
-  if (value === undefined || value === '') return null
-  const match = /^L(\d{1,15})_(\d)$/.exec(Buffer.from(value, 'base64url').toString('latin1'))
-  if (!match || !Number.isSafeInteger(Number(match[1]))) throw new DomainError('invalid_request', { param: 'cursor', message: 'This cursor was not given by us.' })
-  return { postingId: Number(match[1]), part: Number(match[2]) }
+  const match = readCursor(value, /^L(\d{1,15})_(\d)$/, (found) => Number.isSafeInteger(Number(found[1])))
+  return match === null ? null : { postingId: Number(match[1]), part: Number(match[2]) }
 }
 
 /** The filters a request names, checked: unknown currencies and types and bad dates are refused with the parameter named. */

@@ -3,6 +3,7 @@
 // approval, and the worker's start of a send. One list, so none of them knows less than another.
 import { currencies } from '../domain/money.ts'
 import type { Account } from '../store/schema.ts'
+import type { Balances } from '../store/ledger.ts'
 import type { Store } from '../store/store.ts'
 
 export type WithdrawalBlocker =
@@ -22,10 +23,24 @@ export async function mayWithdraw(store: Store, account: Account, now: Date): Pr
 }
 
 export async function withdrawalBlockers(store: Store, account: Account, now: Date): Promise<WithdrawalBlocker[]> {
+  const blockingCharges = await store.charges.withdrawalBlockers(account.id, new Date(now.getTime() - MED_WINDOW_MS))
+  return blockersOf(account, blockingCharges, await store.ledger.balances(account.id, 'available'))
+}
+
+/** The same for several accounts, in two reads whatever their number, with the balances they were judged on. */
+export async function withdrawalBlockersOf(store: Store, accounts: readonly Account[], now: Date): Promise<Map<number, { available: Balances; blockers: WithdrawalBlocker[] }>> {
+  const ids = accounts.map((account) => account.id)
+  const [blocking, balances] = await Promise.all([store.charges.blockingChargesOf(ids, new Date(now.getTime() - MED_WINDOW_MS)), store.ledger.balancesOf(ids, 'available')])
+  return new Map(accounts.map((account) => {
+    const available = balances.get(account.id)!
+    return [account.id, { available, blockers: blockersOf(account, blocking.get(account.id) ?? 0, available) }]
+  }))
+}
+
+function blockersOf(account: Account, blockingCharges: number, available: Balances): WithdrawalBlocker[] {
   const blockers: WithdrawalBlocker[] = []
   if (account.kyc !== 'verified' || account.euid === null) blockers.push('no_identity')
-  if ((await store.charges.withdrawalBlockers(account.id, new Date(now.getTime() - MED_WINDOW_MS))) > 0) blockers.push('open_med')
-  const available = await store.ledger.balances(account.id, 'available')
+  if (blockingCharges > 0) blockers.push('open_med')
   if (currencies.some((currency) => available[currency] < 0)) blockers.push('balance_below_zero')
   return blockers
 }

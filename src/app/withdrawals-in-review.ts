@@ -5,21 +5,19 @@ import type { Clock } from '../clock.ts'
 import type { Currency } from '../domain/money.ts'
 import type { Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
-import { withdrawalBlockers, type WithdrawalBlocker } from './withdrawal-blockers.ts'
+import { withdrawalBlockersOf, type WithdrawalBlocker } from './withdrawal-blockers.ts'
 
 export type WithdrawalInReview = Withdrawal & { email: string | null; balances: Record<Currency, number> | null; blockers: WithdrawalBlocker[] }
 
 export async function withdrawalsInReview(deps: { store: Store; clock: Clock }, page: { offset: number; limit: number }): Promise<WithdrawalInReview[]> {
   const rows = await deps.store.console.withdrawalsInReview(page)
-  const accounts = new Map((await deps.store.accounts.findByIds([...new Set(rows.map((row) => row.account_id))])).map((account) => [account.id, account]))
-  const now = deps.clock.now()
-  return Promise.all(rows.map(async (row) => {
-    const account = accounts.get(row.account_id)
-    return {
-      ...row,
-      email: account?.email ?? null,
-      balances: account ? await deps.store.ledger.balances(account.id, 'available') : null,
-      blockers: account ? await withdrawalBlockers(deps.store, account, now) : [],
-    }
-  }))
+  const accounts = await deps.store.accounts.findByIds([...new Set(rows.map((row) => row.account_id))])
+  // Each account read once for the page, not once per row.
+  const byAccount = new Map(accounts.map((account) => [account.id, account]))
+  const judged = await withdrawalBlockersOf(deps.store, accounts, deps.clock.now())
+  return rows.map((row) => {
+    const account = byAccount.get(row.account_id)
+    const facts = account ? judged.get(account.id)! : null
+    return { ...row, email: account?.email ?? null, balances: facts?.available ?? null, blockers: facts?.blockers ?? [] }
+  })
 }

@@ -1,6 +1,6 @@
 // The console's only stylesheet: the Wallet's, and what tables of work need besides (wider pages,
 // queue counts, the timeline). Served from /console/assets so the CSP can forbid inline style.
-import { walletCss } from '../wallet/assets.ts'
+import { walletCss } from '../web/page-assets.ts'
 
 export const consoleCss = `${walletCss}
 main{max-width:76rem}

@@ -8,13 +8,14 @@ import { mayTake, type Operator } from '../domain/operators.ts'
 import { isLive } from '../domain/payout.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, raw, type Html } from '../html/template.ts'
+import { csrfField, shell, time } from '../html/shell.ts'
 import { catalogues, consoleText, formatDateTime, statusLabel, type ConsoleKey, type Lang } from '../i18n/catalogue.ts'
-import type { AccountDossier, ChargeDossier, QueuePage, RefundDossier, TimelineEntry, WithdrawalDossier } from '../app/console-views.ts'
+import type { AccountDossier, ChargeDossier, RefundDossier, TimelineEntry, WithdrawalDossier } from '../app/console-views.ts'
+import type { QueuePage } from '../app/support-queues.ts'
 import type { LedgerCheck } from '../app/check-ledger.ts'
 import type { TreasuryCheck } from '../app/check-treasury.ts'
 import type { OverrideView } from '../app/set-quotes.ts'
-import type { ConsoleQueue } from '../store/console.ts'
-import { consoleQueues } from '../store/console.ts'
+import { consoleQueues, type ConsoleQueue } from '../domain/support-queues.ts'
 import type { Account } from '../store/schema.ts'
 import type { FeesRow, OutflowRow } from '../app/reports.ts'
 import type { OwedRow, ProviderMismatch } from '../store/reports.ts'
@@ -22,10 +23,6 @@ import type { OwedRow, ProviderMismatch } from '../store/reports.ts'
 export type Page = { lang: Lang; csrf: string; now: Date; operator: Operator | null }
 
 const t = (page: { lang: Lang }) => (key: ConsoleKey, values: Record<string, string> = {}) => consoleText(page.lang, key, values)
-
-export function time(lang: Lang, date: Date): Html {
-  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date)}</time>`
-}
 
 /** How long ago, the way support reads a queue: "3 d 4 h", "25 min". */
 export function age(now: Date, since: Date): string {
@@ -39,10 +36,6 @@ export function age(now: Date, since: Date): string {
 const mask = (value: string | null) => (value === null ? '—' : maskTaxNumber(value))
 const brl = (cents: number | null) => (cents === null ? '—' : formatBrl(cents))
 
-export function csrfField(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}">`
-}
-
 const noteField = (page: Page, id: string) => {
   const say = t(page)
   return html`<label for="${id}">${say('note')}</label><textarea id="${id}" name="note" required maxlength="1000" rows="2"></textarea>`
@@ -52,28 +45,18 @@ export function layout(page: Page & { title: ConsoleKey; heading?: string }, bod
   const say = t(page)
   const other = page.lang === 'en' ? 'pt-BR' : 'en'
   const operator = page.operator
-  return html`<!doctype html>
-<html lang="${page.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.heading ?? say(page.title)} · ${say('title')}</title>
-<link rel="stylesheet" href="/console/assets/console.css">
-</head>
-<body>
-<header class="top">
-  <a class="brand" href="/console">Pix · ${say('title')}</a>
-  <nav aria-label="${say('nav')}">
-    ${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/reports">${say('reports')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
+  return shell({
+    lang: page.lang,
+    title: `${page.heading ?? say(page.title)} · ${say('title')}`,
+    brand: html`<a class="brand" href="/console">Pix · ${say('title')}</a>`,
+    navLabel: say('nav'),
+    nav: html`${operator && html`<a href="/console">${say('home')}</a><a href="/console/lookup">${say('lookup')}</a><a href="/console/money">${say('money')}</a><a href="/console/reports">${say('reports')}</a><a href="/console/audit">${say('audit')}</a><a href="/console/factors">${say('factorsNav')}</a>`}
     <a href="/console/lang/${other}" lang="${other}">${catalogues[page.lang].otherLanguage}</a>
-    ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}
-  </nav>
-</header>
-<main>
-${body}
-</main>
-</body>
-</html>`.toString()
+    ${operator && html`<span class="who">${operator.email} (${say(operator.role === 'admin' ? 'roleAdmin' : 'roleSupport')})</span><form method="post" action="/console/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${say('signOut')}</button></form>`}`,
+    body,
+    // No script at all in the console but the passkey pages' own (web/factor-routes.ts).
+    assets: { stylesheet: '/console/assets/console.css', script: null },
+  })
 }
 
 export function signInPage(page: Page): string {

@@ -3,37 +3,33 @@
 // session cookie of its own, CSRF on every form, form bodies, strict security headers (no script at
 // all). Routes stay thin: views come from app/console-views.ts, every decision from
 // app/operator-actions.ts, which checks the role and the note and calls the use case /ops calls.
-import { createHmac } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import cookie from '@fastify/cookie'
-import csrf from '@fastify/csrf-protection'
-import formbody from '@fastify/formbody'
-import helmet from '@fastify/helmet'
-import session from '@fastify/session'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
-import { accountDossier, chargeDossier, findAccounts, queuePage, queueCounts, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { accountDossier, auditLogPage, chargeDossier, findAccounts, findCharge, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { queueCounts, queuePage } from '../app/support-queues.ts'
 import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, payRefundByPixAs, reviewRefundPayoutAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
 import { csvStream } from '../app/exports.ts'
 import { feesCsv, feesReport, outflowsCsv, outflowsReport, owedCsv, owedReport, providerCsv, providerReport } from '../app/reports.ts'
 import { csvFlavourOf, DEFAULT_TIME_ZONE } from '../domain/export-format.ts'
-import { quoteOverrides, showQuote } from '../app/set-quotes.ts'
+import { acceptedQuotes, quoteOverrides } from '../app/set-quotes.ts'
 import { reviewDecisions, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseBrlToCents } from '../domain/money.ts'
 import { findOperator, mayTake, type Operator, type OperatorAction } from '../domain/operators.ts'
 import { consoleText, errorText, langOf, translate, type Lang } from '../i18n/catalogue.ts'
-import { createAddressWindows } from '../http/address-windows.ts'
-import { serveAsset } from '../http/assets.ts'
-import { pageError } from '../http/page-errors.ts'
-import { consoleQueues, type ConsoleQueue } from '../store/console.ts'
+import { createAddressWindows } from '../web/address-windows.ts'
+import { serveAsset } from '../web/assets.ts'
+import { pageError } from '../web/page-errors.ts'
+import { consoleQueues, type ConsoleQueue } from '../domain/support-queues.ts'
 import { auditingWithFactor, factorsOf, hasFactor, resetFactors } from '../app/second-factors.ts'
 import { accountHolder, operatorActionNeedsStepUp, operatorHolder, type Holder } from '../domain/second-factor.ts'
 import { createSealer } from '../secrets/seal.ts'
-import { formPageOf, registerFactorRoutes, relyingPartyOf } from '../wallet/factor-routes.ts'
-import { createSessionStore, type SessionRows } from '../wallet/session-store.ts'
-import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../wallet/sign-in.ts'
+import { formPageOf, registerFactorRoutes, relyingPartyOf } from '../web/factor-routes.ts'
+import { createSessionStore } from '../web/session-store.ts'
+import { field, registerPageSite, sendPage as send } from '../web/page-shell.ts'
+import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail } from '../app/owner-sign-in.ts'
 import { consoleCss } from './assets.ts'
 import type { ConsoleDeps } from './deps.ts'
 import * as pages from './pages.ts'
@@ -47,13 +43,6 @@ declare module 'fastify' {
 
 const LANG_COOKIE = 'console_lang'
 
-/** A form field as text; anything else (missing, repeated, too long) is a bad request. */
-function field(body: unknown, name: string, max: number): string {
-  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
-  if (typeof value !== 'string' || value.length > max) throw new DomainError('invalid_request', { param: name, message: `${name} is missing or too long.` })
-  return value
-}
-
 function optionalField(body: unknown, name: string, max: number): string | undefined {
   const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
   return value === undefined ? undefined : field(body, name, max)
@@ -66,42 +55,9 @@ function backTo(value: string | undefined): string {
 
 export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) => {
   const secure = deps.config.baseUrl.startsWith('https://')
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true }
-  })
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'none'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'same-origin' },
-    hsts: secure,
-  })
-  await app.register(formbody, { bodyLimit: 8192 })
-  await app.register(cookie)
-  await app.register(session, {
-    secret: deps.opsTokens.map((token) => createHmac('sha256', token).update('console-session-cookie').digest('base64url')),
-    cookieName: 'console_session',
-    cookie: { path: '/console', httpOnly: true, sameSite: 'lax', secure },
-    saveUninitialized: false,
-    store: createSessionStore<string>(deps, deps.store.console as SessionRows<string>, (stored) => (typeof stored.operatorEmail === 'string' ? stored.operatorEmail : null)),
-  })
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/session',
-    getToken: (request) => {
-      const token = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)._csrf : undefined
-      return typeof token === 'string' ? token : undefined
-    },
+  await registerPageSite(app, {
+    prefix: '/console', secure, scripts: false, bodyLimit: 8192, opsTokens: deps.opsTokens,
+    sessions: createSessionStore(deps, deps.store.sessions.console, (stored) => (typeof stored.operatorEmail === 'string' ? stored.operatorEmail : null)),
   })
 
   const operators = deps.config.operators
@@ -114,7 +70,6 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   const operatorOf = (request: FastifyRequest): Operator | null =>
     typeof request.session.operatorEmail === 'string' ? findOperator(operators, request.session.operatorEmail) : null
   const pageOf = (request: FastifyRequest, reply: FastifyReply): pages.Page => ({ lang: langFor(request), csrf: reply.generateCsrf(), now: deps.clock.now(), operator: operatorOf(request) })
-  const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
   /** Signed in, with or without a second factor: the factor pages, where an operator enrols one. */
   const signedInAny = async (request: FastifyRequest, reply: FastifyReply) => {
     if (operatorOf(request) === null) return reply.redirect('/console', 303)
@@ -296,7 +251,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const query = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 254) : ''
     if (query !== '' && /^[0-9A-Za-z_-]{8,128}$/.test(query)) {
       // Our charge id or the provider's qrId: straight to the charge.
-      const charge = await deps.store.console.findCharge(query)
+      const charge = await findCharge(deps, query)
       if (charge) return reply.redirect(`/console/charges/${charge.id}`, 303)
     }
     return send(reply, pages.lookupPage(pageOf(request, reply), query, query === '' ? [] : await findAccounts(deps, query)))
@@ -368,18 +323,18 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   })
 
   app.get('/console/money', signedInOnly, async (request, reply) => {
-    const [ledger, treasury, overrides, references] = await Promise.all([
+    const [ledger, treasury, overrides, accepted] = await Promise.all([
       checkLedger(deps),
       checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }).catch((error: unknown) => {
         request.log.warn({ err: error }, 'the treasury could not be checked for the console')
         return null
       }),
       quoteOverrides(deps),
-      deps.store.quotes.references(),
+      acceptedQuotes(deps),
     ])
     return send(reply, pages.moneyPage(pageOf(request, reply), {
       ledger, treasury, overrides,
-      accepted: references.map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, acceptedAt: row.accepted_at })),
+      accepted,
       canOverride: mayTake(operator(request).role, 'quotes.set'),
     }, done(request)))
   })
@@ -426,7 +381,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const action = text(request.query.action)
     const before = typeof request.query.before === 'string' && /^\d{1,15}$/.test(request.query.before) ? Number(request.query.before) : null
     const limit = 50
-    const [rows, facets] = await Promise.all([deps.store.console.auditLog({ actor, action, beforeId: before, limit }), deps.store.console.auditFacets()])
+    const { rows, facets } = await auditLogPage(deps, { actor, action, beforeId: before, limit })
     const next = rows.length === limit ? `/console/audit?${new URLSearchParams({ ...(actor ? { actor } : {}), ...(action ? { action } : {}), before: String(rows.at(-1)!.id) })}` : null
     return send(reply, pages.auditPage(pageOf(request, reply), rows, facets, { actor, action }, next))
   })

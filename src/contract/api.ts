@@ -363,6 +363,7 @@ export const PaymentLinkRecord = Type.Object(
     expires_at: Nullable(Type.String({ format: 'date-time' })),
     max_uses: Nullable(Type.Integer({ description: 'Paid charges (and QRs still open) it may have at most; null for no bound.' })),
     active: Type.Boolean({ description: 'False once deactivated.' }),
+    notify_sales: Type.Boolean({ description: 'Whether the owner is e-mailed when a charge made through the link is paid, held or released.' }),
     created_at: Type.String({ format: 'date-time' }),
     sales: Type.Object({
       paid: Type.Integer({ description: 'Charges made through the link that were paid.' }),
@@ -374,12 +375,15 @@ export const PaymentLinkRecord = Type.Object(
     title: 'PaymentLinkRecord',
     examples: [{
       id: 'pl_0f1e2d3c4b5a69788796a5b4', url: 'https://pix.example/l/q3Vb7fJ2kLm9Xc1sT0aZyw', title: 'Bolo de pote', description: 'Retirada na loja.', amount_cents: 1000, min_cents: null, max_cents: null,
-      swap_to: 'DEPIX', expires_at: null, max_uses: null, active: true, created_at: '2026-11-23T12:00:00.000Z', sales: { paid: 3, paid_cents: 3000, open: 1 },
+      swap_to: 'DEPIX', expires_at: null, max_uses: null, active: true, notify_sales: true, created_at: '2026-11-23T12:00:00.000Z', sales: { paid: 3, paid_cents: 3000, open: 1 },
     }],
   },
 )
 
-export const PaymentLinkList = Type.Object({ payment_links: Type.Array(PaymentLinkRecord) }, { title: 'PaymentLinkList', examples: [{ payment_links: examplesOf(PaymentLinkRecord) }] })
+export const PaymentLinkList = Type.Object(
+  { payment_links: Type.Array(PaymentLinkRecord), next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last.' })) },
+  { title: 'PaymentLinkList', examples: [{ payment_links: examplesOf(PaymentLinkRecord), next_cursor: null }] },
+)
 
 const LinkAmount = (description: string) => Type.Union([Type.String({ maxLength: 32, pattern: brlValuePattern }), Type.Number({ minimum: 0 })], { description })
 
@@ -393,6 +397,7 @@ export const CreatePaymentLinkBody = Type.Object(
     swap_to: Type.Optional(Type.Enum(currencies, { description: 'What the account is credited in; DEPIX when omitted.' })),
     expires_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'After it the link sells no more.' })),
     max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: LINK_MAX_USES_LIMIT, description: 'How many paid charges it may have (QRs still open count too, so it never sells more).' })),
+    notify_sales: Type.Optional(Type.Boolean({ description: 'E-mail the owner when a charge made through the link is paid, held or released; true when omitted.' })),
   },
   {
     additionalProperties: false,
@@ -422,3 +427,16 @@ export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>
 export type RefundRecord = Static<typeof RefundRecord>
 export type RefundList = Static<typeof RefundList>
 export type CreateRefundBody = Static<typeof CreateRefundBody>
+
+/** Every error's body, on every route of every audience (docs/rules.md#errors). */
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'Human text; it may change. Branch on `code`.' }),
+  code: Type.String({ description: 'Stable machine code from the error catalogue.' }),
+  docs_url: Type.String({ description: "This code's explanation in the docs." }),
+  support_email: Type.String(),
+  request_id: Type.String({ description: 'Quote it to support; it is also in the X-Request-Id header.' }),
+  param: Type.Optional(Type.String({ description: 'The field or header at fault, when there is one.' })),
+})
+
+/** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
+export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])

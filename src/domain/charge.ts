@@ -6,7 +6,7 @@ import type { Decision } from './decision.ts'
 import { takeBack, type ClawbackKind, type TakeBack } from './clawback.ts'
 import { creditedAmount, type Currency } from './money.ts'
 import { creditCapUnits, type Quote } from './quotes.ts'
-import type { ProviderStatus } from './provider-report.ts'
+import type { ProviderMed, ProviderReport, ProviderStatus } from './provider-report.ts'
 import { isMaskedTaxNumber, stripTaxNumber } from './tax-number.ts'
 
 export const chargeStatuses = [
@@ -76,6 +76,9 @@ export type ChargeView = {
   informedTaxNumber: string | null
   /** The extra webhook events the merchant opted into at creation (docs/rules.md#webhook-events). */
   webhookEvents: readonly WebhookEventName[]
+  /** The payer who paid, as the provider reported them; a claw-back blocks them. */
+  payerEuid: string | null
+  payerTaxNumber: string | null
   /** What arrived, as the provider reported it (or support entered it); null until known. */
   paidCents: number | null
   /** What the credit put on the account (minor units of `currency`); null before any credit. */
@@ -105,10 +108,10 @@ export type ChargeView = {
 
 /** Everything that can happen to a charge, each with the facts it needs. */
 export type ChargeEvent =
-  /** The provider reports a status other than delivery. */
-  | { kind: 'provider_status'; status: Exclude<ProviderStatus, 'depix_sent'> }
+  /** The provider reports a status other than delivery; `said` is its report as the moves record it. */
+  | { kind: 'provider_status'; status: Exclude<ProviderStatus, 'depix_sent'>; said: ProviderSaid }
   /** The provider delivered the DePix (depix_sent): the arrival checks decide (docs/rules.md#arrival-checks). */
-  | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts }
+  | { kind: 'money_arrived'; report: PaymentReport; facts: ArrivalFacts; said: ProviderSaid }
   /** The QR's 10 minutes are over. */
   | { kind: 'expiry_due'; now: Date; expiresAt: Date }
   /** The 7 days of a third-party hold are over. */
@@ -119,14 +122,17 @@ export type ChargeEvent =
   | { kind: 'review'; decision: 'refund'; enteredPaidCents: number | null }
   /** Support closes a hold the provider already took back. */
   | { kind: 'review'; decision: 'close' }
-  /** A refund dispute (MED) for `principalCents` (null: the provider did not say, so all of it). */
-  | { kind: 'med'; principalCents: number | null }
+  /** A refund dispute (MED) for `principalCents` (null: the provider did not say, so all of it), naming its payer. */
+  | ({ kind: 'med' } & Pick<ProviderMed, 'principalCents' | 'euid' | 'taxNumber' | 'report'>)
   /** Support paid the payer what a refund obligation owed. */
   | { kind: 'refund_paid' }
   /** The merchant withdraws a charge nobody paid yet (POST /api/payments/{id}/cancel). */
   | { kind: 'merchant_cancel' }
   /** A merchant's refund of it reached the payer; `completedCents`: what its completed refunds gave back in all. */
   | { kind: 'merchant_refund_completed'; completedCents: number }
+
+/** A provider report behind a charge event: its status as the provider wrote it (kept on the charge it moves) and its record. */
+export type ProviderSaid = { statusText: string; report: ProviderReport }
 
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
@@ -148,8 +154,11 @@ export type ChargeEffect =
   | { kind: 'release_credit'; units: number }
   /** Post a claw-back step of a credited payment, from where its credit sits. */
   | { kind: 'take_back'; from: 'available' | 'held'; step: TakeBack }
-  /** Keep what the provider reported taking back, with the running total taken (`all`: it said everything). */
-  | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number; all: boolean }
+  /**
+   * Keep what the provider reported taking back (`principalCents`, null when it did not say), with
+   * the running total taken (`all`: it said everything), under the report's key, with its body.
+   */
+  | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number; all: boolean; principalCents: number | null; key: string; body: unknown }
   /** The provider took back what we had already paid the payer: the service's loss. */
   | { kind: 'clawback_loss'; amountCents: number; lossAfter: number }
   /** A MED took back a payment the merchant had refunded in full: the service's loss, for support ("refunded, then disputed"). */
@@ -158,11 +167,13 @@ export type ChargeEffect =
   | { kind: 'owe_refund'; amountCents: number; arrivedCents: number }
   /** `amountCents` of what is owed is settled, by us or by the provider taking it back. */
   | { kind: 'settle_refund'; amountCents: number; by: 'us' | 'provider'; owedAfter: number }
-  /** The receiving e-mail and the payer's tax number and EUID are blocked (prior MED). */
-  | { kind: 'block_identities' }
+  /** The receiving e-mail and the payer's tax number and EUID are blocked (prior MED), for `reason`. */
+  | { kind: 'block_identities'; taxNumber: string | null; euid: string | null; reason: string }
   /** The payer's identities bind to the receiving account (domain/payer-binding.ts decides how). */
   | { kind: 'bind_payer' }
   | { kind: 'queue_webhook'; event: WebhookEventName }
+  /** The provider's status, as it wrote it, is kept on the charge its report moved. */
+  | { kind: 'keep_provider_status'; statusText: string }
 
 export type RefusalCode = 'payment_not_cancelable' | 'payment_not_held' | 'quote_unavailable' | 'paid_amount_required' | 'payment_taken_back' | 'payment_not_taken_back' | 'refund_not_owed'
 
@@ -293,18 +304,26 @@ function allTakenBack(charge: ChargeView): boolean {
   return charge.takenBackAll || (charge.paidCents !== null && charge.takenBackCents >= charge.paidCents)
 }
 
-const record = (clawback: ClawbackKind, takenBackCents: number, all: boolean): ChargeEffect => ({ kind: 'record_clawback', clawback, takenBackCents, all })
+/** A claw-back the provider reported, as its effects record it; `euid`/`taxNumber`: the payer it names (null: the charge's own). */
+type Claim = { kind: ClawbackKind; principalCents: number | null; report: ProviderReport; euid: string | null; taxNumber: string | null }
+
+const record = (claim: Claim, takenBackCents: number, all: boolean): ChargeEffect => ({
+  kind: 'record_clawback', clawback: claim.kind, takenBackCents, all, principalCents: claim.principalCents, key: claim.report.key, body: claim.report.body,
+})
+const block = (charge: ChargeView, claim: Claim): ChargeEffect => ({
+  kind: 'block_identities', taxNumber: claim.taxNumber ?? charge.payerTaxNumber, euid: claim.euid ?? charge.payerEuid, reason: claim.report.blockReason,
+})
 
 /** What the provider took back from a credited payment: the account's part, blocks, and `refunded` once it is all gone. */
-function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
+function clawBackCredit(charge: ChargeView, claim: Claim): ChargeDecision {
   const arrivedCents = charge.paidCents ?? charge.valueCents
-  const step = takeBack({ currency: charge.currency, arrivedCents, creditedUnits: charge.creditedUnits ?? 0, quoteMicros: charge.quoteMicros, takenBackCents: charge.takenBackCents, takenBackUnits: charge.takenBackUnits }, principalCents)
+  const step = takeBack({ currency: charge.currency, arrivedCents, creditedUnits: charge.creditedUnits ?? 0, quoteMicros: charge.quoteMicros, takenBackCents: charge.takenBackCents, takenBackUnits: charge.takenBackUnits }, claim.principalCents)
   // Nothing left to take: the blocks a MED brings still count.
-  if (step === null) return kind === 'med' ? move(charge.status, charge.holdReason, [{ kind: 'block_identities' }]) : unchanged
+  if (step === null) return claim.kind === 'med' ? move(charge.status, charge.holdReason, [block(charge, claim)]) : unchanged
   return move(step.whole ? 'refunded' : charge.status, step.whole ? null : charge.holdReason, [
-    { kind: 'block_identities' },
+    block(charge, claim),
     { kind: 'take_back', from: charge.status === 'after7d' ? 'held' : 'available', step },
-    record(kind, step.takenBackCents, principalCents === null),
+    record(claim, step.takenBackCents, claim.principalCents === null),
   ])
 }
 
@@ -314,65 +333,71 @@ function clawBackCredit(charge: ChargeView, kind: 'med' | 'refunded', principalC
  * (docs/rules.md#clawbacks): a held charge can no longer be released, and a payment that arrives
  * later is held for support.
  */
-function recordClawback(charge: ChargeView, kind: ClawbackKind, principalCents: number | null): ChargeDecision {
+function recordClawback(charge: ChargeView, claim: Claim): ChargeDecision {
+  const { kind, principalCents } = claim
   if (kind !== 'med' && (kind === 'will_refund' ? charge.providerReturning : charge.clawback === 'refunded')) return unchanged
   const arrived = charge.paidCents
   const all = kind === 'refunded' || (kind === 'med' && principalCents === null)
   const taken = kind === 'will_refund' ? charge.takenBackCents
     : arrived === null ? charge.takenBackCents + (principalCents ?? 0)
     : Math.min(arrived, charge.takenBackCents + (all ? arrived : principalCents!))
-  return move(charge.status, charge.holdReason, [...(kind === 'will_refund' ? [] : [{ kind: 'block_identities' } as const]), record(kind, taken, all)])
+  return move(charge.status, charge.holdReason, [...(kind === 'will_refund' ? [] : [block(charge, claim)]), record(claim, taken, all)])
 }
 
 /** The provider took back (part of) what a refund obligation owes the payer: it settles that part. */
-function providerSettlesRefund(charge: ChargeView, kind: 'med' | 'refunded', principalCents: number | null): ChargeDecision {
+function providerSettlesRefund(charge: ChargeView, claim: Claim): ChargeDecision {
   const owed = charge.refund?.owedCents ?? 0
   if (owed === 0) return unchanged
+  const { principalCents } = claim
   const amount = principalCents === null || principalCents <= 0 ? owed : Math.min(principalCents, owed)
   return move(amount === owed ? 'refunded' : charge.status, charge.holdReason, [
     { kind: 'settle_refund', amountCents: amount, by: 'provider', owedAfter: owed - amount },
-    record(kind, charge.takenBackCents + amount, principalCents === null),
+    record(claim, charge.takenBackCents + amount, principalCents === null),
   ])
 }
 
 /** A MED on a payment whose refund we already paid: the provider took back money that left us. */
-function clawBackPaidRefund(charge: ChargeView, principalCents: number | null): ChargeDecision {
+function clawBackPaidRefund(charge: ChargeView, claim: Claim): ChargeDecision {
   const refund = charge.refund!
   const left = refund.paidByUsCents - refund.lossCents
-  if (left <= 0) return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
+  if (left <= 0) return move(charge.status, charge.holdReason, [block(charge, claim)])
+  const { principalCents } = claim
   const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
-  return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }, { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record('med', charge.takenBackCents + amount, principalCents === null)])
+  return move(charge.status, charge.holdReason, [block(charge, claim), { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record(claim, charge.takenBackCents + amount, principalCents === null)])
 }
 
 /** A MED on a payment the merchant refunded in full: what it takes, up to what arrived, is the service's loss. */
-function disputeAfterMerchantRefund(charge: ChargeView, principalCents: number | null): ChargeDecision {
+function disputeAfterMerchantRefund(charge: ChargeView, claim: Claim): ChargeDecision {
   const left = charge.paidCents! - charge.takenBackCents
-  if (left <= 0) return move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
+  if (left <= 0) return move(charge.status, charge.holdReason, [block(charge, claim)])
+  const { principalCents } = claim
   const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
   return move(charge.status, charge.holdReason, [
-    { kind: 'block_identities' },
+    block(charge, claim),
     { kind: 'refund_dispute_loss', amountCents: amount, lossAfter: charge.refundDisputeLossCents + amount },
-    record('med', charge.takenBackCents + amount, principalCents === null),
+    record(claim, charge.takenBackCents + amount, principalCents === null),
   ])
 }
 
-function decideProviderStatus(charge: ChargeView, status: Exclude<ProviderStatus, 'depix_sent'>): ChargeDecision {
+function decideProviderStatus(charge: ChargeView, { status, said }: Extract<ChargeEvent, { kind: 'provider_status' }>): ChargeDecision {
+  // Only its returns are claw-backs; the payer blocked is the charge's own.
+  const claim = (kind: 'refunded' | 'will_refund'): Claim => ({ kind, principalCents: null, report: said.report, euid: null, taxNumber: null })
   if (isCredited(charge.status)) {
     if (status === 'refunded') {
       // Its "refunded" after we credited is a claw-back of everything, arriving through the deposit
       // webhook; after MEDs for part of it, it may only close those: recorded for support, not guessed.
-      return charge.takenBackCents === 0 ? clawBackCredit(charge, 'refunded', null) : charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record('refunded', charge.takenBackCents, false)])
+      return charge.takenBackCents === 0 ? clawBackCredit(charge, claim('refunded')) : charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record(claim('refunded'), charge.takenBackCents, false)])
     }
     // Recorded, which lists it for support (the provider will refund money we credited; docs/rules.md#clawbacks).
-    if (status === 'will_refund' && !charge.providerReturning) return move(charge.status, charge.holdReason, [record('will_refund', charge.takenBackCents, false)])
+    if (status === 'will_refund' && !charge.providerReturning) return move(charge.status, charge.holdReason, [record(claim('will_refund'), charge.takenBackCents, false)])
     return unchanged
   }
-  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? recordClawback(charge, status, null) : unchanged
+  if (charge.status === 'security_hold') return status === 'refunded' || status === 'will_refund' ? recordClawback(charge, claim(status)) : unchanged
   if (charge.refund !== null) {
     if (status !== 'refunded') return unchanged
     // The provider returned what we owe the payer; after a part was taken back, which part is not ours to guess.
-    if (charge.takenBackCents === 0) return providerSettlesRefund(charge, 'refunded', null)
-    return charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record('refunded', charge.takenBackCents, false)])
+    if (charge.takenBackCents === 0) return providerSettlesRefund(charge, claim('refunded'))
+    return charge.clawback === 'refunded' ? unchanged : move(charge.status, charge.holdReason, [record(claim('refunded'), charge.takenBackCents, false)])
   }
   const to = providerStatusMap[status]
   if (!forwardMoves[charge.status].includes(to)) return unchanged
@@ -424,10 +449,27 @@ function decideReview(charge: ChargeView, event: Extract<ChargeEvent, { kind: 'r
   return move(to, null, creditEffects(to, arrived, units, charge.currency === 'DEPIX' ? null : event.facts.quote))
 }
 
+/** A MED: taken back from a credit or a refund owed, or recorded; its payer is blocked whatever it takes. */
+function decideMed(charge: ChargeView, { principalCents, report, euid, taxNumber }: Extract<ChargeEvent, { kind: 'med' }>): ChargeDecision {
+  const claim: Claim = { kind: 'med', principalCents, report, euid, taxNumber }
+  if (isCredited(charge.status)) return clawBackCredit(charge, claim)
+  if (charge.refund !== null) {
+    if (charge.refund.owedCents === 0) return clawBackPaidRefund(charge, claim)
+    const settled = providerSettlesRefund(charge, claim)
+    return settled.outcome === 'moved' ? { ...settled, effects: [block(charge, claim), ...settled.effects] } : move(charge.status, charge.holdReason, [block(charge, claim)])
+  }
+  // Refunded in full by the merchant, then disputed: the payer was paid back by us and now by
+  // the provider; the service bears it and support settles it (docs/rules.md#merchant-refund-statuses).
+  if (charge.status === 'refunded' && charge.merchantRefundedCents > 0 && charge.paidCents !== null) return disputeAfterMerchantRefund(charge, claim)
+  // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
+  // which is then held for support (docs/rules.md#clawbacks).
+  return recordClawback(charge, claim)
+}
+
 function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
   switch (event.kind) {
     case 'provider_status':
-      return decideProviderStatus(charge, event.status)
+      return decideProviderStatus(charge, event)
     case 'money_arrived':
       if (!awaitsArrival(charge.status)) return unchanged
       return decideArrival(charge, event.report, event.facts)
@@ -440,18 +482,7 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
     case 'review':
       return decideReview(charge, event)
     case 'med':
-      if (isCredited(charge.status)) return clawBackCredit(charge, 'med', event.principalCents)
-      if (charge.refund !== null) {
-        if (charge.refund.owedCents === 0) return clawBackPaidRefund(charge, event.principalCents)
-        const settled = providerSettlesRefund(charge, 'med', event.principalCents)
-        return settled.outcome === 'moved' ? { ...settled, effects: [{ kind: 'block_identities' }, ...settled.effects] } : move(charge.status, charge.holdReason, [{ kind: 'block_identities' }])
-      }
-      // Refunded in full by the merchant, then disputed: the payer was paid back by us and now by
-      // the provider; the service bears it and support settles it (docs/rules.md#merchant-refund-statuses).
-      if (charge.status === 'refunded' && charge.merchantRefundedCents > 0 && charge.paidCents !== null) return disputeAfterMerchantRefund(charge, event.principalCents)
-      // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
-      // which is then held for support (docs/rules.md#clawbacks).
-      return recordClawback(charge, 'med', event.principalCents)
+      return decideMed(charge, event)
     case 'merchant_cancel':
       // Canceling twice is a retry, not an error. Anything past waiting_payment has a payment on its
       // way or done; the provider has no cancel, so a late payment still arrives and is processed
@@ -477,8 +508,12 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
  * status, the amounts and what must happen with them. Nothing outside this function decides.
  */
 export function decideCharge(charge: ChargeView, event: ChargeEvent): ChargeDecision {
-  const decision = decideMove(charge, event)
-  if (decision.outcome !== 'moved') return decision
+  const moved = decideMove(charge, event)
+  if (moved.outcome !== 'moved') return moved
+  // A provider status that moved the charge is kept on it, as the provider wrote it.
+  const decision = event.kind === 'provider_status' || event.kind === 'money_arrived'
+    ? { ...moved, effects: [...moved.effects, { kind: 'keep_provider_status' as const, statusText: event.said.statusText }] }
+    : moved
   const optIn = optInEventFor(charge.status, decision)
   if (optIn === null || !charge.webhookEvents.includes(optIn)) return decision
   return { ...decision, effects: [...decision.effects, { kind: 'queue_webhook', event: optIn }] }

@@ -17,6 +17,7 @@ export type PaymentLinkInput = {
   swap_to?: string | undefined
   expires_at?: string | undefined
   max_uses?: number | undefined
+  notify_sales?: boolean | undefined
 }
 
 export type PaymentLinkTerms = {
@@ -28,6 +29,8 @@ export type PaymentLinkTerms = {
   currency: Currency
   expiresAt: Date | null
   maxUses: number | null
+  /** Whether the owner hears by e-mail of each sale through the link (on unless turned off). */
+  notifySales: boolean
 }
 
 const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/u
@@ -77,7 +80,7 @@ export function parsePaymentLink(input: PaymentLinkInput, now: Date): PaymentLin
   if (maxUses !== null && (!Number.isInteger(maxUses) || maxUses < 1 || maxUses > LINK_MAX_USES_LIMIT)) {
     throw new DomainError('payment_link_invalid', { param: 'max_uses', message: `max_uses must be an integer from 1 to ${LINK_MAX_USES_LIMIT}.` })
   }
-  return { title, description, amountCents: fixed, minCents, maxCents, currency, expiresAt, maxUses }
+  return { title, description, amountCents: fixed, minCents, maxCents, currency, expiresAt, maxUses, notifySales: input.notify_sales ?? true }
 }
 
 export type LinkState = { active: boolean; expiresAt: Date | null; maxUses: number | null }

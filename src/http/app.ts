@@ -1,4 +1,6 @@
-// The Fastify application: strict JSON, request ids, error mapping, and the routes by audience.
+// The Fastify application: strict JSON, request ids, error mapping, and the API's routes by
+// audience. The pages for people (the Wallet, the payment pages, the console) are wings the
+// composition root registers on it (service.ts); they share what lies below them in web/.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { Ajv } from 'ajv'
@@ -7,9 +9,8 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DomainError } from '../domain/errors.ts'
 import { randomHexSource } from '../random-hex.ts'
-import { createAuthFailureLimiter } from './auth-failures.ts'
-import type { AppDeps } from './deps.ts'
-import { clientErrorHandler, fromFastifyError, installErrorHandling, sendError } from './errors.ts'
+import type { RouteDeps } from '../web/deps.ts'
+import { clientErrorHandler, fromFastifyError, installErrorHandling, sendError } from '../web/errors.ts'
 import swagger from '@fastify/swagger'
 import { openApiOptions } from './openapi.ts'
 import { apiRoutes } from './routes/api.ts'
@@ -18,9 +19,6 @@ import { createMetrics } from './metrics.ts'
 import { healthRoutes } from './routes/health.ts'
 import { opsRoutes } from './routes/ops.ts'
 import { providerRoutes } from './routes/provider.ts'
-import { walletRoutes } from '../wallet/routes.ts'
-import { consoleRoutes } from '../console/routes.ts'
-import { payRoutes } from '../pay/routes.ts'
 
 const ajvCompilers = AjvCompiler()
 type ValidatorFactory = ReturnType<typeof AjvCompiler>
@@ -163,7 +161,7 @@ function randomRequestIds(): () => string {
   return () => `req_${randomHex()}`
 }
 
-export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}) {
+export async function buildApp(deps: RouteDeps, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const { config } = deps
   const errorContext = { docsUrl: config.docsUrl, supportEmail: config.supportEmail }
   const newRequestId = randomRequestIds()
@@ -236,15 +234,11 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyServerO
 
   // Registered before any route, so it sees every route's schema.
   await app.register(swagger, openApiOptions(config))
-  const routeDeps = { ...deps, authFailures: createAuthFailureLimiter(config.authFailuresPerMinute) }
-  await app.register(docsRoutes, routeDeps)
-  await app.register(healthRoutes, routeDeps)
-  await app.register(apiRoutes, routeDeps)
-  await app.register(providerRoutes, routeDeps)
-  await app.register(opsRoutes, { ...routeDeps, metrics })
-  await app.register(walletRoutes, routeDeps)
-  await app.register(payRoutes, routeDeps)
-  await app.register(consoleRoutes, routeDeps)
+  await app.register(docsRoutes, deps)
+  await app.register(healthRoutes, deps)
+  await app.register(apiRoutes, deps)
+  await app.register(providerRoutes, deps)
+  await app.register(opsRoutes, { ...deps, metrics })
   return app
 }
 

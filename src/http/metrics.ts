@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
 import { attemptOutcome } from '../webhooks/sender.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
+import { queueCounts } from '../app/support-queues.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 
 export function createMetrics(deps: { store: Store; clock: Clock; treasury: Treasury; log?: { error: (details: object, message: string) => void } }) {
@@ -63,7 +64,7 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
   })
   // The support console's queues (docs/rules.md#console-queues), so an alert can fire when work waits.
   fromDatabase('pix_console_queue', 'Items waiting in each support console queue (holds, refunds, withdrawals, unknown_deposits, provider_refusals, stuck_reconciliations).', ['queue'], async (gauge) => {
-    const counts = await deps.store.console.queueCounts(deps.clock.now())
+    const counts = await queueCounts(deps)
     for (const [queue, n] of Object.entries(counts)) gauge.set({ queue }, n)
   })
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {

@@ -9,26 +9,9 @@ import { defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
 import { RETRY_SCHEDULE_MS } from '../webhooks/sender.ts'
 import { catalogues } from '../i18n/catalogue.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
-import { WebhookBody, WithdrawalWebhookBody } from '../contract/api.ts'
-import { ErrorBody, namedSchemas } from './schemas.ts'
-
-export type Audience = 'merchant' | 'public' | 'operator' | 'provider' | 'sandbox' | 'health'
-
-const audiences: Record<Audience, { description: string; security: Array<Record<string, string[]>> }> = {
-  merchant: { description: 'The merchant API: charges, balances, webhook deliveries. Authenticated with `X-API-Token`.', security: [{ apiToken: [] }] },
-  public: { description: 'Public resources linked from API answers (the QR image); no authentication.', security: [] },
-  operator: { description: 'Support operations (held payments, tokens, blocks, quotes); `Authorization: Bearer <OPS_TOKEN>`.', security: [{ operator: [] }] },
-  provider: { description: "The payment provider's webhooks; `Authorization: Basic <secret as registered>`.", security: [{ provider: [] }] },
-  sandbox: { description: 'Sandbox controls (sandbox mode only): accounts, tokens, paying a QR, the clock, quotes, MED.', security: [] },
-  health: { description: 'Liveness and readiness for load balancers; no authentication.', security: [] },
-}
-
-/** Every route the plugin registers after this call is documented as this audience's. */
-export function documentAudience(app: FastifyInstance, audience: Audience): void {
-  app.addHook('onRoute', (route) => {
-    route.schema = { tags: [audience], security: audiences[audience].security, ...route.schema } as typeof route.schema
-  })
-}
+import { ErrorBody, WebhookBody, WithdrawalWebhookBody } from '../contract/api.ts'
+import { audiences, type Audience } from '../web/audiences.ts'
+import { namedSchemas } from './schemas.ts'
 
 /** The sender's retry schedule in words: "5 s, 5 min, 30 min, 2 h, …". */
 const retrySchedule = RETRY_SCHEDULE_MS.map((ms) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`)).join(', ')

@@ -9,17 +9,8 @@ import { euidPattern, taxNumberPattern } from '../domain/tax-number.ts'
 import { statementLineTypes } from '../domain/statement.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
-import type { FieldErrorCode } from './errors.ts'
-import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateRefundBody, RefundList, RefundRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
-
-export const ErrorBody = Type.Object({
-  error: Type.String({ description: 'Human text; it may change. Branch on `code`.' }),
-  code: Type.String({ description: 'Stable machine code from the error catalogue.' }),
-  docs_url: Type.String({ description: "This code's explanation in the docs." }),
-  support_email: Type.String(),
-  request_id: Type.String({ description: 'Quote it to support; it is also in the X-Request-Id header.' }),
-  param: Type.Optional(Type.String({ description: 'The field or header at fault, when there is one.' })),
-})
+import type { FieldErrorCode } from '../web/errors.ts'
+import { BalanceRecord, BalanceTransactionList, ChargeCreated, ErrorBody, ChargeRecord, CreateRefundBody, RefundList, RefundRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 /**
  * The error responses of one endpoint for the OpenAPI document: one entry per HTTP status, whose
@@ -166,8 +157,6 @@ export const QrFileParams = Type.Object({ file: Type.String({ pattern: chargeIdP
 export const ChargeIdFilter = Type.String({ pattern: chargeIdPattern, description: 'A charge\'s `id`: 32 lowercase hex characters.' })
 
 
-/** A BRL price such as "350000.00" (or a number), for PUT /sandbox/quotes and PUT /ops/quotes. */
-export const QuoteValue = Type.Union([Type.String({ maxLength: 32 }), Type.Number()])
 
 export const withdrawalErrors = errorResponses([
   ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'currency_invalid', 'amount_invalid', 'amount_below_minimum', 'amount_above_maximum',
@@ -208,6 +197,8 @@ export const WithdrawalListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const PaymentLinkListQuery = Type.Object({ limit: Type.Optional(PageLimit), cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })) }, { additionalProperties: false })
 
 export const BalanceTransactionQuery = Type.Object(
   {

@@ -22,6 +22,11 @@ export function translate(lang: Lang, key: WalletKey, values: Record<string, str
   return fill(catalogues[lang].wallet[key], values)
 }
 
+/** The Wallet's texts in one language, as a page reads them. */
+export function texts(lang: Lang) {
+  return (key: WalletKey, values: Record<string, string> = {}) => translate(lang, key, values)
+}
+
 export type PayKey = keyof Catalogue['pay']
 
 /** A text of the public payment pages (/pay, /l), with its {placeholders} filled. */

@@ -7,14 +7,15 @@ import { paymentPage } from '../app/payment-page.ts'
 import { buyFromLink, linkPage } from '../app/payment-links.ts'
 import { formatBrl } from '../domain/money.ts'
 import { LIMIT_WITHOUT_EUID_CENTS } from '../domain/payer-limits.ts'
-import { createChargeDeps } from '../http/deps.ts'
+import { createChargeDeps } from '../web/deps.ts'
 import { DomainError } from '../domain/errors.ts'
 import { errorText, langOf, payText, type Lang } from '../i18n/catalogue.ts'
-import { createAddressWindows } from '../http/address-windows.ts'
-import type { RouteDeps } from '../http/deps.ts'
-import { sendError } from '../http/errors.ts'
-import { pageError } from '../http/page-errors.ts'
-import { pageSecurityHeaders } from '../http/page-headers.ts'
+import { createAddressWindows } from '../web/address-windows.ts'
+import type { RouteDeps } from '../web/deps.ts'
+import { sendError } from '../web/errors.ts'
+import { pageError } from '../web/page-errors.ts'
+import { sendPage as page } from '../web/page-shell.ts'
+import { pageSecurityHeaders } from '../web/page-headers.ts'
 import { createPageCache } from './page-cache.ts'
 import { linkPageHtml, payErrorHtml, paymentPageHtml, type LinkForm } from './pages.ts'
 
@@ -48,8 +49,6 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
     if (wait > 0) throw new DomainError('rate_limited', { message: `Too many requests; retry in ${wait} seconds.`, retryAfterSeconds: wait })
     views.count(request.ip)
   }
-  const page = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { mapped } = pageError(error, request, reply, 'payment page')

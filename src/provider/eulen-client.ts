@@ -107,7 +107,8 @@ export function createEulenClient(options: EulenClientOptions): PaymentProvider 
     for (const candidate of [response, reply.body]) {
       const id = text(candidate?.id)
       const qrCopyPaste = text(candidate?.qrCopyPaste)
-      if (id && qrCopyPaste) return { id, qrCopyPaste, payerEuid: text(candidate?.payerEUID) ?? text(candidate?.payerEuid) }
+      // A deposit just made waits for its payment: `pending` in Eulen's words.
+      if (id && qrCopyPaste) return { id, qrCopyPaste, statusText: 'pending', payerEuid: text(candidate?.payerEUID) ?? text(candidate?.payerEuid) }
     }
     throw new ProviderReplyLostError('the provider\'s deposit reply names no deposit we can read')
   }

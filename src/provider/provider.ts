@@ -17,6 +17,8 @@ export type CreateDepositRequest = {
 export type CreatedDeposit = {
   id: string
   qrCopyPaste: string
+  /** The new deposit's status as the provider writes it, kept on the charge. */
+  statusText: string
   /** The payer's EUID when the provider already knows the tax number the charge named (docs/rules.md#payer-identity). */
   payerEuid: string | null
 }

@@ -20,9 +20,9 @@ import type { FakeElements } from './fake-elements.ts'
 import { minorUnitsIn, toAssetUnits } from '../domain/withdrawal.ts'
 import type { FakeTicker } from './fake-ticker.ts'
 import type { Outbox } from './outbox.ts'
-import { documentAudience } from '../http/openapi.ts'
+import { documentAudience } from '../web/audiences.ts'
 import { ChargeRecord } from '../contract/api.ts'
-import { ErrorBody, QuoteValue } from '../http/schemas.ts'
+import { ErrorBody, QuoteValue } from '../contract/api.ts'
 import { toChargeRecord } from '../app/get-charge.ts'
 
 /** What sandbox mode adds to the service: the fake provider, the movable clock, the outbox, the fake tickers. */

@@ -5,11 +5,11 @@ import type { Account, AccountsTable, BlockKind, Database } from './schema.ts'
 
 export function accountsRepository(db: Kysely<Database>) {
   // Every create-payment reads its receiving account: built once, prepared once per connection.
-  const byEmail = compiledOnce(db, () => db.selectFrom('accounts').selectAll().where('email', '=', ''))
+  const byEmail = compiledOnce(db, 'account-by-email', () => db.selectFrom('accounts').selectAll().where('email', '=', ''))
   // A create-payment's first read: its receiving account's id with the MED blocks on that e-mail
   // and on the payer's tax number and EUID (an absent one is a null, which matches nothing). The
   // id alone: a create needs no more of the account, and each column is one more to parse.
-  const withBlocks = compiledOnce(db, () =>
+  const withBlocks = compiledOnce(db, 'account-with-blocks', () =>
     db.selectFrom('accounts').select('accounts.id')
       .select(probedBlocks(db).select(sql<BlockKind[] | null>`array_agg(distinct kind)`.as('kinds')).as('blocked_kinds'))
       .where('email', '=', ''))
@@ -36,6 +36,10 @@ export function accountsRepository(db: Kysely<Database>) {
 
     async setNotifySales(id: number, on: boolean): Promise<void> {
       await db.updateTable('accounts').set({ notify_sales: on }).where('id', '=', id).execute()
+    },
+
+    async setLanguage(id: number, language: 'pt-BR' | 'en'): Promise<void> {
+      await db.updateTable('accounts').set({ language }).where('id', '=', id).where('language', '<>', language).execute()
     },
 
     /** The name payers see on the account's payment pages; null shows none. */

@@ -5,6 +5,7 @@ import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Account, AccountsTable, Charge, ChargesTable, Database } from './schema.ts'
+import { olderThan } from './keyset.ts'
 
 /** A charge and its receiving account, both locked until commit; the account as read under its lock. */
 export type LockedCharge = { charge: Charge; account: Account }
@@ -44,18 +45,18 @@ let chargeWrites = 0
 
 export function chargesRepository(db: Kysely<Database>) {
   // Every view of a payment page (and its reloads) reads this: prepared once per connection.
-  const paymentPageRow = compiledOnce(db, () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
+  const paymentPageRow = compiledOnce(db, 'payment-page-row', () => db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.merchant_account_id')
     .select(['charges.id', 'charges.status', 'charges.value_cents', 'charges.paid_cents', 'charges.qr_copy_paste', 'charges.expires_at', 'charges.confirmed_at', 'charges.updated_at',
       'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
     .where('charges.id', '=', ''))
   // The receiving account's columns, named apart from the charge's in the row that carries both.
-  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
+  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales', language: 'account__language' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
   // the join in the order the tables are named): a move starts with one round trip, not two. The
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
   // read it no second time. Every move runs one of these: built once, prepared once per
   // connection. The parameter is the charge's id or its deposit id.
-  const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, () =>
+  const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, `charge-locked-by-${by.replaceAll('_', '-')}`, () =>
     db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.account_id')
       .selectAll('charges')
       .select((eb) => Object.entries(accountColumns).map(([column, alias]) => eb.ref(`accounts.${column as keyof AccountsTable}`).as(alias)))
@@ -77,7 +78,7 @@ export function chargesRepository(db: Kysely<Database>) {
   // get-payment's read, by the primary key alone: with the merchant in the condition too, the
   // planner may walk the merchant's index through all of its charges (it did on a new table), and
   // a prepared statement keeps the plan it picked. The parameter is the id.
-  const statusRows = compiledOnce(db, () =>
+  const statusRows = compiledOnce(db, 'charge-status', () =>
     db
       .selectFrom('charges')
       .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'refunded_cents', 'merchant_account_id'])
@@ -90,6 +91,13 @@ export function chargesRepository(db: Kysely<Database>) {
     eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
   ]
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
+  // What keeps an account from withdrawing (app/withdrawal-blockers.ts): a claw-back to review or
+  // held, or a MED that took part of a payment confirmed since the window's start.
+  const blocking = (eb: ExpressionBuilder<Database, 'charges'>, medWindowStart: Date) => eb.or([
+    ...toReview(eb),
+    eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
+    eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
+  ])
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
   // answers a key, so it is built once per shape rather than on every create, at the event loop's
@@ -100,7 +108,7 @@ export function chargesRepository(db: Kysely<Database>) {
     const shape = `${jobs}:${answering}`
     let run = openings.get(shape)
     if (run === undefined) {
-      run = compiledOnce(db, () => {
+      run = compiledOnce(db, `charge-open-${jobs}-jobs${answering ? '-answering-key' : ''}`, () => {
         const unset = null as never
         // Each account's id is read from accounts as it is stored: a missing one is a null, which
         // the column refuses (23502), and the statement stores nothing (migration 020 says why
@@ -215,11 +223,7 @@ export function chargesRepository(db: Kysely<Database>) {
         .selectFrom('charges')
         .select(sql<number>`count(*)::int4`.as('n'))
         .where('account_id', '=', accountId)
-        .where((eb) => eb.or([
-          ...toReview(eb),
-          eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
-          eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
-        ]))
+        .where((eb) => blocking(eb, medWindowStart))
         .executeTakeFirstOrThrow()
       return row.n
     },
@@ -227,6 +231,19 @@ export function chargesRepository(db: Kysely<Database>) {
     /** Charges the merchant refunded (in part or in full) on which a MED came later: "refunded, then disputed" (docs/rules.md#merchant-refund-statuses). */
     listRefundedThenDisputed(limit = 200): Promise<Charge[]> {
       return db.selectFrom('charges').selectAll().where('refunded_cents', '>', 0).where('clawback', '=', 'med').orderBy('updated_at').orderBy('id').limit(limit).execute()
+    },
+
+    /** The same count for several accounts in one read; an account with none is absent. */
+    async blockingChargesOf(accountIds: readonly number[], medWindowStart: Date): Promise<Map<number, number>> {
+      if (accountIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('charges')
+        .select(['account_id', sql<number>`count(*)::int4`.as('n')])
+        .where('account_id', 'in', accountIds)
+        .where((eb) => blocking(eb, medWindowStart))
+        .groupBy('account_id')
+        .execute()
+      return new Map(rows.map((row) => [row.account_id, row.n]))
     },
 
     async countClawbacksToReview(): Promise<number> {
@@ -282,10 +299,7 @@ export function chargesRepository(db: Kysely<Database>) {
       if (options.status !== null) query = query.where('status', '=', options.status)
       if (options.createdFrom) query = query.where('created_at', '>=', options.createdFrom)
       if (options.createdTo) query = query.where('created_at', '<', options.createdTo)
-      if (options.before !== null) {
-        const { createdAt, id } = options.before
-        query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))
-      }
+      if (options.before !== null) query = query.where(olderThan('charges', options.before))
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
     },
 

@@ -1,11 +1,10 @@
-// What the support console reads and keeps (docs/rules.md#console): its sessions (hashed, like the
-// Wallet's), the queues with their counts, a charge's timeline, the audit log by operator and
+// What the support console reads and keeps (docs/rules.md#console; its sessions are in
+// sessions.ts): the queues with their counts, a charge's timeline, the audit log by operator and
 // action, and the look-ups. Every queue is oldest first.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import type { ConsoleQueue } from '../domain/support-queues.ts'
 import type { Account, Charge, Database, Payout, Refund, Withdrawal } from './schema.ts'
 
-export const consoleQueues = ['holds', 'refunds', 'withdrawals', 'unknown_deposits', 'provider_refusals', 'stuck_reconciliations'] as const
-export type ConsoleQueue = (typeof consoleQueues)[number]
 
 /** Charges still waiting on the provider this long after creation are stuck. */
 export const STUCK_AFTER_MS = 48 * 3_600_000
@@ -50,26 +49,6 @@ export function consoleRepository(db: Kysely<Database>) {
   }
 
   return {
-    findSession(idHash: string) {
-      return db.selectFrom('console_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()
-    },
-
-    async saveSession(idHash: string, operatorEmail: string | null, data: string, now: Date): Promise<void> {
-      await db
-        .insertInto('console_sessions')
-        .values({ id_hash: idHash, operator_email: operatorEmail, data, created_at: now, last_seen_at: now })
-        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ operator_email: operatorEmail, data, last_seen_at: now }))
-        .execute()
-    },
-
-    async touchSession(idHash: string, now: Date): Promise<void> {
-      await db.updateTable('console_sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute()
-    },
-
-    async deleteSession(idHash: string): Promise<void> {
-      await db.deleteFrom('console_sessions').where('id_hash', '=', idHash).execute()
-    },
-
     /** How many items wait in each queue. */
     async queueCounts(now: Date): Promise<Record<ConsoleQueue, number>> {
       const [holds, owed, withdrawals, unknown, payouts, clawbacks, stuckCount] = await Promise.all([

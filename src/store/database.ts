@@ -47,16 +47,27 @@ function preparedName(text: string): string | undefined {
   return name
 }
 
+/** Every named statement's builder, by name, for the checked-in snapshots of their SQL (src/store/sql/). */
+const namedStatements = new Map<string, () => Compilable<unknown>>()
+
 /**
  * A query built with Kysely once and from then on run as its compiled SQL with new parameters, in
- * the order the builder numbered them: the hottest statements skip building and compiling.
+ * the order the builder numbered them: the hottest statements skip building and compiling. Each
+ * has a name, and its text is checked in as src/store/sql/{name}.sql: a test compares them, so a
+ * change of a hand-tuned statement shows in review as SQL, not only as builder calls.
  */
-export function compiledOnce<Row>(db: Kysely<Database>, build: () => Compilable<Row>): (parameters: readonly unknown[]) => Promise<Row[]> {
+export function compiledOnce<Row>(db: Kysely<Database>, name: string, build: () => Compilable<Row>): (parameters: readonly unknown[]) => Promise<Row[]> {
+  namedStatements.set(name, build)
   let text: string | undefined
   return async (parameters) => {
     text ??= build().compile().sql
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows
   }
+}
+
+/** The SQL of every named statement built so far, by name. */
+export function namedStatementTexts(): Map<string, string> {
+  return new Map([...namedStatements].map(([name, build]) => [name, build().compile().sql]))
 }
 
 /**

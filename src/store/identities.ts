@@ -16,11 +16,11 @@ export function probedBlocks(db: Kysely<Database>) {
 /** Identity bindings (each EUID or CPF/CNPJ belongs to one account) and MED blocks. */
 export function identitiesRepository(db: Kysely<Database>) {
   // Every create-payment for a new e-mail asks this: prepared once per connection.
-  const blockedRows = compiledOnce(db, () => probedBlocks(db).select('kind').distinct())
+  const blockedRows = compiledOnce(db, 'identity-blocks', () => probedBlocks(db).select('kind').distinct())
   // Every confirmation asks this under the payer's locks: one round trip for the three facts.
   // Its parameters: the blocks' three, then the EUID and the tax number whose bindings are read.
   const boundTo = (kind: IdentityKind) => db.selectFrom('identity_bindings').select('account_id').where('kind', '=', sql.lit(kind)).where('value', '=', '')
-  const payerFactRows = compiledOnce(db, () => db.selectNoFrom([
+  const payerFactRows = compiledOnce(db, 'payer-facts', () => db.selectNoFrom([
     sql<BlockKind[]>`array(${probedBlocks(db).select('kind').distinct()})`.as('blocked'),
     boundTo('euid').as('euid_bound_to'),
     boundTo('tax_number').as('tax_number_bound_to'),

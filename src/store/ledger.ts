@@ -8,7 +8,7 @@ export type Balances = Record<Currency, number>
 
 export function ledgerRepository(db: Kysely<Database>) {
   // get-balance's read; the parameters are the account and the book.
-  const balanceRows = compiledOnce(db, () =>
+  const balanceRows = compiledOnce(db, 'account-balances', () =>
     db.selectFrom('account_balances').select(['currency', 'amount']).where('account_id', '=', 0).where('book', '=', 'available'),
   )
   return {
@@ -65,6 +65,15 @@ export function ledgerRepository(db: Kysely<Database>) {
       const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
       for (const row of rows) balances[row.currency] = row.amount
       return balances
+    },
+
+    /** Several accounts' balances in one book, in one read (a queue of work shows one per row). */
+    async balancesOf(accountIds: readonly number[], book: Book = 'available'): Promise<Map<number, Balances>> {
+      const byAccount = new Map<number, Balances>(accountIds.map((id) => [id, { DEPIX: 0, BTC: 0, USDt: 0 }]))
+      if (accountIds.length === 0) return byAccount
+      const rows = await db.selectFrom('account_balances').select(['account_id', 'currency', 'amount']).where('account_id', 'in', [...byAccount.keys()]).where('book', '=', book).execute()
+      for (const row of rows) byAccount.get(row.account_id)![row.currency] = row.amount
+      return byAccount
     },
 
     /**

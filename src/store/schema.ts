@@ -27,6 +27,8 @@ export type AccountsTable = {
   display_name: ColumnType<string | null, string | null | undefined, string | null>
   /** Mail the owner when any charge is paid, held or released (charges from links always do unless their link says not to). */
   notify_sales: ColumnType<boolean, boolean | undefined, boolean>
+  /** The language of mail sent while the owner is away: the one last chosen in the Wallet. */
+  language: ColumnType<'pt-BR' | 'en', 'pt-BR' | 'en' | undefined, 'pt-BR' | 'en'>
 }
 
 export type TokenStatus = 'active' | 'pending' | 'revoked'

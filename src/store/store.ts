@@ -24,6 +24,7 @@ import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
 import { merchantRefundsRepository } from './merchant-refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
+import { sessionsRepository } from './sessions.ts'
 import { statementRepository } from './statement.ts'
 import { reportsRepository } from './reports.ts'
 import { sweepsRepository } from './sweeps.ts'
@@ -49,6 +50,7 @@ export type Store = {
   providerChecks: ReturnType<typeof providerChecksRepository>
   clawbacks: ReturnType<typeof clawbacksRepository>
   console: ReturnType<typeof consoleRepository>
+  sessions: ReturnType<typeof sessionsRepository>
   refunds: ReturnType<typeof refundsRepository>
   merchantRefunds: ReturnType<typeof merchantRefundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
@@ -85,6 +87,7 @@ export function createStore(db: Kysely<Database>): Store {
     providerChecks: providerChecksRepository(db),
     clawbacks: clawbacksRepository(db),
     console: consoleRepository(db),
+    sessions: sessionsRepository(db),
     refunds: refundsRepository(db),
     merchantRefunds: merchantRefundsRepository(db),
     payouts: payoutsRepository(db),

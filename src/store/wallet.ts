@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { CodePurpose, Database, WalletSignup } from './schema.ts'
 
-/** The Wallet's sign-in codes and sessions; both are kept only as SHA-256 hashes. */
+/** The Wallet's sign-in codes, kept only as SHA-256 hashes (its sessions: sessions.ts). */
 export function walletRepository(db: Kysely<Database>) {
   return {
     /** A code whose mail is queued with it; an action code carries its purpose and subject. */
@@ -85,26 +85,6 @@ export function walletRepository(db: Kysely<Database>) {
     async useCode(id: number, now: Date): Promise<boolean> {
       const used = await db.updateTable('wallet_codes').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).returning('id').executeTakeFirst()
       return used !== undefined
-    },
-
-    findSession(idHash: string) {
-      return db.selectFrom('wallet_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()
-    },
-
-    async saveSession(idHash: string, accountId: number | null, data: string, now: Date): Promise<void> {
-      await db
-        .insertInto('wallet_sessions')
-        .values({ id_hash: idHash, account_id: accountId, data, created_at: now, last_seen_at: now })
-        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ account_id: accountId, data, last_seen_at: now }))
-        .execute()
-    },
-
-    async touchSession(idHash: string, now: Date): Promise<void> {
-      await db.updateTable('wallet_sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute()
-    },
-
-    async deleteSession(idHash: string): Promise<void> {
-      await db.deleteFrom('wallet_sessions').where('id_hash', '=', idHash).execute()
     },
   }
 }

@@ -11,7 +11,7 @@ type AfterAttempt = { attempts: number; state?: WebhookEventState; deliveredAt?:
 export function webhookEventsRepository(db: Kysely<Database>) {
   // Every delivery attempt starts here: built once, prepared once per connection. Its parameter
   // is an array of event ids.
-  const forDelivery = compiledOnce(db, () =>
+  const forDelivery = compiledOnce(db, 'webhook-events-for-delivery', () =>
     db
       .selectFrom('webhook_events')
       .leftJoin('charges', 'charges.id', 'webhook_events.charge_id')

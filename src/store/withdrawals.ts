@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
 import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
+import { olderThan } from './keyset.ts'
 
 
 export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label'>
@@ -70,6 +71,11 @@ export function withdrawalsRepository(db: Kysely<Database>) {
     },
 
     /** Every destination the account ever had, canceled ones too (its withdrawals still name them). */
+    destinationsByIds(ids: readonly string[]): Promise<WithdrawalDestination[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('withdrawal_destinations').selectAll().where('id', 'in', ids).execute()
+    },
+
     listDestinationsWithCanceled(accountId: number): Promise<WithdrawalDestination[]> {
       return db.selectFrom('withdrawal_destinations').selectAll().where('account_id', '=', accountId).execute()
     },
@@ -131,10 +137,7 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       if (options.status !== null) query = query.where('status', '=', options.status)
       if (options.createdFrom) query = query.where('created_at', '>=', options.createdFrom)
       if (options.createdTo) query = query.where('created_at', '<', options.createdTo)
-      if (options.before !== null) {
-        const { createdAt, id } = options.before
-        query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]))
-      }
+      if (options.before !== null) query = query.where(olderThan('withdrawals', options.before))
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute()
     },
 

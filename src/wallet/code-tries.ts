@@ -11,7 +11,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { DomainError } from '../domain/errors.ts'
 import { translate, type Lang } from '../i18n/catalogue.ts'
 import type { Store } from '../store/store.ts'
-import { CODES_PER_ADDRESS_PER_HOUR } from './sign-in.ts'
+import { CODES_PER_ADDRESS_PER_HOUR } from '../app/owner-sign-in.ts'
 
 const perHour = (tries: number) => ({ perMinute: tries / 60, burst: tries })
 

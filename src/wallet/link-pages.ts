@@ -13,7 +13,7 @@ function price(page: Page, link: PaymentLinkRecord): string {
   return link.amount_cents !== null ? formatBrl(link.amount_cents) : t('linkOpen', { min: formatBrl(link.min_cents!), max: formatBrl(link.max_cents!) })
 }
 
-export function linksPage(page: Page, links: PaymentLinkRecord[], canCreate: boolean): string {
+export function linksPage(page: Page, links: PaymentLinkRecord[], canCreate: boolean, nextHref: string | null = null): string {
   const t = texts(page.lang)
   const rows = links.map((link) => html`<tr>
 <td><a href="${href(`/wallet/links/${encodeURIComponent(link.id)}`)}">${link.title}</a><br><a class="id" href="${href(link.url)}">${link.url}</a></td>
@@ -37,6 +37,7 @@ export function linksPage(page: Page, links: PaymentLinkRecord[], canCreate: boo
   <label>${t('linkSwapTo')}<select name="swap_to">${options}</select></label>
   <label>${t('linkExpires')}<input type="datetime-local" name="expires_at"></label>
   <label>${t('linkMaxUses')}<input type="number" name="max_uses" min="1" max="1000000"></label>
+  <label class="check"><input type="checkbox" name="notify_sales" value="yes" checked> ${t('linkNotify')}</label>
   <button type="submit">${t('createLink')}</button>
 </form>`
     : html`<p class="guidance" data-code="kyc_purchase_required">${t('linksNeedIdentity')}</p>`
@@ -44,6 +45,7 @@ export function linksPage(page: Page, links: PaymentLinkRecord[], canCreate: boo
 <h1>${t('links')}</h1>
 <p>${t('linksLead')}</p>
 ${body}
+${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next')}</a></p>`}
 <h2>${t('newLink')}</h2>
 ${form}`)
 }
@@ -60,7 +62,13 @@ export function linkPage(page: Page, link: PaymentLinkRecord, charges: LinkCharg
   <dt>${t('linkPrice')}</dt><dd>${price(page, link)} · ${link.swap_to}</dd>
   <dt>${t('linkSales')}</dt><dd>${t('linkSold', { paid: String(link.sales.paid), total: formatBrl(link.sales.paid_cents) })}</dd>
   <dt>${t('linkState')}</dt><dd>${link.active ? t('linkActive') : t('linkInactive')}</dd>
+  <dt>${t('linkNotifyTitle')}</dt><dd>${link.notify_sales ? t('linkNotifyOn') : t('linkNotifyOff')}</dd>
 </dl>
+<form method="post" action="${href(`/wallet/links/${encodeURIComponent(link.id)}/notices`)}" class="card">
+  ${csrfField(page.csrf)}
+  <label class="check"><input type="checkbox" name="notify_sales" value="yes" ${link.notify_sales && 'checked'}> ${t('linkNotify')}</label>
+  <button type="submit">${t('save')}</button>
+</form>
 <h2>${t('linkCharges')}</h2>
 ${charges.length === 0
     ? html`<p>${t('noCharges')}</p>`

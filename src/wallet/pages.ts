@@ -6,25 +6,18 @@ import { formatAmount, formatBrl, formatUnits, type Currency } from '../domain/m
 import type { StatementLineType } from '../domain/statement.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
-import { shell } from '../html/shell.ts'
+import { csrfField, shell, time } from '../html/shell.ts'
 import type { MerchantRefund } from '../store/schema.ts'
-import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
+import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, texts, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
+
+export { csrfField, texts, time }
 
 /** `timeZone`: the owner's, on the pages that show the owner's money (São Paulo when absent). */
 export type Page = { lang: Lang; csrf: string; timeZone?: string }
 type Layout = Page & { title: WalletKey; signedIn: boolean }
 
-export function texts(lang: Lang) {
-  return (key: WalletKey, values: Record<string, string> = {}) => translate(lang, key, values)
-}
-
 function when(lang: Lang, date: Date | null): string {
   return date === null ? translate(lang, 'never') : formatDateTime(lang, date)
-}
-
-/** A moment as a <time>: the reading in the owner's zone (São Paulo unless chosen) for people, the exact instant for machines. */
-export function time(lang: Lang, date: Date, timeZone?: string): Html {
-  return html`<time datetime="${date.toISOString()}">${formatDateTime(lang, date, timeZone)}</time>`
 }
 
 export function layout(page: Layout, body: Html): string {
@@ -40,10 +33,6 @@ export function layout(page: Layout, body: Html): string {
     ${page.signedIn && html`<form method="post" action="/wallet/sign-out" class="inline">${csrfField(page.csrf)}<button type="submit" class="link">${t('signOut')}</button></form>`}`,
     body,
   })
-}
-
-export function csrfField(csrf: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${csrf}">`
 }
 
 export function signInPage(page: Page): string {

@@ -1,44 +1,40 @@
 // The Wallet at /wallet (docs/rules.md#wallet): account owners join, sign in with a code by e-mail,
 // make the identity purchase and issue the API token. Its own encapsulated part of the app: session
 // cookie, CSRF, form bodies and security headers apply here and nowhere else.
-import { createHmac, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import cookie from '@fastify/cookie'
-import csrf from '@fastify/csrf-protection'
-import formbody from '@fastify/formbody'
-import helmet from '@fastify/helmet'
-import session from '@fastify/session'
 import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseDisplayName } from '../domain/payment-page.ts'
-import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges } from '../app/payment-links.ts'
+import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges, setPaymentLinkNotices } from '../app/payment-links.ts'
 import { linkPage as linkChargesPage, linksPage } from './link-pages.ts'
-import { serveAsset } from '../http/assets.ts'
-import { pageError } from '../http/page-errors.ts'
-import { pageHelmetOptions } from '../http/page-headers.ts'
-import { createChargeDeps } from '../http/deps.ts'
+import { serveAsset } from '../web/assets.ts'
+import { pageError } from '../web/page-errors.ts'
+import { field, registerPageSite, sendPage as html } from '../web/page-shell.ts'
+import { createChargeDeps } from '../web/deps.ts'
 import type { WalletDeps } from './deps.ts'
 import type { Charge } from '../store/schema.ts'
 import { accountCharge, accountOverview, buyDepix, chargeRow, listAccountCharges, ownPurchase } from './account.ts'
 import { linesOf } from '../domain/statement.ts'
-import { walletCss, walletJs } from './assets.ts'
-import { formPageOf, registerFactorPages } from './factor-routes.ts'
-import { factorsCard } from './factor-pages.ts'
+import { walletCss, walletJs } from '../web/page-assets.ts'
+import { formPageOf } from '../web/factor-routes.ts'
+import { registerFactorPages } from './factor-routes.ts'
+import { factorsCard } from '../web/factor-pages.ts'
 import { hasFactor, noticeTokenIssued, factorsOf } from '../app/second-factors.ts'
 import { accountHolder } from '../domain/second-factor.ts'
 import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
 import { chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
-import { createSessionStore } from './session-store.ts'
+import { createSessionStore } from '../web/session-store.ts'
 import { registerWithdrawalPages } from './withdrawal-routes.ts'
 import { registerRefundPages } from './refund-routes.ts'
 import { refundsOfCharge } from '../app/merchant-refunds.ts'
 import { isCredited } from '../domain/charge.ts'
 import { refundableCents } from '../domain/merchant-refund.ts'
 import { registerStatementPages } from './statement-routes.ts'
-import { createAddressWindows } from '../http/address-windows.ts'
-import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from './sign-in.ts'
+import { createAddressWindows } from '../web/address-windows.ts'
+import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from '../app/owner-sign-in.ts'
 
 
 declare module 'fastify' {
@@ -53,43 +49,15 @@ declare module 'fastify' {
 
 const LANG_COOKIE = 'wallet_lang'
 
-/** A form field as text; anything else (missing, repeated, too long) is a bad request. */
-function field(body: unknown, name: string, max: number): string {
-  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined
-  if (typeof value !== 'string' || value.length > max) throw new DomainError('invalid_request', { param: name, message: `${name} is missing or too long.` })
-  return value
-}
-
 export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) => {
   const secure = deps.config.baseUrl.startsWith('https://')
-  // Pages for people, not API operations: kept out of /openapi.json.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true }
-  })
-  await app.register(helmet, pageHelmetOptions(secure))
-  await app.register(formbody, { bodyLimit: 4096 })
-  await app.register(cookie)
-  await app.register(session, {
-    // Derived from the operator secret, so every instance of a deployment signs alike; cookies
-    // signed under the previous one still open during a rotation.
-    secret: deps.opsTokens.map((token) => createHmac('sha256', token).update('wallet-session-cookie').digest('base64url')),
-    cookieName: 'wallet_session',
-    cookie: { path: '/wallet', httpOnly: true, sameSite: 'lax', secure },
-    saveUninitialized: false,
-    store: createSessionStore(deps),
-  })
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/session',
-    // Forms carry it as _csrf; the plugin's default would also read it from several headers.
-    getToken: (request) => {
-      const token = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>)._csrf : undefined
-      return typeof token === 'string' ? token : undefined
-    },
+  await registerPageSite(app, {
+    prefix: '/wallet', secure, scripts: true, bodyLimit: 4096, opsTokens: deps.opsTokens,
+    sessions: createSessionStore(deps, deps.store.sessions.wallet, (stored) => (typeof stored.accountId === 'number' ? stored.accountId : null)),
   })
 
   const langFor = (request: FastifyRequest): Lang => langOf(request.cookies[LANG_COOKIE])
   const pageOf = (request: FastifyRequest, reply: FastifyReply) => ({ lang: langFor(request), csrf: reply.generateCsrf() })
-  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body)
   const accountOf = (request: FastifyRequest): number | null => (typeof request.session.accountId === 'number' ? request.session.accountId : null)
   const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
     if (accountOf(request) === null) return reply.redirect('/wallet', 303)
@@ -116,6 +84,9 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   app.get<{ Params: { lang: string } }>('/wallet/lang/:lang', async (request, reply) => {
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
+    // Mail sent while the owner is away follows the language they read the Wallet in.
+    const accountId = accountOf(request)
+    if (accountId !== null) await deps.store.accounts.setLanguage(accountId, lang)
     return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
   })
 
@@ -174,6 +145,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { accountId } = await deps.authFailures.guard(request, () => verifyCode(deps, { email, code }))
     // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
     await request.session.regenerate()
+    await deps.store.accounts.setLanguage(accountId, langFor(request))
     // With a second factor, the e-mail code is half of it: the session waits for the factor.
     if (await hasFactor(deps, accountHolder(accountId))) {
       request.session.pendingHolder = accountHolder(accountId)
@@ -287,7 +259,10 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   const canSell = async (accountId: number) => (await deps.store.accounts.findById(accountId))?.euid != null
   app.get('/wallet/links', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
-    return html(reply, linksPage(pageOf(request, reply), (await listPaymentLinks(linkDeps, accountId)).payment_links, await canSell(accountId)))
+    const before = (request.query as Record<string, unknown>).before
+    const listed = await listPaymentLinks(linkDeps, accountId, { cursor: typeof before === 'string' ? before.slice(0, 200) : undefined })
+    const next = listed.next_cursor === null ? null : `/wallet/links?${new URLSearchParams({ before: listed.next_cursor })}`
+    return html(reply, linksPage(pageOf(request, reply), listed.payment_links, await canSell(accountId), next))
   })
   app.post('/wallet/links', protectSignedIn, async (request, reply) => {
     const accountId = accountOf(request)!
@@ -308,12 +283,17 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
       // The form's local time is São Paulo's (UTC-3, no daylight saving since 2019).
       expires_at: expires === undefined ? undefined : /[zZ]|[+-]\d\d:\d\d$/.test(expires) ? expires : `${expires}-03:00`,
       max_uses: maxUses === undefined ? undefined : /^\d{1,7}$/.test(maxUses) ? Number(maxUses) : 0,
+      notify_sales: (request.body as Record<string, unknown>).notify_sales === 'yes',
     })
     return reply.redirect(`/wallet/links/${created.id}`, 303)
   })
   app.get<{ Params: { id: string } }>('/wallet/links/:id', { onRequest: signedIn }, async (request, reply) => {
     const { link, charges } = await paymentLinkWithCharges(linkDeps, accountOf(request)!, request.params.id)
     return html(reply, linkChargesPage(pageOf(request, reply), link, charges))
+  })
+  app.post<{ Params: { id: string } }>('/wallet/links/:id/notices', protectSignedIn, async (request, reply) => {
+    await setPaymentLinkNotices(linkDeps, accountOf(request)!, request.params.id, (request.body as Record<string, unknown>).notify_sales === 'yes')
+    return reply.redirect(`/wallet/links/${encodeURIComponent(request.params.id)}`, 303)
   })
   app.post<{ Params: { id: string } }>('/wallet/links/:id/deactivate', protectSignedIn, async (request, reply) => {
     await deactivatePaymentLink(linkDeps, accountOf(request)!, request.params.id)

@@ -5,15 +5,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { addDestination } from '../app/add-destination.ts'
 import { cancelDestination, confirmDestination, destinationForCancelLink } from '../app/confirm-destination.ts'
-import { isWithdrawalId } from '../app/list-withdrawals.ts'
-import { cancelWithdrawal, confirmWithdrawal, requestWithdrawal } from '../app/request-withdrawal.ts'
+import { isWithdrawalId, withdrawalsWithDetails, type WithdrawalWithDetails } from '../app/list-withdrawals.ts'
+import { cancelWithdrawal } from '../app/cancel-withdrawal.ts'
+import { confirmWithdrawal } from '../app/confirm-withdrawal.ts'
+import { requestWithdrawal } from '../app/request-withdrawal.ts'
 import { destinationState, maskDestination } from '../app/withdrawal-records.ts'
 import { DomainError } from '../domain/errors.ts'
 import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
 import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import { createCodeTryLimit } from './code-tries.ts'
-import type { FactorGate, WalletDeps } from './deps.ts'
+import type { WalletDeps } from './deps.ts'
+import type { FactorGate } from '../web/factor-routes.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
 
 export type WalletPageHelpers = {
@@ -48,9 +51,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     if (!destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
     return destination
   }
-  const withdrawalRow = async (withdrawal: Withdrawal, lang: Lang): Promise<WithdrawalRow> => {
-    const destination = (await deps.store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))!
-    const payout = await deps.store.payouts.latestOf({ withdrawalId: withdrawal.id })
+  const withdrawalRow = ({ withdrawal, destination, payout }: WithdrawalWithDetails, lang: Lang): WithdrawalRow => {
     const reason = withdrawal.failure_code ?? withdrawal.review_reason
     return {
       id: withdrawal.id, status: withdrawal.status, currency: withdrawal.currency, amount: withdrawal.amount, fee: withdrawal.fee, net: withdrawal.net_amount, payoutCents: withdrawal.payout_cents,
@@ -116,7 +117,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     const accountId = accountOf(request)!
     const page = { ...pageOf(request, reply), timeZone: (await deps.store.accounts.findById(accountId))!.time_zone }
     const withdrawals = await deps.store.withdrawals.list(accountId, { status: null, before: null, limit: 50 })
-    const rows = await Promise.all(withdrawals.map((withdrawal) => withdrawalRow(withdrawal, page.lang)))
+    const rows = (await withdrawalsWithDetails(deps.store, withdrawals)).map((withdrawal) => withdrawalRow(withdrawal, page.lang))
     const destinations = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)
     return html(reply, withdrawalsPage(page, rows, destinations, await deps.store.ledger.balances(accountId, 'available')))
   })
@@ -145,7 +146,8 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     if (withdrawal.status === 'requested' && (await factors.needsStepUp(request))) return checkFirst(reply, `/wallet/withdrawals/${withdrawal.id}`)
     const page = pageOf(request, reply)
     const account = (await deps.store.accounts.findById(withdrawal.account_id))!
-    return html(reply, withdrawalPage(page, await withdrawalRow(withdrawal, page.lang), account.email))
+    const [details] = await withdrawalsWithDetails(deps.store, [withdrawal])
+    return html(reply, withdrawalPage(page, withdrawalRow(details!, page.lang), account.email))
   })
 
   app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/confirm', protectSignedIn, async (request, reply) => {

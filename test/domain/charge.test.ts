@@ -25,13 +25,20 @@ const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('
 const okFacts: ArrivalFacts = { blocked: false, boundElsewhere: false, quote }
 const base: Omit<ChargeView, 'status' | 'informedEuid' | 'informedTaxNumber'> = {
   valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0,
-  takenBackAll: false, clawback: null, providerReturning: false, refund: null, holdReason: null, refundedHeldUnits: 0, merchantRefundedCents: 0, refundDisputeLossCents: 0,
+  takenBackAll: false, clawback: null, providerReturning: false, refund: null, holdReason: null, payerEuid: null, payerTaxNumber: null, refundedHeldUnits: 0, merchantRefundedCents: 0, refundDisputeLossCents: 0,
 }
 const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: 'EU000000000000001', informedTaxNumber: null, ...extra })
 const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })
 const matching: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000001', payerTaxNumber: '11144477735' }
 const stranger: PaymentReport = { valueInCents: 1000, payerEuid: 'EU000000000000009', payerTaxNumber: '12345678909' }
-const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts })
+const arrived = (report: PaymentReport, facts: ArrivalFacts = okFacts): ChargeEvent => ({ kind: 'money_arrived', report, facts, said: said('depix_sent') })
+/** A provider status as its adapter reports it (provider/eulen-replies.ts). */
+const said = (status: string) => ({ statusText: status, report: { key: `status:${status}`, blockReason: `${status} reported by the provider`, body: { status } } })
+const providerSays = (status: Extract<ChargeEvent, { kind: 'provider_status' }>['status']): ChargeEvent => ({ kind: 'provider_status', status, said: said(status) })
+/** A MED as its adapter reports it; it names no payer of its own unless told. */
+const med = (principalCents: number | null, payer: { euid?: string; taxNumber?: string } = {}): ChargeEvent => ({
+  kind: 'med', principalCents, euid: payer.euid ?? null, taxNumber: payer.taxNumber ?? null, report: { key: `med:${principalCents}`, blockReason: 'MED on deposit q1', body: { principalValueInCents: principalCents } },
+})
 const toOf = (decision: ChargeDecision) => (decision.outcome === 'moved' ? decision.status : decision.outcome === 'refused' ? `refuse:${decision.code}` : 'ignore')
 const effectKinds = (decision: ChargeDecision) => (decision.outcome === 'moved' ? decision.effects.map((effect) => effect.kind) : [])
 
@@ -49,7 +56,7 @@ test('decisions section 4, in order', () => {
   assert.equal(arrival(euidCharge('waiting_payment'), matching, { ...okFacts, quote: null }), 'depix_sent')
 })
 
-test('decisions 13: what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
+test('what arrived decides; beyond 5 % or unstated is held as amount_mismatch, after the block checks', () => {
   const paid = (cents: number | null, facts = okFacts) => decideArrival(taxCharge('waiting_payment'), { ...matching, valueInCents: cents }, facts)
   for (const cents of [1000, 950, 1050, 1049, 951]) assert.equal(toOf(paid(cents)), 'depix_sent', String(cents))
   for (const cents of [949, 1051, 2000, 1, 0, null]) assert.equal((paid(cents) as { reviewReason: string }).reviewReason, 'amount_mismatch', String(cents))
@@ -67,7 +74,7 @@ test('the credit carries its amount: what arrived less the fee, converted at the
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 10_050, units: 26819, quote })
 })
 
-test('decisions 14: no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
+test('no charge credits more than what arrived at the last accepted price, plus 1 %; a price far below it waits', () => {
   fc.assert(fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('BTC' as const, 'USDt' as const), fc.integer({ min: 1, max: 10 ** 14 }), fc.integer({ min: 1, max: 10 ** 14 }), (arrivedCents, currency, micros, reference) => {
     const decision = decideArrival({ ...euidCharge('waiting_payment'), currency, valueCents: arrivedCents }, { ...matching, valueInCents: arrivedCents }, { ...okFacts, quote: { ...quote, micros, referenceMicros: reference } })
     if (decision.outcome !== 'moved' || decision.status === 'security_hold') return
@@ -93,7 +100,7 @@ test('provider statuses map to ours from waiting_payment', () => {
     refunded: 'refunded', canceled: 'canceled', expired: 'expired', error: 'error',
   }
   for (const [provider, ours] of Object.entries(expected)) {
-    const decision = decideCharge(taxCharge('waiting_payment'), { kind: 'provider_status', status: provider as never })
+    const decision = decideCharge(taxCharge('waiting_payment'), providerSays(provider as never))
     assert.equal(decision.outcome === 'moved' ? decision.status : 'waiting_payment', ours, provider)
   }
 })
@@ -102,7 +109,7 @@ test('statuses decided by us never move on the provider\'s word; money that arri
   for (const status of ['security_hold', 'depix_sent', 'after7d', 'refunded'] as const) {
     assert.equal(decideCharge(taxCharge(status), arrived(matching)).outcome, 'unchanged', `${status} arrival`)
     for (const provider of ['pending', 'delayed', 'approved', 'under_review', 'canceled', 'expired', 'error'] as const) {
-      assert.equal(decideCharge(taxCharge(status), { kind: 'provider_status', status: provider }).outcome, 'unchanged', `${status} ${provider}`)
+      assert.equal(decideCharge(taxCharge(status), providerSays(provider)).outcome, 'unchanged', `${status} ${provider}`)
     }
   }
   for (const status of ['waiting_payment', 'expired', 'canceled', 'error', 'pending', 'under_review'] as const) {
@@ -138,26 +145,30 @@ test('the one state machine: expiry, release, review and MED are decided by deci
   assert.equal(toOf(decideCharge(hold, release(hold, true))), 'depix_sent')
   assert.equal(toOf(decideCharge(hold, release(hold, false))), 'after7d')
   assert.equal(toOf(decideCharge(hold, { kind: 'review', decision: 'refund', enteredPaidCents: null })), 'will_refund')
-  const medded = decideCharge(euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 }), { kind: 'med', principalCents: null })
+  const medded = decideCharge(euidCharge('after7d', { paidCents: 1000, creditedUnits: 900 }), med(null))
   assert.equal(toOf(medded), 'refunded')
   assert.deepEqual(effectKinds(medded), ['block_identities', 'take_back', 'record_clawback'])
-  assert.deepEqual(decideCharge(taxCharge('waiting_payment'), { kind: 'med', principalCents: null }), {
-    outcome: 'moved', status: 'waiting_payment', reviewReason: null, failureCode: null, effects: [{ kind: 'block_identities' }, { kind: 'record_clawback', clawback: 'med', takenBackCents: 0, all: true }],
+  // Each effect says what it records: whom the block names and why, the report's key and body.
+  assert.deepEqual(decideCharge(taxCharge('waiting_payment', { payerTaxNumber: '11144477735' }), med(null, { euid: 'EU000000000000009' })), {
+    outcome: 'moved', status: 'waiting_payment', reviewReason: null, failureCode: null, effects: [
+      { kind: 'block_identities', taxNumber: '11144477735', euid: 'EU000000000000009', reason: 'MED on deposit q1' },
+      { kind: 'record_clawback', clawback: 'med', takenBackCents: 0, all: true, principalCents: null, key: 'med:null', body: { principalValueInCents: null } },
+    ],
   })
-  const refundedAfterCredit = decideCharge(taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 }), { kind: 'provider_status', status: 'refunded' })
+  const refundedAfterCredit = decideCharge(taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 }), providerSays('refunded'))
   assert.equal(toOf(refundedAfterCredit), 'refunded')
-  assert.deepEqual(effectKinds(refundedAfterCredit), ['block_identities', 'take_back', 'record_clawback'])
+  assert.deepEqual(effectKinds(refundedAfterCredit), ['block_identities', 'take_back', 'record_clawback', 'keep_provider_status'])
 })
 
-test('decisions 14: a claw-back seen while held is recorded, and the hold can then only be refunded (if the money is with us) or closed', () => {
+test('a claw-back seen while held is recorded, and the hold can then only be refunded (if the money is with us) or closed', () => {
   const hold = taxCharge('security_hold', { paidCents: 1000 })
   assert.deepEqual(reviewDecisionsFor(hold), ['release', 'refund'])
   for (const [event, clawback, offered] of [
-    [{ kind: 'med', principalCents: 200 }, 'med', ['refund']],
-    [{ kind: 'med', principalCents: null }, 'med', ['close']],
-    [{ kind: 'provider_status', status: 'refunded' }, 'refunded', ['close']],
+    [med(200), 'med', ['refund']],
+    [med(null), 'med', ['close']],
+    [providerSays('refunded'), 'refunded', ['close']],
     // The provider will return it: nothing to decide until it has.
-    [{ kind: 'provider_status', status: 'will_refund' }, 'will_refund', []],
+    [providerSays('will_refund'), 'will_refund', []],
   ] as const) {
     const decision = decideCharge(hold, event)
     assert.equal(toOf(decision), 'security_hold', JSON.stringify(event))
@@ -177,7 +188,7 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
   }
   // A MED without an amount on a hold whose amount nobody stated took it all: nothing is left to refund.
   const silent = taxCharge('security_hold')
-  const whole = (decideCharge(silent, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>).effects.find((effect) => effect.kind === 'record_clawback')
+  const whole = (decideCharge(silent, med(null)) as Extract<ChargeDecision, { outcome: 'moved' }>).effects.find((effect) => effect.kind === 'record_clawback')
   assert.ok(whole?.kind === 'record_clawback' && whole.all)
   assert.deepEqual(decideCharge({ ...silent, clawback: 'med', takenBackAll: true }, { kind: 'review', decision: 'refund', enteredPaidCents: 1000 }), { outcome: 'refused', code: 'payment_taken_back' })
   // A partial MED leaves R$ 8,00 with us: refunding owes exactly that; closing would drop it.
@@ -187,7 +198,7 @@ test('decisions 14: a claw-back seen while held is recorded, and the hold can th
   assert.deepEqual(decideCharge(hold, { kind: 'review', decision: 'close' }), { outcome: 'refused', code: 'payment_not_taken_back' })
 })
 
-test('decisions 14: a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
+test('a hold with no reported amount is never released at the charge value; support must say what arrived', () => {
   const silent = taxCharge('security_hold', { paidCents: null })
   const release = (entered: number | null): ChargeEvent => ({ kind: 'review', decision: 'release', facts: { quote, payerMatchesInformed: true }, enteredPaidCents: entered })
   assert.deepEqual(decideCharge(silent, release(null)), { outcome: 'refused', code: 'paid_amount_required' })
@@ -196,38 +207,38 @@ test('decisions 14: a hold with no reported amount is never released at the char
   assert.deepEqual(credit, { kind: 'credit', held: false, arrivedCents: 700, units: 600, quote: null })
 })
 
-test('decisions 14: a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
+test('a partial MED debits only its part, at the charge\'s quote; refunded once everything is taken back', () => {
   const btc = euidCharge('depix_sent', { currency: 'BTC', paidCents: 1000, creditedUnits: 2425, quoteMicros: 350_000_000_000 })
-  const first = decideCharge(btc, { kind: 'med', principalCents: 200 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  const first = decideCharge(btc, med(200)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.equal(first.status, 'depix_sent')
   const step = first.effects.find((effect) => effect.kind === 'take_back')!
   // floor(200 × 10^8 × 100 / (35 000 000 × 106)) = 539 sats
   assert.ok(step.kind === 'take_back')
   assert.deepEqual([step.step.principalCents, step.step.units, step.step.lossCents, step.step.whole], [200, 539, 0, false])
-  const rest = decideCharge({ ...btc, takenBackCents: 200, takenBackUnits: 539 }, { kind: 'med', principalCents: 800 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  const rest = decideCharge({ ...btc, takenBackCents: 200, takenBackUnits: 539 }, med(800)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.equal(rest.status, 'refunded')
   const last = rest.effects.find((effect) => effect.kind === 'take_back')!
   assert.ok(last.kind === 'take_back')
   // Exactly what was credited, in all; the fixed fee is the service's loss.
   assert.deepEqual([last.step.units + 539, last.step.lossCents], [2425, 100])
-  assert.equal(decideCharge({ ...btc, takenBackCents: 1000, takenBackUnits: 2425, status: 'refunded' }, { kind: 'med', principalCents: 100 }).outcome, 'moved')
+  assert.equal(decideCharge({ ...btc, takenBackCents: 1000, takenBackUnits: 2425, status: 'refunded' }, med(100)).outcome, 'moved')
 })
 
 test('refunds owed: paid by us or taken back by the provider, refunded only when nothing is owed', () => {
   const owing = taxCharge('will_refund', { paidCents: 1000, refund: { owedCents: 1000, paidByUsCents: 0, lossCents: 0 } })
   assert.deepEqual(decideCharge(owing, { kind: 'refund_paid' }), { outcome: 'moved', status: 'refunded', reviewReason: null, failureCode: null, effects: [{ kind: 'settle_refund', amountCents: 1000, by: 'us', owedAfter: 0 }] })
-  const part = decideCharge(owing, { kind: 'med', principalCents: 300 }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  const part = decideCharge(owing, med(300)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.equal(part.status, 'will_refund')
   assert.deepEqual(part.effects.find((effect) => effect.kind === 'settle_refund'), { kind: 'settle_refund', amountCents: 300, by: 'provider', owedAfter: 700 })
-  assert.equal(toOf(decideCharge(owing, { kind: 'provider_status', status: 'refunded' })), 'refunded')
+  assert.equal(toOf(decideCharge(owing, providerSays('refunded'))), 'refunded')
   assert.deepEqual(decideCharge(taxCharge('will_refund', { refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } }), { kind: 'refund_paid' }), { outcome: 'refused', code: 'refund_not_owed' })
   // After we paid, a MED takes back money that left us: the service's loss, once per report.
   const paidOut = taxCharge('refunded', { paidCents: 1000, refund: { owedCents: 0, paidByUsCents: 1000, lossCents: 0 } })
-  const loss = decideCharge(paidOut, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  const loss = decideCharge(paidOut, med(null)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.deepEqual(loss.effects.find((effect) => effect.kind === 'clawback_loss'), { kind: 'clawback_loss', amountCents: 1000, lossAfter: 1000 })
   // A provider "refunded" after part of a refund owed was taken back is not guessed at: recorded for support.
-  const partlyTaken = decideCharge({ ...owing, takenBackCents: 300, refund: { owedCents: 700, paidByUsCents: 0, lossCents: 0 } }, { kind: 'provider_status', status: 'refunded' })
-  assert.deepEqual(effectKinds(partlyTaken), ['record_clawback'])
+  const partlyTaken = decideCharge({ ...owing, takenBackCents: 300, refund: { owedCents: 700, paidByUsCents: 0, lossCents: 0 } }, providerSays('refunded'))
+  assert.deepEqual(effectKinds(partlyTaken), ['record_clawback', 'keep_provider_status'])
   assert.equal(toOf(partlyTaken), 'will_refund')
   assert.deepEqual(decideCharge(taxCharge('depix_sent'), { kind: 'refund_paid' }), { outcome: 'refused', code: 'refund_not_owed' })
 })
@@ -238,22 +249,27 @@ test('merchant cancel: only waiting_payment moves (to canceled); canceled again 
   for (const status of ['pending', 'under_review', 'security_hold', 'depix_sent', 'after7d', 'expired', 'will_refund', 'refunded', 'error'] as const) {
     assert.deepEqual(decideCharge(taxCharge(status), { kind: 'merchant_cancel' }), { outcome: 'refused', code: 'payment_not_cancelable' }, status)
   }
-  const late = decideCharge(taxCharge('canceled'), { kind: 'money_arrived', report: { valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }, facts: { blocked: false, boundElsewhere: false, quote: null } })
+  const late = decideCharge(taxCharge('canceled'), arrived({ valueInCents: 1000, payerEuid: null, payerTaxNumber: '11144477735' }, { blocked: false, boundElsewhere: false, quote: null }))
   assert.equal(toOf(late), 'depix_sent')
 })
 
 test('a will_refund after credit is recorded once (support is alerted), and nothing is debited until the money goes', () => {
   const credited = taxCharge('depix_sent', { paidCents: 1000, creditedUnits: 900 })
-  const announced = decideCharge(credited, { kind: 'provider_status', status: 'will_refund' })
-  assert.deepEqual(announced, { outcome: 'moved', status: 'depix_sent', reviewReason: null, failureCode: null, effects: [{ kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0, all: false }] })
-  assert.equal(decideCharge({ ...credited, clawback: 'will_refund', providerReturning: true }, { kind: 'provider_status', status: 'will_refund' }).outcome, 'unchanged')
+  const announced = decideCharge(credited, providerSays('will_refund'))
+  assert.deepEqual(announced, {
+    outcome: 'moved', status: 'depix_sent', reviewReason: null, failureCode: null, effects: [
+      { kind: 'record_clawback', clawback: 'will_refund', takenBackCents: 0, all: false, principalCents: null, key: 'status:will_refund', body: { status: 'will_refund' } },
+      { kind: 'keep_provider_status', statusText: 'will_refund' },
+    ],
+  })
+  assert.equal(decideCharge({ ...credited, clawback: 'will_refund', providerReturning: true }, providerSays('will_refund')).outcome, 'unchanged')
   // Its "refunded" after MEDs for part of it may only close those: recorded for support, not guessed.
-  assert.deepEqual(effectKinds(decideCharge({ ...credited, takenBackCents: 200, takenBackUnits: 200 }, { kind: 'provider_status', status: 'refunded' })), ['record_clawback'])
+  assert.deepEqual(effectKinds(decideCharge({ ...credited, takenBackCents: 200, takenBackUnits: 200 }, providerSays('refunded'))), ['record_clawback', 'keep_provider_status'])
 })
 
-test('decisions 14: a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
+test('a MED reported before the delivery is recorded; the money that then arrives is held and can never be released', () => {
   const waiting = taxCharge('waiting_payment')
-  const medded = decideCharge(waiting, { kind: 'med', principalCents: null }) as Extract<ChargeDecision, { outcome: 'moved' }>
+  const medded = decideCharge(waiting, med(null)) as Extract<ChargeDecision, { outcome: 'moved' }>
   assert.deepEqual(effectKinds(medded), ['block_identities', 'record_clawback'])
   const after: ChargeView = { ...waiting, clawback: 'med', takenBackAll: true }
   // Even were the blocks somehow not seen, the claw-back holds it.
@@ -325,9 +341,10 @@ function replay(start: ChargeView, events: ChargeEvent[]) {
 }
 
 const eventArbitrary = fc.oneof(
-  fc.record({ kind: fc.constant('provider_status' as const), status: fc.constantFrom('pending', 'delayed', 'approved', 'under_review', 'will_refund', 'refunded', 'canceled', 'expired', 'error' as const) }),
+  fc.constantFrom('pending', 'delayed', 'approved', 'under_review', 'will_refund', 'refunded', 'canceled', 'expired', 'error' as const).map(providerSays),
   fc.record({
     kind: fc.constant('money_arrived' as const),
+    said: fc.constant(said('depix_sent')),
     report: fc.record({ valueInCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }), payerEuid: fc.constantFrom('EU000000000000001', 'EU000000000000009'), payerTaxNumber: fc.constantFrom('11144477735', '12345678909') }),
     facts: fc.record({ blocked: fc.boolean(), boundElsewhere: fc.boolean(), quote: fc.option(fc.integer({ min: 1_000_000, max: 10 ** 12 }).map((micros): Quote => ({ micros, source: 'ticker', at: new Date(0), referenceMicros: micros })), { nil: null }) }),
   }),
@@ -341,7 +358,7 @@ const eventArbitrary = fc.oneof(
   }),
   fc.record({ kind: fc.constant('review' as const), decision: fc.constant('refund' as const), enteredPaidCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
   fc.record({ kind: fc.constant('review' as const), decision: fc.constant('close' as const) }),
-  fc.record({ kind: fc.constant('med' as const), principalCents: fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }) }),
+  fc.option(fc.integer({ min: 1, max: 12_000 }), { nil: null }).map((principalCents) => med(principalCents)),
   fc.record({ kind: fc.constant('refund_paid' as const) }),
   fc.record({ kind: fc.constant('merchant_cancel' as const) }),
 ) as fc.Arbitrary<ChargeEvent>
@@ -420,14 +437,14 @@ test('opt-in webhook events: each names the status change it announces, and only
   assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), ['payment.expired'])
   assert.deepEqual(events(decideCharge(taxCharge('waiting_payment'), { kind: 'expiry_due', now, expiresAt: new Date(0) })), [])
   assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), arrived(matching, { ...okFacts, blocked: true }))), ['payment.held'])
-  assert.deepEqual(events(decideCharge(optedIn('pending'), { kind: 'provider_status', status: 'under_review' })), ['payment.under_review'])
+  assert.deepEqual(events(decideCharge(optedIn('pending'), providerSays('under_review'))), ['payment.under_review'])
   assert.deepEqual(events(decideCharge(optedIn('security_hold', { paidCents: 1000 }), { kind: 'review', decision: 'refund', enteredPaidCents: null })), ['payment.refunded'])
-  assert.deepEqual(events(decideCharge(optedIn('will_refund'), { kind: 'provider_status', status: 'refunded' })), ['payment.refunded'])
+  assert.deepEqual(events(decideCharge(optedIn('will_refund'), providerSays('refunded'))), ['payment.refunded'])
   const credited = { paidCents: 1000, creditedUnits: 900 }
-  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'med', principalCents: null })), ['payment.disputed'])
-  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'med', principalCents: 200 })), ['payment.disputed'], 'a partial MED is a dispute too')
-  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), { kind: 'provider_status', status: 'refunded' })), ['payment.disputed'])
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), med(null))), ['payment.disputed'])
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), med(200))), ['payment.disputed'], 'a partial MED is a dispute too')
+  assert.deepEqual(events(decideCharge(optedIn('depix_sent', credited), providerSays('refunded'))), ['payment.disputed'])
   // The spec's events stay as they were beside the opt-in ones.
   assert.deepEqual(events(decideCharge(optedIn('waiting_payment'), arrived(matching))), ['payment.confirmed'])
-  assert.deepEqual(events(decideCharge(optedIn('expired'), { kind: 'provider_status', status: 'expired' })), [])
+  assert.deepEqual(events(decideCharge(optedIn('expired'), providerSays('expired'))), [])
 })

@@ -7,7 +7,7 @@ import { linkPageHtml, payErrorHtml, paymentPageHtml } from '../../src/pay/pages
 import { linkPage as linkChargesPage, linksPage } from '../../src/wallet/link-pages.ts'
 
 const linkRecord = (value: string) => ({
-  id: value, url: value, title: value, description: value, amount_cents: null, min_cents: 1000, max_cents: 2000, swap_to: 'DEPIX' as const, expires_at: null, max_uses: null, active: true,
+  id: value, url: value, title: value, description: value, amount_cents: null, min_cents: 1000, max_cents: 2000, swap_to: 'DEPIX' as const, expires_at: null, max_uses: null, active: true, notify_sales: true,
   created_at: value, sales: { paid: 1, paid_cents: 1000, open: 1 },
 })
 import assert from 'node:assert/strict'

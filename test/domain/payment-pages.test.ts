@@ -44,7 +44,8 @@ test('what a payer types for an open amount: Brazilian or API notation, within t
 })
 
 test('a link: bounds default to the charge bounds, and it closes when deactivated, expired or sold out', () => {
-  assert.deepEqual(parsePaymentLink({ title: ' Bolo ', swap_to: 'BTC' }, now), { title: 'Bolo', description: null, amountCents: null, minCents: 2000, maxCents: 500_000, currency: 'BTC', expiresAt: null, maxUses: null })
+  assert.deepEqual(parsePaymentLink({ title: ' Bolo ', swap_to: 'BTC' }, now), { title: 'Bolo', description: null, amountCents: null, minCents: 2000, maxCents: 500_000, currency: 'BTC', expiresAt: null, maxUses: null, notifySales: true })
+  assert.equal(parsePaymentLink({ title: 'Bolo', notify_sales: false }, now).notifySales, false)
   assert.equal(parsePaymentLink({ title: 'Bolo\nde  pote', amount: '10.00' }, now).title, 'Bolo de pote')
   assert.throws(() => parsePaymentLink({ title: 'Bolo\u0007', amount: '10.00' }, now), { code: 'payment_link_invalid' })
   const open = { active: true, expiresAt: new Date(now.getTime() + 1000), maxUses: 2 }

@@ -26,7 +26,7 @@ test('prices read back with at least two decimals and only the decimals that car
   fc.assert(fc.property(fc.integer({ min: 1, max: 10 ** 15 }), (micros) => assert.equal(parsePriceMicros(formatPrice(micros)), micros)))
 })
 
-test('decisions 14: a price more than the band away from the last accepted one, or from the second source, is not used', () => {
+test('a price more than the band away from the last accepted one, or from the second source, is not used', () => {
   const reference = 350_000_000_000
   assert.equal(priceRejection(385_000_000_000, { reference, second: null, bandPercent: 10 }), null)
   assert.equal(priceRejection(315_000_000_000, { reference, second: null, bandPercent: 10 }), null)

@@ -34,7 +34,7 @@ async function assertBooksBalance() {
   assert.equal(check.ok, true, JSON.stringify(check))
 }
 
-test('decisions 14 (point 1): a MED on a held charge is recorded, shown to support, and the charge can never be released to the account', async () => {
+test('a MED on a held charge is recorded, shown to support, and the charge can never be released to the account', async () => {
   const held = await create('held-med@example.com')
   assert.equal((await service.pay(held.id, generateCpf())).body.status, 'security_hold')
   await med(held.id)
@@ -57,7 +57,7 @@ test('decisions 14 (point 1): a MED on a held charge is recorded, shown to suppo
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 1): the provider\'s will_refund, then refunded, on a held charge stop any release; it is closed once the provider returned it', async () => {
+test('the provider\'s will_refund, then refunded, on a held charge stop any release; it is closed once the provider returned it', async () => {
   const held = await create('held-returned@example.com')
   const stranger = generateCpf()
   assert.equal((await service.pay(held.id, stranger)).body.status, 'security_hold')
@@ -73,7 +73,7 @@ test('decisions 14 (point 1): the provider\'s will_refund, then refunded, on a h
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 1): a MED that comes before the delivery is recorded; the money that arrives afterwards is held and never released', async () => {
+test('a MED that comes before the delivery is recorded; the money that arrives afterwards is held and never released', async () => {
   const early = await create('early-med@example.com')
   await service.sandbox!.fake.settle(early.depositId, { payerName: 'Payer Person', payerTaxNumber: early.payer, outcome: 'depix_sent', lost: true })
   await med(early.id)
@@ -87,7 +87,7 @@ test('decisions 14 (point 1): a MED that comes before the delivery is recorded; 
   assert.deepEqual([await balances('early-med@example.com'), await balances('early-med@example.com', 'held')], [none, none])
 })
 
-test('decisions 14 (point 1): a partial MED on a hold leaves the rest to refund, never to close; one without an amount, nothing to refund', async () => {
+test('a partial MED on a hold leaves the rest to refund, never to close; one without an amount, nothing to refund', async () => {
   const partly = await create('hold-partial@example.com')
   await service.pay(partly.id, generateCpf())
   await med(partly.id, { principal_cents: 200 })
@@ -108,7 +108,7 @@ test('decisions 14 (point 1): a partial MED on a hold leaves the rest to refund,
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 2): a refund owed is a liability in the ledger, listed for support, and the charge is refunded only when paid', async () => {
+test('a refund owed is a liability in the ledger, listed for support, and the charge is refunded only when paid', async () => {
   const held = await create('refund-owed@example.com', { webhook_url: 'http://127.0.0.1:1/h', webhook_events: ['payment.refunded'] })
   assert.equal((await service.pay(held.id, generateCpf())).body.status, 'security_hold')
   const refund = await review(held.id, { decision: 'refund' })
@@ -139,7 +139,7 @@ test('decisions 14 (point 2): a refund owed is a liability in the ledger, listed
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 2): a refund the provider returns itself settles what is owed, never twice', async () => {
+test('a refund the provider returns itself settles what is owed, never twice', async () => {
   const held = await create('refund-provider@example.com')
   const stranger = generateCpf()
   await service.pay(held.id, stranger)
@@ -150,7 +150,7 @@ test('decisions 14 (point 2): a refund the provider returns itself settles what 
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 3): a partial MED debits only its part; refunded only when everything is taken back', async () => {
+test('a partial MED debits only its part; refunded only when everything is taken back', async () => {
   const paid = await create('partial-med@example.com')
   await service.pay(paid.id, paid.payer)
   assert.equal((await balances('partial-med@example.com')).DEPIX, 900)
@@ -176,7 +176,7 @@ test('decisions 14 (point 3): a partial MED debits only its part; refunded only 
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 3): a partial MED on a BTC credit is converted at the charge\'s own quote, and taken from where the credit sits', async () => {
+test('a partial MED on a BTC credit is converted at the charge\'s own quote, and taken from where the credit sits', async () => {
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
   const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '100.00', email: 'btc-med@example.com', euid, swap_to: 'BTC' } })
@@ -199,7 +199,7 @@ test('decisions 14 (point 3): a partial MED on a BTC credit is converted at the 
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 4): a claw-back is posted in DEPIX against clearing, through conversion; the check finds the old way of posting', async () => {
+test('a claw-back is posted in DEPIX against clearing, through conversion; the check finds the old way of posting', async () => {
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
   const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '20.00', email: 'books@example.com', euid, swap_to: 'BTC' } })
@@ -239,7 +239,7 @@ test('decisions 14 (point 4): a claw-back is posted in DEPIX against clearing, t
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 5): what arrived is in get-payment (paidAmount) and in the webhook body (paid_in_cents)', async () => {
+test('what arrived is in get-payment (paidAmount) and in the webhook body (paid_in_cents)', async () => {
   const paid = await create('paid-amount@example.com', { webhook_url: 'http://127.0.0.1:1/h' })
   assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${paid.id}`, token })).body.paidAmount, null)
   await service.pay(paid.id, paid.payer, undefined, { paid_cents: 1040 })
@@ -249,7 +249,7 @@ test('decisions 14 (point 5): what arrived is in get-payment (paidAmount) and in
   assert.match(event.body, /"value_in_cents":1000,"paid_in_cents":1040,"payer_euid"/)
 })
 
-test('decisions 14 (point 5): releasing a hold with no reported amount asks the provider first, then needs support\'s amount; never the charge value', async () => {
+test('releasing a hold with no reported amount asks the provider first, then needs support\'s amount; never the charge value', async () => {
   // The provider's webhook said nothing about the amount; its deposit-status does.
   const asked = await create('amount-asked@example.com')
   await service.sandbox!.fake.settle(asked.depositId, { payerName: 'Payer Person', payerTaxNumber: asked.payer, outcome: 'depix_sent', lost: true, paidCents: 990 })
@@ -281,7 +281,7 @@ test('decisions 14 (point 5): releasing a hold with no reported amount asks the 
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 3): the provider\'s refunded after a partial MED takes nothing more: recorded, and raised for support', async () => {
+test('the provider\'s refunded after a partial MED takes nothing more: recorded, and raised for support', async () => {
   const paid = await create('refunded-after-partial@example.com')
   await service.pay(paid.id, paid.payer)
   await med(paid.id, { principal_cents: 200 })
@@ -292,7 +292,7 @@ test('decisions 14 (point 3): the provider\'s refunded after a partial MED takes
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 2): a MED after we paid the refund takes money that left us: the books record the loss', async () => {
+test('a MED after we paid the refund takes money that left us: the books record the loss', async () => {
   const held = await create('refund-then-med@example.com')
   await service.pay(held.id, generateCpf())
   await review(held.id, { decision: 'refund' })
@@ -305,7 +305,7 @@ test('decisions 14 (point 2): a MED after we paid the refund takes money that le
   await assertBooksBalance()
 })
 
-test('decisions 14 (point 10): the provider\'s will_refund after credit is recorded and raised for support; nothing moves until the money goes', async () => {
+test('the provider\'s will_refund after credit is recorded and raised for support; nothing moves until the money goes', async () => {
   const paid = await create('announced@example.com')
   await service.pay(paid.id, paid.payer)
   assert.equal((await service.pay(paid.id, paid.payer, 'will_refund')).body.status, 'depix_sent')

@@ -10,17 +10,11 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
-import { createAdjustableClock } from '../../src/clock.ts'
 import { issueToken } from '../../src/app/issue-token.ts'
 import { openAccount } from '../../src/app/open-account.ts'
-import { loadConfig } from '../../src/config.ts'
-import { euidForTaxNumber, startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { startService } from '../../src/service.ts'
+import { euidForTaxNumber } from '../../src/sandbox/fake-eulen.ts'
 import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
-import { freePort } from '../support/free-port.ts'
-import { openMigratedPglite, openTestDatabase } from '../support/harness.ts'
-import { startSmtp } from '../support/smtp.ts'
-import { startTestTreasury } from '../support/treasury.ts'
+import { startProductionRig } from '../support/production-rig.ts'
 import { totpCode } from '../support/factors.ts'
 
 let browser: Browser
@@ -35,23 +29,9 @@ after(async () => {
 })
 
 test('production mode: an operator releases a held charge from the queue, audited with her e-mail; forged and out-of-role requests change nothing', { skip, timeout: 300_000 }, async () => {
-  const smtp = await startSmtp()
-  const providerDb = await openMigratedPglite()
-  const providerClock = createAdjustableClock()
-  const provider = await startFakeEulen({ db: providerDb.db, clock: providerClock, token: 'provider-token' })
-  const database = await openTestDatabase()
-  const treasury = await startTestTreasury()
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const service = await startService(loadConfig({
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
-    OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
-    OPERATORS: 'ana@example.com:admin,joao@example.com:support',
-  }), { database, logger: false })
-  await service.app.listen({ host: '127.0.0.1', port })
-  service.jobs.start(50)
-  provider.setWebhookTarget(`${base}/provider/webhooks`, 'hook-secret')
+  const rig = await startProductionRig({ smtp: true })
+  const { provider, providerClock, smtp } = rig
+  const { service, base } = await rig.serve({ env: { OPERATORS: 'ana@example.com:admin,joao@example.com:support' }, runJobs: true })
   const contexts: Array<{ close(): Promise<void> }> = []
   try {
     // A merchant with a token (the Wallet's way to one is tested in wallet-browser.test.ts).
@@ -232,10 +212,6 @@ test('production mode: an operator releases a held charge from the queue, audite
     await screenshot(support, '11-support-refused')
   } finally {
     for (const context of contexts) await context.close()
-    await service.close()
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await smtp.close()
+    await rig.close()
   }
 })

@@ -5,7 +5,8 @@ import { PNG } from 'pngjs'
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils'
 import { parsePix } from 'pix-utils'
 import { sql } from 'kysely'
-import { requestHash } from '../../src/app/request-hash.ts'
+import { requestHash } from '../../src/request-hash.ts'
+import { ok } from '../support/api.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -19,8 +20,7 @@ before(async () => {
 })
 after(() => service.close())
 
-const create = (body: unknown, headers: Record<string, string> = {}) =>
-  service.request({ method: 'POST', url: '/api/create-payment', token, body, headers })
+const create = (body: unknown, headers: Record<string, string> = {}) => service.api.postUntyped('/api/create-payment', body, { token, headers })
 const chargeCount = async () => (await service.database.db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
 /** An EUID the provider knows: a payer it has seen before. */
 const knownEuid = async (taxNumber: string) => (await service.sandbox!.fake.endUser(taxNumber, 'Payer Name')).euid
@@ -33,7 +33,7 @@ function assertError(response: { status: number; body: any }, status: number, co
   assert.equal(typeof response.body.request_id, 'string')
 }
 
-test('a charge is created with the spec 2.1 result: 32-hex id, valid BR Code, image URL, 10-minute expiry, and its payment page', async () => {
+test('a charge is created with the contract's result: 32-hex id, valid BR Code, image URL, 10-minute expiry, and its payment page', async () => {
   const response = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
   assert.equal(response.status, 200, JSON.stringify(response.body))
   assert.deepEqual(Object.keys(response.body).sort(), ['expiresAt', 'id', 'payUrl', 'qrCopyPaste', 'qrImageUrl', 'status'])
@@ -123,16 +123,17 @@ test('a charge is stored only for accounts that exist, and accounts are never de
 })
 
 test('the QR image is a public, cacheable PNG that decodes back to qrCopyPaste', async () => {
-  const created = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
-  const image = await service.request({ method: 'GET', url: `/api/qr/${created.body.id}.png` })
+  const created = ok(await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' }))
+  // Untyped: the bytes are read from `raw`.
+  const image = await service.request({ method: 'GET', url: `/api/qr/${created.id}.png` })
   assert.equal(image.status, 200)
   assert.equal(image.headers['content-type'], 'image/png')
   assert.match(String(image.headers['cache-control']), /public/)
   const png = PNG.sync.read(image.raw)
   const decoded = jsQRModule.default(new Uint8ClampedArray(png.data), png.width, png.height)
-  assert.equal(decoded?.data, created.body.qrCopyPaste)
-  assertError(await service.request({ method: 'GET', url: `/api/qr/${'0'.repeat(32)}.png` }), 404, 'payment_not_found')
-  assertError(await service.request({ method: 'GET', url: '/api/qr/../../etc/passwd' }), 404, 'not_found')
+  assert.equal(decoded?.data, created.qrCopyPaste)
+  assertError(await service.api.get(`/api/qr/${'0'.repeat(32)}.png`), 404, 'payment_not_found')
+  assertError(await service.api.get('/api/qr/../../etc/passwd'), 404, 'not_found')
 })
 
 test('value bounds are inclusive per currency; value may be a JSON number', async () => {
@@ -273,7 +274,7 @@ test('the payer-limit ladder is configurable', async () => {
   try {
     const merchant = await custom.merchant('ladder@example.com', '52998224725')
     const euid = (await custom.sandbox!.fake.endUser('11144477735', 'Payer')).euid
-    const call = (value: string) => custom.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value, email: 'l@example.com', euid } })
+    const call = (value: string) => custom.api.post('/api/create-payment', { value, email: 'l@example.com', euid }, { token: merchant.token })
     assert.equal((await call('20.00')).status, 200)
     assertError(await call('20.01'), 400, 'payer_limit_exceeded', 'value')
   } finally {
@@ -287,7 +288,7 @@ test('provider down: 503 provider_unavailable with Retry-After, nothing stored, 
     const merchant = await down.merchant('down@example.com', '52998224725')
     await down.sandbox!.fake.close()
     const body = { value: '10.00', email: 'c@example.com', tax_number: '11144477735' }
-    const response = await down.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body, headers: { 'idempotency-key': 'k1' } })
+    const response = await down.api.post('/api/create-payment', body, { token: merchant.token, headers: { 'idempotency-key': 'k1' } })
     assertError(response, 503, 'provider_unavailable')
     // Safe to retry with the same key, after the time it says.
     assert.equal(response.headers['retry-after'], '5')
@@ -300,7 +301,7 @@ test('provider down: 503 provider_unavailable with Retry-After, nothing stored, 
 })
 
 test('small frictions: a Bearer token gets a hint to use X-API-Token; body-less POSTs accept an empty JSON body; text/plain is 415', async () => {
-  const bearer = await service.request({ method: 'GET', url: '/api/get-balance', headers: { authorization: `Bearer ${token}` } })
+  const bearer = await service.api.get('/api/get-balance', { headers: { authorization: `Bearer ${token}` } })
   assert.equal(bearer.status, 401)
   assert.equal(bearer.body.code, 'token_missing')
   assert.match(bearer.body.error, /X-API-Token/)

@@ -44,7 +44,7 @@ const deposit = { amountInCents: 1000, merchantId: 'EU000000000000001', euid: 'E
 
 test('POST /deposit sends the Bearer token and reads the {response, async} envelope', async () => {
   script({ status: 200, body: { response: { id: 'a'.repeat(32), qrCopyPaste: '000201...', qrImageUrl: 'https://x' }, async: false } })
-  assert.deepEqual(await client().createDeposit(deposit), { id: 'a'.repeat(32), qrCopyPaste: '000201...', payerEuid: null })
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'a'.repeat(32), qrCopyPaste: '000201...', statusText: 'pending', payerEuid: null })
   assert.equal(seen[0]!.headers.authorization, 'Bearer jwt-token')
   assert.deepEqual(JSON.parse(seen[0]!.body), deposit)
   assert.equal(seen[0]!.url, '/api/deposit')
@@ -58,7 +58,7 @@ test('an asynchronous reply is polled at its urlResponse until the result; POST 
     { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/1`, expiration: later } },
     { status: 200, body: { response: { id: 'b'.repeat(32), qrCopyPaste: '0002', payerEUID: 'EU000000000000004' }, async: false } },
   )
-  assert.deepEqual(await client().createDeposit(deposit), { id: 'b'.repeat(32), qrCopyPaste: '0002', payerEuid: 'EU000000000000004' })
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'b'.repeat(32), qrCopyPaste: '0002', statusText: 'pending', payerEuid: 'EU000000000000004' })
   assert.deepEqual(seen.map((request) => `${request.method} ${request.url}`), ['POST /api/deposit', 'GET /api/async/1', 'GET /api/async/1', 'GET /api/async/1'])
   assert.equal(seen[1]!.headers.authorization, 'Bearer jwt-token')
 
@@ -111,17 +111,17 @@ test('a 2xx without id or qrCopyPaste is not taken as a deposit: it is a lost re
   await assert.rejects(client().createDeposit(deposit), ProviderReplyLostError)
 })
 
-test('decisions 14 (point 8): an asynchronous result served without the envelope is read; POST /deposit is sent once', async () => {
+test('an asynchronous result served without the envelope is read; POST /deposit is sent once', async () => {
   const later = new Date(Date.now() + 10_000).toISOString()
   script(
     { status: 200, body: { async: true, urlResponse: `${baseUrl}/async/2`, expiration: later } },
     { status: 200, body: { id: 'c'.repeat(32), qrCopyPaste: '0002bare', qrImageUrl: 'https://x', expiration: later } },
   )
-  assert.deepEqual(await client().createDeposit(deposit), { id: 'c'.repeat(32), qrCopyPaste: '0002bare', payerEuid: null })
+  assert.deepEqual(await client().createDeposit(deposit), { id: 'c'.repeat(32), qrCopyPaste: '0002bare', statusText: 'pending', payerEuid: null })
   assert.deepEqual(seen.map((request) => request.method), ['POST', 'GET'])
 })
 
-test('decisions 14 (point 8): Eulen\'s 429 is "not now" with its Retry-After, never a refusal', async () => {
+test('Eulen\'s 429 is "not now" with its Retry-After, never a refusal', async () => {
   script({ status: 429, body: { response: { errorMessage: 'Limite de requisições excedido.' } }, headers: { 'retry-after': '42' } })
   await assert.rejects(client().createDeposit(deposit), (error: unknown) => error instanceof ProviderBusyError && error.retryAfterSeconds === 42)
   script({ status: 429, body: {} })

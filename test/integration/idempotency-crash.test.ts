@@ -3,68 +3,35 @@
 // makes the charge, exactly once; a key whose charge was stored before the crash finds that charge.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { issueToken } from '../../src/app/issue-token.ts'
-import { openAccount } from '../../src/app/open-account.ts'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
-import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startService } from '../../src/service.ts'
-import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { createStore } from '../../src/store/store.ts'
-import { startTestTreasury } from '../support/treasury.ts'
-import { T0, childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { seedOwner, startProductionRig } from '../support/production-rig.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
-  const providerDb = await openMigratedPglite()
   // The provider keeps real time, as the service after the crash does.
-  const provider = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
-  const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
-  const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-crash-')) : await migratedPgliteFolder('pix-crash-')
-  const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
-  const treasury = await startTestTreasury()
-  const env = {
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
-    PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1',
-    ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
-  }
+  const rig = await startProductionRig()
+  const { provider, providerDb } = rig
+  const node = await rig.spawned({ prefix: 'pix-crash-' })
   try {
     // The merchant, written before the child owns the database (PGlite: one process per folder).
-    const setup = await open()
-    const store = createStore(setup.db)
-    const clock = createAdjustableClock(T0)
-    const euid = (await provider.endUser('52998224725', 'Merchant')).euid
-    const account = await openAccount({ store, clock }, { email: 'crash@example.com', taxNumber: '52998224725', name: 'Merchant', kyc: 'verified', euid })
-    const token = (await issueToken({ store, clock }, { accountId: account.id })).token
+    const setup = await node.open()
+    const { token } = await seedOwner(createStore(setup.db), provider, { email: 'crash@example.com', taxNumber: '52998224725', name: 'Merchant' })
     await setup.close()
 
-    const child = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    const address = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const address = (() => { try { return JSON.parse(line).address } catch { return undefined } })()
-        if (typeof address === 'string') resolve(address)
-      })
-      child.once('exit', (code) => reject(new Error(`the child exited with ${code}`)))
-    })
-
+    const child = await node.start()
     const body = { value: '10.00', email: 'buyer@example.com', tax_number: '11144477735', payer_name: 'Buyer Person' }
     const headers = { 'x-api-token': token, 'content-type': 'application/json', 'idempotency-key': 'order-crash' }
     const gate = provider.holdDepositReplies()
-    const inFlight = fetch(`${address}/api/create-payment`, { method: 'POST', headers, body: JSON.stringify(body) }).catch((error: unknown) => error)
+    const inFlight = fetch(`${child.address}/api/create-payment`, { method: 'POST', headers, body: JSON.stringify(body) }).catch((error: unknown) => error)
     await gate.depositStored
-    child.kill('SIGKILL')
-    await exited
+    await node.kill()
     assert.ok((await inFlight) instanceof Error, 'the killed child never answered')
     gate.release()
 
     const serviceClock = createAdjustableClock(new Date())
-    const service = await startService(loadConfig(env), { database: await open(), clock: serviceClock, logger: false })
+    const service = await startService(loadConfig(node.env), { database: await node.open(), clock: serviceClock, logger: false })
     try {
       const create = () => service.app.inject({ method: 'POST', url: '/api/create-payment', headers, payload: body })
       const busy = await create()
@@ -80,7 +47,7 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       const charges = await service.database.db.selectFrom('charges').select('id').execute()
       assert.deepEqual(charges.map((row) => row.id), [made.json().id])
       // The deposit the killed process left at the provider was looked up first and kept for support.
-      const orphans = await service.app.inject({ method: 'GET', url: '/ops/unknown-deposits', headers: { authorization: 'Bearer ops-token' } })
+      const orphans = await service.app.inject({ method: 'GET', url: '/ops/unknown-deposits', headers: { authorization: `Bearer ${node.env.OPS_TOKEN}` } })
       const kept = orphans.json().deposits as Array<{ seen_by: string; value_in_cents: number }>
       assert.deepEqual(kept.map((deposit) => [deposit.seen_by, deposit.value_in_cents]), [['lost_reply', 1000]])
 
@@ -97,10 +64,6 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
       await service.close()
     }
   } finally {
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await testDb?.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    await rig.close()
   }
 })

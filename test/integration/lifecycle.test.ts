@@ -3,6 +3,8 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -13,12 +15,8 @@ before(async () => {
 })
 after(() => service.close())
 
-const create = async (body: Record<string, unknown>) => {
-  const response = await service.request({ method: 'POST', url: '/api/create-payment', token, body })
-  assert.equal(response.status, 200, JSON.stringify(response.body))
-  return response.body.id as string
-}
-const record = async (id: string) => (await service.request({ method: 'GET', url: `/api/get-payment/${id}`, token })).body
+const create = async (body: CreatePaymentRequest) => ok(await service.api.post('/api/create-payment', body, { token })).id
+const record = async (id: string) => ok(await service.api.get(`/api/get-payment/${id}`, { token }))
 /** A customer account with its own (verified) owner CPF and token, to read its balance. */
 async function customer(email: string) {
   const account = await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email, tax_number: generateCpf() } })
@@ -26,7 +24,7 @@ async function customer(email: string) {
   const issued = await service.request({ method: 'POST', url: `/sandbox/accounts/${email}/tokens`, body: {} })
   const customerToken = issued.body.token as string
   return {
-    balances: async () => (await service.request({ method: 'GET', url: '/api/get-balance', token: customerToken })).body.balances,
+    balances: async () => ok(await service.api.get('/api/get-balance', { token: customerToken })).balances,
     held: async () => service.store.ledger.balances((await service.store.accounts.findByEmail(email))!.id, 'held'),
   }
 }
@@ -152,8 +150,8 @@ test('the merchant sees why a charge is held: holdReason in get-payment and the 
   const held = await service.pay(id, payer)
   assert.equal(held.body.status, 'security_hold')
   assert.equal(held.body.holdReason, 'identity_bound_elsewhere')
-  const listed = await service.request({ method: 'GET', url: '/api/payments?status=security_hold', token })
-  assert.equal(listed.body.payments.find((payment: any) => payment.qrId === id).holdReason, 'identity_bound_elsewhere')
+  const listed = ok(await service.api.get('/api/payments?status=security_hold', { token }))
+  assert.equal(listed.payments.find((payment) => payment.qrId === id)!.holdReason, 'identity_bound_elsewhere')
   const event = await service.database.db.selectFrom('webhook_events').select('body').where('charge_id', '=', id).where('event', '=', 'payment.held').executeTakeFirstOrThrow()
   assert.equal(JSON.parse(event.body).hold_reason, 'identity_bound_elsewhere')
   assert.equal((await service.ops('POST', `/ops/payments/${id}/review`, { decision: 'refund', note: 'paid the wrong seller' })).body.status, 'will_refund')
@@ -163,7 +161,7 @@ test('the merchant sees why a charge is held: holdReason in get-payment and the 
 test('cancel: a waiting charge becomes canceled (twice is the same answer); a paid one is 409; another merchant\'s is 404; a late payment is still credited', async () => {
   const payer = generateCpf()
   const id = await create({ value: '10.00', email: 'cancel@example.com', tax_number: payer })
-  const cancel = (paymentId: string, as = token) => service.request({ method: 'POST', url: `/api/payments/${paymentId}/cancel`, token: as })
+  const cancel = (paymentId: string, as = token) => service.api.post(`/api/payments/${paymentId}/cancel`, undefined, { token: as })
   const canceled = await cancel(id)
   assert.equal(canceled.status, 200, JSON.stringify(canceled.body))
   assert.equal(canceled.body.status, 'canceled')
@@ -174,7 +172,9 @@ test('cancel: a waiting charge becomes canceled (twice is the same answer); a pa
   const foreign = await cancel(id, other)
   assert.equal(foreign.status, 404)
   assert.equal(foreign.body.code, 'payment_not_found')
-  assert.equal((await cancel('not-a-payment-id')).body.code, 'payment_not_found')
+  const unknown = await cancel('not-a-payment-id')
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'payment_not_found')
 
   // The provider cannot void the QR: the payer's bank paid it anyway, and that money is credited.
   const late = await service.pay(id, payer)
@@ -192,8 +192,8 @@ test('metadata: up to 20 keys of 1–40 characters with values up to 500 come ba
   const id = await create({ value: '10.00', email: 'labels@example.com', tax_number: payer, metadata, webhook_url: 'http://127.0.0.1:1/h' })
   assert.deepEqual((await record(id)).metadata, metadata)
   // The clock stands still here: every charge has one created_at, so a page holds them by id.
-  const listed = await service.request({ method: 'GET', url: '/api/payments?limit=100', token })
-  assert.deepEqual(listed.body.payments.find((payment: any) => payment.qrId === id).metadata, metadata)
+  const listed = ok(await service.api.get('/api/payments?limit=100', { token }))
+  assert.deepEqual(listed.payments.find((payment) => payment.qrId === id)!.metadata, metadata)
   await service.pay(id, payer)
   const event = await service.database.db.selectFrom('webhook_events').select('body').where('charge_id', '=', id).executeTakeFirstOrThrow()
   assert.deepEqual(JSON.parse(event.body).metadata, metadata)
@@ -208,7 +208,7 @@ test('metadata: up to 20 keys of 1–40 characters with values up to 500 come ba
     [{ order: { nested: 'x' } }, 'an object'],
     [['order', '1042'], 'a list'],
   ] as const) {
-    const response = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'labels@example.com', tax_number: payer, metadata: bad } })
+    const response = await service.api.postUntyped('/api/create-payment', { value: '10.00', email: 'labels@example.com', tax_number: payer, metadata: bad }, { token })
     assert.equal(response.status, 400, why)
     assert.equal(response.body.code, 'metadata_invalid', `${why}: ${JSON.stringify(response.body)}`)
   }
@@ -271,9 +271,11 @@ test('a MED after credit debits what the payment credited and blocks its e-mail,
   const medded = await service.request({ method: 'POST', url: `/sandbox/payments/${id}/med`, body: {} })
   assert.equal(medded.body.status, 'refunded')
   assert.deepEqual((await med.balances()).DEPIX, { available_cents: 0, available_brl: 'R$ 0,00' })
-  const again = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'med@example.com', tax_number: generateCpf() } })
+  const again = await service.api.post('/api/create-payment', { value: '10.00', email: 'med@example.com', tax_number: generateCpf() }, { token })
+  assert.equal(again.status, 403)
   assert.equal(again.body.code, 'end_user_blocked')
-  const byCpf = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'other@example.com', tax_number: '67635938134' } })
+  const byCpf = await service.api.post('/api/create-payment', { value: '10.00', email: 'other@example.com', tax_number: '67635938134' }, { token })
+  assert.equal(byCpf.status, 403)
   assert.equal(byCpf.body.code, 'end_user_blocked')
 })
 
@@ -314,16 +316,21 @@ test('provider webhooks need the registered Basic secret', async () => {
 test('the payer ladder climbs with confirmed history: 5 payments and 7 days → R$ 1.000', async () => {
   const payer = generateCpf()
   const euid = await euidOf(payer)
-  const charge = (value: string) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value, email: 'ladder@example.com', euid } })
-  assert.equal((await charge('500.00')).body.code, 'payer_limit_exceeded')
-  for (let i = 0; i < 5; i++) {
-    const created = await charge('10.00')
-    assert.equal((await service.pay(created.body.id, payer)).body.status, 'depix_sent')
+  const charge = (value: string) => service.api.post('/api/create-payment', { value, email: 'ladder@example.com', euid }, { token })
+  const refused = async (value: string) => {
+    const answer = await charge(value)
+    assert.equal(answer.status, 400)
+    return answer.body.code
   }
-  assert.equal((await charge('500.00')).body.code, 'payer_limit_exceeded')
+  assert.equal(await refused('500.00'), 'payer_limit_exceeded')
+  for (let i = 0; i < 5; i++) {
+    const created = ok(await charge('10.00'))
+    assert.equal((await service.pay(created.id, payer)).body.status, 'depix_sent')
+  }
+  assert.equal(await refused('500.00'), 'payer_limit_exceeded')
   await service.advance(7 * 24 * 3600)
   assert.equal((await charge('1000.00')).status, 200)
-  assert.equal((await charge('1000.01')).body.code, 'payer_limit_exceeded')
+  assert.equal(await refused('1000.01'), 'payer_limit_exceeded')
 })
 
 test('support: a pending token is activated, an unidentified account released', async () => {

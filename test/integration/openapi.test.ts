@@ -113,7 +113,7 @@ test('the documents name their schemas, audiences, retries and webhooks', { skip
   assert.match(document.components.schemas.CreatePaymentRequest.properties.value.description, /BRL/)
 })
 
-test('the balance example reads as the service writes balances (decisions 5: USDt in 10^-6 units)', { skip }, () => {
+test('the balance example reads as the service writes balances (USDt in 10^-6 units)', { skip }, () => {
   const example = document.components.schemas.BalanceRecord.examples[0].balances
   assert.equal(example.DEPIX.available_brl, formatBrl(example.DEPIX.available_cents))
   assert.equal(example.BTC.available_btc, formatBtc(example.BTC.available_sats))

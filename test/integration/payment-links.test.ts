@@ -5,7 +5,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import type { CreatePaymentLinkBody, PaymentLinkList } from '../../src/contract/api.ts'
 import { eulenPublishedLimits } from '../../src/provider/rate-limits.ts'
+import { ok, refused } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInClient } from '../support/wallet-client.ts'
 
@@ -21,12 +23,10 @@ let addresses = 0
 /** A new client address for each payer, so the per-address limit is only met where a test means it. */
 const nextAddress = () => `10.0.${Math.floor(++addresses / 250)}.${addresses % 250 + 1}`
 
-const api = (method: string, url: string, body?: unknown, token = seller.token) => service.request({ method, url, token, ...(body === undefined ? {} : { body }) })
-async function publish(body: Record<string, unknown>) {
-  const created = await api('POST', '/api/payment-links', body)
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  return created.body as { id: string; url: string; sales: { paid: number; paid_cents: number; open: number } }
-}
+const publish = async (body: CreatePaymentLinkBody) => ok(await service.api.post('/api/payment-links', body, { token: seller.token }))
+/** A link as the API reads it to `token`'s account. */
+const linkAnswer = (id: string, token = seller.token) => service.api.get(`/api/payment-links/${id}`, { token })
+const readLink = async (id: string) => ok(await linkAnswer(id))
 const slugOf = (link: { url: string }) => new URL(link.url).pathname.slice('/l/'.length)
 const view = (slug: string, address = nextAddress()) => service.app.inject({ method: 'GET', url: `/l/${slug}`, remoteAddress: address })
 const submit = (slug: string, form: Record<string, string>, address = nextAddress()) => service.app.inject({
@@ -40,21 +40,21 @@ test('a link is published, read, listed and deactivated by API; its address is r
   assert.match(link.id, /^pl_[0-9a-f]{24}$/)
   assert.match(slugOf(link), /^[A-Za-z0-9_-]{22}$/)
   assert.notEqual(slugOf(await publish({ title: 'Outro', amount: '10.00' })), slugOf(link))
-  const read = await api('GET', `/api/payment-links/${link.id}`)
-  assert.deepEqual(read.body, { ...link, sales: { paid: 0, paid_cents: 0, open: 0 } })
-  assert.equal((await api('GET', `/api/payment-links/${link.id}`)).body.amount_cents, 1000)
-  assert.equal((await api('GET', `/api/payment-links/${link.id}`)).body.swap_to, 'DEPIX')
-  assert.ok((await api('GET', '/api/payment-links')).body.payment_links.some((entry: { id: string }) => entry.id === link.id))
+  const read = await readLink(link.id)
+  assert.deepEqual(read, { ...link, sales: { paid: 0, paid_cents: 0, open: 0 } })
+  assert.equal(read.amount_cents, 1000)
+  assert.equal(read.swap_to, 'DEPIX')
+  assert.ok(ok(await service.api.get('/api/payment-links', { token: seller.token })).payment_links.some((entry) => entry.id === link.id))
 
   // Another account's link is not found, as a link that cannot exist.
   const other = await service.merchant('other-links@example.com', generateCpf())
-  assert.equal((await api('GET', `/api/payment-links/${link.id}`, undefined, other.token)).body.code, 'payment_link_not_found')
-  assert.equal((await api('GET', '/api/payment-links/pl_nope')).body.code, 'payment_link_not_found')
+  assert.equal(refused(await linkAnswer(link.id, other.token)).code, 'payment_link_not_found')
+  assert.equal(refused(await linkAnswer('pl_nope')).code, 'payment_link_not_found')
 
-  const off = await api('POST', `/api/payment-links/${link.id}/deactivate`)
-  assert.equal(off.status, 200)
-  assert.equal(off.body.active, false)
-  assert.deepEqual((await api('POST', `/api/payment-links/${link.id}/deactivate`)).body, off.body)
+  const deactivate = () => service.api.post(`/api/payment-links/${link.id}/deactivate`, undefined, { token: seller.token })
+  const off = ok(await deactivate())
+  assert.equal(off.active, false)
+  assert.deepEqual(ok(await deactivate()), off)
   const page = await view(slugOf(link))
   assert.match(page.body, /Este link foi desativado pela loja/)
   assert.doesNotMatch(page.body, /<form/)
@@ -78,15 +78,15 @@ test('what a link may be: a title, a fixed amount or open bounds within the char
     [{ title: 'x', amount: '10.00', colour: 'red' }, 'invalid_request', 'colour'],
   ]
   for (const [body, code, param] of refusals) {
-    const refused = await api('POST', '/api/payment-links', body)
-    assert.equal(refused.status, 400, JSON.stringify(body))
-    assert.equal(refused.body.code, code, JSON.stringify(body))
-    assert.equal(refused.body.param, param, JSON.stringify(body))
+    const answer = await service.api.postUntyped('/api/payment-links', body, { token: seller.token })
+    assert.equal(answer.status, 400, JSON.stringify(body))
+    assert.equal(answer.body.code, code, JSON.stringify(body))
+    assert.equal(answer.body.param, param, JSON.stringify(body))
   }
   const open = await publish({ title: 'Contribuição', swap_to: 'USDt' })
-  assert.equal((await api('GET', `/api/payment-links/${open.id}`)).body.min_cents, 1000)
-  assert.equal((await api('GET', `/api/payment-links/${open.id}`)).body.max_cents, 500000)
-  assert.equal((await service.request({ method: 'POST', url: '/api/payment-links', body: { title: 'x', amount: '10.00' } })).body.code, 'token_missing')
+  const bounds = await readLink(open.id)
+  assert.deepEqual([bounds.min_cents, bounds.max_cents], [1000, 500000])
+  assert.equal(refused(await service.api.post('/api/payment-links', { title: 'x', amount: '10.00' })).code, 'token_missing')
 })
 
 test('viewing a link never makes a QR; the page says the payer limits before the form; "Gerar Pix" makes an ordinary charge naming the link and opens its payment page', async () => {
@@ -125,12 +125,12 @@ test('viewing a link never makes a QR; the page says the payer limits before the
   assert.equal(charge.informed_payer_name, 'Ana Souza')
   assert.equal(charge.merchant_id, seller.euid)
   // An ordinary charge: the seller's API reads it and its metadata.
-  const record = await api('GET', `/api/get-payment/${charge.id}`)
-  assert.deepEqual(record.body.metadata, { payment_link_id: link.id })
+  const record = ok(await service.api.get(`/api/get-payment/${charge.id}`, { token: seller.token }))
+  assert.deepEqual(record.metadata, { payment_link_id: link.id })
   assert.match((await service.request({ method: 'GET', url: bought.headers.location as string })).body, /Aguardando o seu pagamento/)
 
   assert.equal((await service.pay(charge.id, payer)).body.status, 'depix_sent')
-  assert.deepEqual((await api('GET', `/api/payment-links/${link.id}`)).body.sales, { paid: 1, paid_cents: 1000, open: 0 })
+  assert.deepEqual((await readLink(link.id)).sales, { paid: 1, paid_cents: 1000, open: 0 })
 })
 
 test('an open amount: within its bounds, and above R$ 10,00 only for a payer who already paid here with the same CPF/CNPJ', async () => {
@@ -209,7 +209,7 @@ test('limits per address, per link, and the provider\'s /deposit budget answer "
   assert.equal(busy.headers['x-error-code'], 'provider_unavailable')
   assert.equal(await allCharges(), before)
   // A merchant's own API charge still goes through on what was left.
-  assert.equal((await api('POST', '/api/create-payment', { value: '10.00', email: 'x@example.com', tax_number: generateCpf() })).status, 200)
+  assert.equal((await service.api.post('/api/create-payment', { value: '10.00', email: 'x@example.com', tax_number: generateCpf() }, { token: seller.token })).status, 200)
   // The budget refilled (as a minute or two would), for the tests after this one.
   await service.database.db.deleteFrom('rate_buckets').where('key', '=', 'provider:deposit').execute()
 })
@@ -231,7 +231,7 @@ test('the Wallet publishes a link, lists links with their sales and totals, show
   assert.equal(created.status, 303, created.html)
   const id = /^\/wallet\/links\/(pl_[0-9a-f]{24})$/.exec(created.location ?? '')?.[1]
   assert.ok(id, created.location)
-  const link = (await api('GET', `/api/payment-links/${id}`)).body
+  const link = await readLink(id)
   assert.equal(link.amount_cents, 1000)
   assert.equal(link.description, 'Sabor maracujá')
 
@@ -253,9 +253,39 @@ test('the Wallet publishes a link, lists links with their sales and totals, show
   await wallet.get('/wallet/links')
   const off = await wallet.post(`/wallet/links/${id}/deactivate`)
   assert.equal(off.status, 303)
-  assert.equal((await api('GET', `/api/payment-links/${id}`)).body.active, false)
+  assert.equal((await readLink(id)).active, false)
   // Another owner's link is not theirs to see.
   const stranger = await service.merchant('stranger-links@example.com', generateCpf())
   const strangerWallet = await signedInClient(service, stranger.email)
   assert.equal((await strangerWallet.get(`/wallet/links/${id}`)).status, 404)
+})
+
+test('links are listed a page at a time, newest first, by API and in the Wallet, however many there are', async () => {
+  const pager = await service.merchant('many-links@example.com', generateCpf())
+  const made: string[] = []
+  for (let index = 0; index < 23; index++) {
+    made.unshift(ok(await service.api.post('/api/payment-links', { title: `Item ${index}`, amount: '10.00' }, { token: pager.token })).id)
+    await service.advance(1)
+  }
+  const seen: string[] = []
+  let cursor: string | null = null
+  do {
+    const page: PaymentLinkList = ok(await service.api.get(`/api/payment-links?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`, { token: pager.token }))
+    assert.ok(page.payment_links.length <= 5)
+    seen.push(...page.payment_links.map((link) => link.id))
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  assert.deepEqual(seen, made, 'every link once, newest first')
+  assert.equal(ok(await service.api.get('/api/payment-links', { token: pager.token })).payment_links.length, 20, '20 when no limit is given')
+  assert.equal(refused(await service.api.get('/api/payment-links?cursor=bm90LW91cnM', { token: pager.token })).code, 'invalid_request')
+  assert.equal((await service.api.get('/api/payment-links?limit=101', { token: pager.token })).status, 400)
+
+  const wallet = await signedInClient(service, pager.email)
+  const first = await wallet.get('/wallet/links')
+  const next = /<a href="([^"]+)" rel="next">/.exec(first.html)?.[1]?.replaceAll('&amp;', '&')
+  assert.ok(next, 'the Wallet offers the older links')
+  const second = await wallet.get(next)
+  assert.ok(second.html.includes(made[20]!) && second.html.includes(made[22]!), 'the second page holds the oldest three')
+  assert.ok(!second.html.includes(`/wallet/links/${made[0]}"`))
+  assert.doesNotMatch(second.html, /rel="next"/)
 })

@@ -12,12 +12,16 @@ import { join } from 'node:path'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, skipWithoutChromium as skip } from '../support/browser.ts'
-import { startTestService, type TestService } from '../support/harness.ts'
+import { createAdjustableClock } from '../../src/clock.ts'
+import { T0, startTestService, type TestService } from '../support/harness.ts'
+import { seedOwner, startProductionRig } from '../support/production-rig.ts'
+import { mailText } from '../support/smtp.ts'
 
 let browser: Browser
 let service: TestService
 let base: string
 const shots = join(tmpdir(), 'screenshots', 'payment-pages')
+const PAID_WAITING = 'Pagamento recebido. Aguardando a confirmação do banco'
 before(async () => {
   if (skip) return
   mkdirSync(shots, { recursive: true })
@@ -95,4 +99,49 @@ test('without JavaScript the payment page still shows everything and refreshes i
   await page.getByText('Este Pix expirou sem pagamento').waitFor({ timeout: 10_000 })
   await screenshot(page, '7-pay-expired')
   await context.close()
+})
+
+test('production mode against the fakes: a link bought end to end, the provider\'s webhook brings the receipt, and the owner is mailed', { skip, timeout: 120_000 }, async () => {
+  // One clock for the service and the provider, whose delivery delay the test moves past.
+  const clock = createAdjustableClock(T0)
+  const rig = await startProductionRig({ clock, smtp: true })
+  const { service: live, base: liveBase } = await rig.serve({ clock, runJobs: true })
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 }, locale: 'pt-BR' })
+  try {
+    assert.equal((await fetch(`${liveBase}/sandbox/outbox?email=x`)).status, 404, 'no sandbox in production')
+    const owner = await seedOwner(live.store, rig.provider, { email: 'loja-producao@example.com', taxNumber: generateCpf(), name: 'Loja Produção' })
+    await live.store.accounts.setDisplayName(owner.account.id, 'Doces da Bia')
+    const created = await fetch(`${liveBase}/api/payment-links`, {
+      method: 'POST', headers: { 'x-api-token': owner.token, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Pão de mel', amount: '10.00' }),
+    })
+    assert.equal(created.status, 200, await created.clone().text())
+    const link = (await created.json()) as { url: string }
+    const page = await context.newPage()
+    await page.goto(`${liveBase}${new URL(link.url).pathname}`)
+    await page.getByRole('heading', { name: 'Pão de mel' }).waitFor()
+    const payer = generateCpf()
+    await page.getByLabel('Nome completo de quem paga').fill('Beatriz Lima')
+    await page.getByLabel('CPF ou CNPJ de quem paga').fill(payer)
+    await page.getByRole('button', { name: 'Gerar Pix' }).click()
+    await page.waitForURL(/\/pay\/[0-9a-f]{32}$/)
+    await page.getByRole('heading', { name: 'Pagamento para Doces da Bia' }).waitFor()
+    const charge = (await live.store.charges.findById(page.url().slice(-32)))!
+    assert.equal(charge.payment_link_id !== null, true)
+    // The payer pays at their bank; the provider tells the service by its signed webhook.
+    assert.equal(await rig.provider.settle(charge.provider_deposit_id, { payerName: 'Beatriz Lima', payerTaxNumber: payer, outcome: 'depix_sent' }), 200)
+    // In production the provider holds a merchant's DePix for its delay (24 h): paid, not yet credited.
+    await page.getByText(PAID_WAITING).waitFor({ timeout: 10_000 })
+    await screenshot(page, '8-production-paid-waiting')
+    clock.advance(24 * 3600)
+    assert.equal(await rig.provider.deliverDelayed(), 1)
+    await page.getByRole('heading', { name: 'Comprovante' }).waitFor({ timeout: 10_000 })
+    assert.match(await page.locator('.receipt').innerText(), /R\$ 10,00[\s\S]*Beatriz L\./)
+    await screenshot(page, '9-production-receipt')
+    const mail = await rig.smtp.next(owner.account.email)
+    const text = mailText(mail)
+    assert.ok(text.includes(`Cobrança: ${charge.id}`) && text.includes('Valor: R$ 10,00') && text.includes('Link: Pão de mel'), text)
+  } finally {
+    await context.close()
+    await rig.close()
+  }
 })

@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { assertRefusedFilters, ok } from '../support/api.ts'
 import { T0, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -16,16 +17,15 @@ before(async () => {
 })
 after(() => service.close())
 
-const create = async (token: string, swapTo = 'DEPIX') => {
+const create = async (token: string, swapTo: 'DEPIX' | 'USDt' = 'DEPIX') => {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '20.00', email: 'list-customer@example.com', tax_number: payer, swap_to: swapTo } })
+  const created = await service.api.post('/api/create-payment', { value: '20.00', email: 'list-customer@example.com', tax_number: payer, swap_to: swapTo }, { token })
   assert.equal(created.status, 400, 'a first charge without euid is capped at R$ 10,00')
-  const small = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'list-customer@example.com', tax_number: payer, swap_to: swapTo } })
-  assert.equal(small.status, 200, JSON.stringify(small.body))
+  const small = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'list-customer@example.com', tax_number: payer, swap_to: swapTo }, { token }))
   service.sandbox!.clock.advance(1)
-  return { id: small.body.id as string, payer }
+  return { id: small.id, payer }
 }
-const list = (token: string, query = '') => service.request({ method: 'GET', url: `/api/payments${query}`, token })
+const list = (token: string, query: `?${string}` | '' = '') => service.api.get(`/api/payments${query}`, { token })
 
 test('a merchant lists its own charges, newest first, page by page; another merchant sees only its own', async () => {
   for (let i = 0; i < 25; i++) made.push((await create(shop, i % 5 === 0 ? 'USDt' : 'DEPIX')).id)
@@ -33,26 +33,26 @@ test('a merchant lists its own charges, newest first, page by page; another merc
   const pages: string[][] = []
   let cursor: string | null = null
   do {
-    const page: { status: number; body: any } = await list(shop, `?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
-    assert.equal(page.status, 200, JSON.stringify(page.body))
-    pages.push(page.body.payments.map((payment: { qrId: string }) => payment.qrId))
-    cursor = page.body.next_cursor
+    const query: `?${string}` = `?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
+    const page = ok(await list(shop, query))
+    pages.push(page.payments.map((payment) => payment.qrId))
+    cursor = page.next_cursor
   } while (cursor)
   assert.deepEqual(pages.map((page) => page.length), [10, 10, 5])
   assert.deepEqual(pages.flat(), [...made].reverse())
-  const first = (await list(shop, '?limit=1')).body.payments[0]
+  const first = ok(await list(shop, '?limit=1')).payments[0]!
   assert.deepEqual(Object.keys(first).sort(), ['amount', 'createdAt', 'expiresAt', 'holdReason', 'metadata', 'paidAmount', 'payerEuid', 'payerName', 'payerTaxNumber', 'qrId', 'refundedAmount', 'status', 'swap_to', 'updatedAt'])
   assert.equal(first.qrId, made.at(-1))
   assert.equal(first.swap_to, 'DEPIX')
-  assert.equal((await list(other)).body.payments.length, 1)
-  assert.ok(!(await list(other)).body.payments.some((payment: { qrId: string }) => made.includes(payment.qrId)))
+  assert.equal(ok(await list(other)).payments.length, 1)
+  assert.ok(!ok(await list(other)).payments.some((payment) => made.includes(payment.qrId)))
 })
 
 test('charges created while a client pages never shift its pages', async () => {
-  const page1 = (await list(shop, '?limit=10')).body
+  const page1 = ok(await list(shop, '?limit=10'))
   for (let i = 0; i < 3; i++) await create(shop)
-  const page2 = (await list(shop, `?limit=10&cursor=${encodeURIComponent(page1.next_cursor)}`)).body
-  const seen = [...page1.payments, ...page2.payments].map((payment: { qrId: string }) => payment.qrId)
+  const page2 = ok(await list(shop, `?limit=10&cursor=${encodeURIComponent(page1.next_cursor!)}`))
+  const seen = [...page1.payments, ...page2.payments].map((payment) => payment.qrId)
   assert.equal(new Set(seen).size, 20)
   assert.deepEqual(seen, [...made].reverse().slice(0, 20))
 })
@@ -60,17 +60,11 @@ test('charges created while a client pages never shift its pages', async () => {
 test('filters: status and creation time; bad filters are 400 with the parameter named', async () => {
   const paid = await create(shop)
   await service.pay(paid.id, paid.payer)
-  const confirmed = (await list(shop, '?status=depix_sent')).body.payments
-  assert.deepEqual(confirmed.map((payment: { qrId: string }) => payment.qrId), [paid.id])
+  const confirmed = ok(await list(shop, '?status=depix_sent')).payments
+  assert.deepEqual(confirmed.map((payment) => payment.qrId), [paid.id])
   const from = new Date(T0.getTime() + 5_000).toISOString()
   const to = new Date(T0.getTime() + 8_000).toISOString()
-  const window = (await list(shop, `?created_from=${from}&created_to=${to}&limit=100`)).body.payments
-  assert.deepEqual(window.map((payment: { qrId: string }) => payment.qrId), made.slice(5, 8).reverse())
-  for (const [query, param] of [['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?limit=ten', 'limit'], ['?status=paid', 'status'], ['?cursor=bm9wZQ', 'cursor'], ['?created_from=yesterday', 'created_from'], ['?page=2', 'page']]) {
-    const refused = await list(shop, query)
-    assert.equal(refused.status, 400, query)
-    assert.equal(refused.body.code, 'invalid_request', query)
-    assert.equal(refused.body.param, param, query)
-  }
-  assert.equal((await service.request({ method: 'GET', url: '/api/payments' })).body.code, 'token_missing')
+  const window = ok(await list(shop, `?created_from=${from}&created_to=${to}&limit=100`)).payments
+  assert.deepEqual(window.map((payment) => payment.qrId), made.slice(5, 8).reverse())
+  await assertRefusedFilters(service.request, '/api/payments', shop, [['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?limit=ten', 'limit'], ['?status=paid', 'status'], ['?cursor=bm9wZQ', 'cursor'], ['?created_from=yesterday', 'created_from'], ['?page=2', 'page']])
 })

@@ -8,22 +8,11 @@
 // POST /withdraw, and where its completion would be written; so does a merchant's refund.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { issueToken } from '../../src/app/issue-token.ts'
-import { openAccount } from '../../src/app/open-account.ts'
+import { randomBytes } from 'node:crypto'
 import { checkLedger } from '../../src/app/check-ledger.ts'
-import { createAdjustableClock } from '../../src/clock.ts'
-import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { createStore } from '../../src/store/store.ts'
-import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
-import { childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, T0, testDatabase } from '../support/harness.ts'
-import { startTestTreasury } from '../support/treasury.ts'
+import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
 
 const OWNER_TAX = '52998224725'
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -38,70 +27,22 @@ const liquidKills: Array<[string, 'before' | 'after']> = [
 const pixKills: Array<'withdraw' | 'walletcreatefundedpsbt'> = ['withdraw', 'walletcreatefundedpsbt']
 
 test('kill -9 between every step of a payout: one payout per withdrawal, every withdrawal completed, books balanced', { timeout: 600_000 }, async () => {
-  const providerDb = await openMigratedPglite()
-  const providerClock = createAdjustableClock()
-  const provider = await startFakeEulen({ db: providerDb.db, clock: providerClock, token: 'provider-token' })
-  const treasury = await startTestTreasury()
-  provider.watchPayouts(treasury.elements)
-  const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
-  const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-payout-')) : await migratedPgliteFolder('pix-payout-')
-  const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
-  const env = {
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
-    PROVIDER_WEBHOOK_SECRET: 'hook-secret-9f8e7d6c5b4a39281706f5e4', OPS_TOKEN: 'ops-token-0a1b2c3d4e5f60718293a4b5', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>',
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PROVIDER_DELAY_HOURS: '1', JOB_LEASE_SECONDS: '2', TREASURY_POLL_SECONDS: '1', LOG_LEVEL: 'info',
-    ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
-  }
-  let child: { process: ChildProcess; address: string; exited: Promise<unknown> } | null = null
-  const kill = async () => {
-    const dying = child!
-    child = null
-    dying.process.kill('SIGKILL')
-    await dying.exited
-  }
+  const rig = await startProductionRig({ watchPayouts: true })
+  const { provider, providerDb, providerClock, treasury } = rig
+  const node = await rig.spawned({ prefix: 'pix-payout-', env: { PROVIDER_DELAY_HOURS: '1', JOB_LEASE_SECONDS: '2', TREASURY_POLL_SECONDS: '1' } })
+  const { open, start, kill } = node
   try {
     // The owner, with an identity, and a destination per Liquid withdrawal (so its transactions can be counted), written before the child owns the database.
     const setup = await open()
     const store = createStore(setup.db)
-    const clock = createAdjustableClock(T0)
-    const euid = (await provider.endUser(OWNER_TAX, 'Owner Person')).euid
-    const account = await openAccount({ store, clock }, { email: 'payout@example.com', taxNumber: OWNER_TAX, name: 'Owner Person', kyc: 'verified', euid })
-    const token = (await issueToken({ store, clock }, { accountId: account.id })).token
-    const destination = async (type: 'pix' | 'liquid', value: string) => {
-      const parsed = type === 'liquid' ? parseLiquidAddress(value, 'elementsregtest')! : null
-      const now = new Date()
-      const row = await store.withdrawals.insertDestination({
-        id: `dst_${randomBytes(12).toString('hex')}`, account_id: account.id, type, value, script_hex: parsed?.scriptHex ?? null, label: null, state: 'confirmed',
-        created_at: now, confirmed_at: now, usable_at: new Date(now.getTime() - 1_000), canceled_at: null, cancel_token_hash: createHash('sha256').update(randomBytes(8)).digest('hex'),
-      })
-      return { id: row!.id, scriptHex: parsed?.scriptHex ?? null }
-    }
+    const { account, euid, token } = await seedOwner(store, provider, { email: 'payout@example.com', taxNumber: OWNER_TAX, name: 'Owner Person' })
+    const destination = (type: 'pix' | 'liquid', value: string) => seedDestination(store, account.id, type, value)
     const liquid = []
     for (const kill of liquidKills) liquid.push({ kill, ...(await destination('liquid', newLiquidAddress('elementsregtest', randomBytes(20), BLINDING_KEY))) })
     const pix = await destination('pix', OWNER_TAX)
     await setup.close()
 
-    const start = async () => {
-      const started = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-      const exited = new Promise((resolve) => started.once('exit', resolve))
-      const address = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: started.stdout! }).on('line', (line) => {
-          const found = (() => { try { return JSON.parse(line).address } catch { return undefined } })()
-          if (typeof found === 'string') resolve(found)
-        })
-        started.once('exit', (code) => reject(new Error(`the child exited with ${code}`)))
-      })
-      provider.setWebhookTarget(`${address}/provider/webhooks`, env.PROVIDER_WEBHOOK_SECRET)
-      child = { process: started, address, exited }
-      return child
-    }
-    const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-      const response = await fetch(`${child!.address}${path}`, {
-        method, headers: { 'x-api-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      return { status: response.status, body: (await response.json()) as any }
-    }
+    const api = (method: 'GET' | 'POST', path: string, body?: unknown) => node.request({ method, url: path, token, ...(body === undefined ? {} : { body }) })
     /** Waits (real time: the child's clock) until the withdrawal reaches `status`. */
     const reaches = async (id: string, status: string) => {
       for (let i = 0; i < 300; i++) {
@@ -135,7 +76,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       const made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destinationId })
       assert.equal(made.status, 200, JSON.stringify(made.body))
       withdrawals.push({ id: made.body.id, scriptHex })
-      while (child !== null) await new Promise((resolve) => setTimeout(resolve, 50))
+      while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
       await start()
       await reaches(made.body.id, 'sent')
       treasury.elements.mine(2)
@@ -160,7 +101,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
           return 'drop'
         })
         made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 2_000, destination_id: pix.id })
-        while (child !== null) await new Promise((resolve) => setTimeout(resolve, 50))
+        while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
         treasury.elements.setHook(null)
       }
       assert.equal(made.status, 200, JSON.stringify(made.body))
@@ -173,12 +114,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     }
 
     // A refund owed paid by Pix-out takes the same steps: killed while the provider holds its POST /withdraw reply.
-    const ops = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-      const response = await fetch(`${child!.address}${path}`, {
-        method, headers: { authorization: `Bearer ${env.OPS_TOKEN}`, 'x-operator': 'ana@support', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      return { status: response.status, body: (await response.json()) as any }
-    }
+    const ops = node.ops
     // A first charge named by a tax number, paid by someone else: held for support, who refunds it.
     const strangers = await api('POST', '/api/create-payment', { value: '10.00', email: 'payout@example.com', tax_number: '11144477735', payer_name: 'Named Payer' })
     const strangersDeposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).where('amount_cents' as never, '=', 1000 as never).executeTakeFirstOrThrow()) as { id: string }
@@ -253,11 +189,6 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       await after.close()
     }
   } finally {
-    if (child) await kill()
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await testDb?.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    await rig.close()
   }
 })

@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { openTestDatabase, testDatabase } from '../support/harness.ts'
+import { sandboxBanner } from '../support/production-rig.ts'
 
 // Run once, in the PostgreSQL half: that half waits on the server most of the time, so the
 // install's 25 s (mostly unpacking the 190 MB Node package) costs the suite's wall time little.
@@ -42,17 +43,10 @@ test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeou
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.stderr.on('data', (chunk) => (output += chunk))
     try {
-      const listening = /listening at (http:\/\/127\.0\.0\.1:\d+)/
-      const demoToken = /demo API token:\s+(pxt_\S+)/
-      while (!listening.test(output) || !demoToken.test(output)) await Promise.race([once(child.stdout, 'data'), once(child, 'exit').then(() => assert.fail(output))])
-      const base = listening.exec(output)![1]!
+      const { base, token, output } = await sandboxBanner(child)
       const ready = await fetch(`${base}/readyz`)
-      assert.equal(ready.status, 200, output)
-      const token = demoToken.exec(output)![1]!
+      assert.equal(ready.status, 200, output())
       const created = await fetch(`${base}/api/create-payment`, {
         method: 'POST',
         headers: { 'x-api-token': token, 'content-type': 'application/json' },

@@ -4,54 +4,41 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { issueToken } from '../../src/app/issue-token.ts'
 import { openAccount } from '../../src/app/open-account.ts'
 import { createAdjustableClock } from '../../src/clock.ts'
-import { loadConfig } from '../../src/config.ts'
-import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
 import { startFakeTicker, type FakeTicker } from '../../src/sandbox/fake-ticker.ts'
-import { startService, type Service } from '../../src/service.ts'
-import { startTestTreasury } from '../support/treasury.ts'
-import { T0, openTestDatabase } from '../support/harness.ts'
+import type { Service } from '../../src/service.ts'
+import { T0 } from '../support/harness.ts'
+import { startProductionRig, type ProductionRig } from '../support/production-rig.ts'
 
+let rig: ProductionRig
 let service: Service
-let provider: FakeEulen
+let provider: ProductionRig['provider']
 let ticker: FakeTicker
-let treasury: Awaited<ReturnType<typeof startTestTreasury>>
 let providerClock: ReturnType<typeof createAdjustableClock>
 let token: string
 let hosts: Record<string, string[]>
 
 before(async () => {
-  const database = await openTestDatabase()
   const clock = createAdjustableClock(T0)
   providerClock = clock
-  provider = await startFakeEulen({ db: database.db, clock, token: 'provider-token', requireEndUserName: true })
+  rig = await startProductionRig({ clock, requireEndUserName: true })
+  provider = rig.provider
   ticker = await startFakeTicker({ BTC: 350_000_000_000, USDt: 5_400_000 })
-  treasury = await startTestTreasury()
-  const config = loadConfig({
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: ticker.url, BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
-    PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
-  })
   hosts = { 'merchant.example.com': ['93.184.216.34'], 'sneaky.example.com': ['93.184.216.34', '10.0.0.8'], 'rebinding.example.com': ['93.184.216.34'] }
-  service = await startService(config, {
-    database,
-    logger: false,
+  // Secrets that look like examples: /readyz names them (the last test).
+  ;({ service } = await rig.serve({
+    env: { PRICE_SOURCE_URL: ticker.url, BASE_URL: 'https://pix.example.com', PROVIDER_WEBHOOK_SECRET: 'hook-secret', OPS_TOKEN: 'ops-token' },
     resolveHost: async (host) => {
       if (!hosts[host]) throw new Error('ENOTFOUND')
       return hosts[host]
     },
-  })
-  // Listening, so the provider's webhooks reach the service as in production.
-  await service.app.listen({ host: '127.0.0.1', port: 0 })
-  provider.setWebhookTarget(`http://127.0.0.1:${(service.app.server.address() as { port: number }).port}/provider/webhooks`, 'hook-secret')
+  }))
   const euid = (await provider.endUser('52998224725', 'Merchant')).euid
   const account = await openAccount({ store: service.store, clock }, { email: 'prod@example.com', taxNumber: '52998224725', name: 'Merchant', kyc: 'verified', euid })
   token = (await issueToken({ store: service.store, clock }, { accountId: account.id })).token
 })
 after(async () => {
-  await service.close()
-  await provider.close()
+  await rig.close()
   await ticker.close()
-  await treasury.elements.close()
 })
 
 const create = (webhookUrl: string) =>

@@ -155,7 +155,7 @@ test('the fake answers in the reference\'s shapes', async () => {
   }
 })
 
-test('decisions 14 (point 8): Eulen\'s 429 on /deposit is 503 provider_unavailable with its Retry-After, never a refusal, and nothing is made', async () => {
+test('Eulen\'s 429 on /deposit is 503 provider_unavailable with its Retry-After, never a refusal, and nothing is made', async () => {
   const behaviour = await service.request({ method: 'PUT', url: '/sandbox/provider', body: { deposit_rate_limited: true } })
   assert.deepEqual(behaviour.body, { deposit_rate_limited: true, async_replies: 'off' })
   try {
@@ -172,7 +172,7 @@ test('decisions 14 (point 8): Eulen\'s 429 on /deposit is 503 provider_unavailab
   assert.equal((await create({ email: 'busy@example.com', tax_number: generateCpf() })).status, 200)
 })
 
-test('decisions 14 (point 8): an asynchronous result served without the envelope is read, with one deposit, never taken as "unavailable"', async () => {
+test('an asynchronous result served without the envelope is read, with one deposit, never taken as "unavailable"', async () => {
   assert.equal((await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'bare' } })).status, 200)
   try {
     const count = async () => Number((await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n)

@@ -75,7 +75,7 @@ test('a lost reply to POST /deposit is looked up before answering, and what is f
 const reconcileJobs = (chargeId: string) =>
   service.database.db.selectFrom('jobs').select('run_at').where('kind', '=', 'reconcile_charge').where(sql`payload->>'chargeId'`, '=', chargeId).execute()
 
-test('decisions 14 (point 9): an under_review that lasts ten days, whose delivery webhook is lost, is still asked about and credited', async () => {
+test('an under_review that lasts ten days, whose delivery webhook is lost, is still asked about and credited', async () => {
   const payer = generateCpf()
   const charge = await create('long-review@example.com', payer)
   assert.equal((await service.pay(charge.id, payer, 'under_review')).body.status, 'under_review')
@@ -86,7 +86,7 @@ test('decisions 14 (point 9): an under_review that lasts ten days, whose deliver
   assert.equal((await service.store.charges.findById(charge.id))!.status, 'depix_sent')
 })
 
-test('decisions 14 (point 9): a credited charge whose "refunded" webhook is lost is found by the sweep of refunded deposits and taken back', async () => {
+test('a credited charge whose "refunded" webhook is lost is found by the sweep of refunded deposits and taken back', async () => {
   const payer = generateCpf()
   const charge = await create('lost-refund@example.com', payer)
   await service.pay(charge.id, payer)
@@ -101,7 +101,7 @@ test('decisions 14 (point 9): a credited charge whose "refunded" webhook is lost
   assert.equal((await service.store.ledger.balances(after.account_id)).DEPIX, 0)
 })
 
-test('decisions 14 (point 9): an unpaid charge stops being asked about soon after its QR and the provider\'s grace are over; a paid one keeps being asked', async () => {
+test('an unpaid charge stops being asked about soon after its QR and the provider\'s grace are over; a paid one keeps being asked', async () => {
   const payer = generateCpf()
   const unpaid = await create('unpaid@example.com', payer)
   const credited = await create('credited@example.com', generateCpf())

@@ -73,7 +73,7 @@ test('when the ticker stops answering, its last price serves until it is too old
   assert.equal((await paidCharge('buyer@example.com')).quote_source, 'ticker')
 })
 
-test('decisions 14: a ticker that jumps more than 10 % from the last accepted price is not used; the payment waits, nothing credited', async () => {
+test('a ticker that jumps more than 10 % from the last accepted price is not used; the payment waits, nothing credited', async () => {
   await prices({ BTC: '350000.00' })
   assert.equal((await paidCharge('buyer@example.com')).status, 'depix_sent')
   // R$ 0,01: today this credited 1,792 BTC for R$ 20.
@@ -92,7 +92,7 @@ test('decisions 14: a ticker that jumps more than 10 % from the last accepted pr
   assert.deepEqual([accepted.price, accepted.source], ['340000.00', 'ticker'])
 })
 
-test('decisions 14: within the band, a price that would credit more than what arrived at the last accepted price plus 1 % waits too', async () => {
+test('within the band, a price that would credit more than what arrived at the last accepted price plus 1 % waits too', async () => {
   await prices({ BTC: '350000.00' })
   // 8 % below the last accepted price: inside the 10 % band, but R$ 100,00 would credit 28 993
   // sats against a cap of 28 857 (R$ 100,00 at R$ 350.000,00, plus 1 %).
@@ -105,7 +105,7 @@ test('decisions 14: within the band, a price that would credit more than what ar
   await prices({ BTC: '350000.00' })
 })
 
-test('decisions 14: a price the second public source disagrees with by more than 10 % is not used', async () => {
+test('a price the second public source disagrees with by more than 10 % is not used', async () => {
   await prices({ USDt: '5.40' })
   await prices({ USDt: '6.10', source: 'check' })
   const disputed = await paidCharge('buyer@example.com', 'USDt')
@@ -115,7 +115,7 @@ test('decisions 14: a price the second public source disagrees with by more than
   assert.equal((await paidCharge('buyer@example.com', 'USDt')).status, 'depix_sent')
 })
 
-test('decisions 14: USDt prices keep four decimals and more', async () => {
+test('USDt prices keep four decimals and more', async () => {
   await prices({ USDt: '5.4321' })
   const charge = await paidCharge('buyer@example.com', 'USDt')
   assert.equal(charge.quote_micros, 5_432_100)
@@ -125,7 +125,7 @@ test('decisions 14: USDt prices keep four decimals and more', async () => {
   await service.ops('PUT', '/ops/quotes', { USDt: null })
 })
 
-test('decisions 14: an override expires (1 h by default, a day at most) and may not stray from the market unless forced', async () => {
+test('an override expires (1 h by default, a day at most) and may not stray from the market unless forced', async () => {
   await prices({ BTC: '350000.00' })
   const far = await service.ops('PUT', '/ops/quotes', { BTC: '100000.00' })
   assert.equal(far.status, 409)

@@ -12,9 +12,10 @@ before(async () => {
 })
 after(() => service.close())
 
-test('get-payment answers the spec 2.2 record of the merchant\'s own charge', async () => {
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: alice.token, body: { value: '10.00', email: 'c@example.com', tax_number: '12345678909' } })
-  const record = await service.request({ method: 'GET', url: `/api/get-payment/${created.body.id}`, token: alice.token })
+test('get-payment answers the contract's record of the merchant\'s own charge', async () => {
+  const created = await service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: '12345678909' }, { token: alice.token })
+  assert.equal(created.status, 200)
+  const record = await service.api.get(`/api/get-payment/${created.body.id}`, { token: alice.token })
   assert.equal(record.status, 200)
   assert.deepEqual(record.body, {
     qrId: created.body.id,
@@ -32,16 +33,17 @@ test('get-payment answers the spec 2.2 record of the merchant\'s own charge', as
 })
 
 test('another account\'s charge, an unknown id and a malformed id are all payment_not_found (404)', async () => {
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: alice.token, body: { value: '10.00', email: 'c@example.com', tax_number: '12345678909' } })
+  const created = await service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: '12345678909' }, { token: alice.token })
+  assert.equal(created.status, 200)
   for (const [token, id] of [[bob.token, created.body.id], [alice.token, 'f'.repeat(32)], [alice.token, 'not-an-id'], [alice.token, "1' or '1'='1"]]) {
-    const response = await service.request({ method: 'GET', url: `/api/get-payment/${encodeURIComponent(id!)}`, token: token! })
+    const response = await service.api.get(`/api/get-payment/${encodeURIComponent(id!)}`, { token: token! })
     assert.equal(response.status, 404)
     assert.equal(response.body.code, 'payment_not_found')
   }
 })
 
 test('get-balance answers the token\'s own account in every currency with the spec formats', async () => {
-  const response = await service.request({ method: 'GET', url: '/api/get-balance', token: bob.token })
+  const response = await service.api.get('/api/get-balance', { token: bob.token })
   assert.equal(response.status, 200)
   assert.deepEqual(response.body, {
     email: 'bob@example.com',
@@ -64,7 +66,7 @@ test('unknown routes answer the error body with not_found', async () => {
 test('request ids are random and never repeat, also past a refill of their random pool', async () => {
   const ids = new Set<string>()
   for (let i = 0; i < 300; i++) {
-    const response = await service.request({ method: 'GET', url: '/healthz' })
+    const response = await service.api.get('/healthz')
     ids.add(String(response.headers['x-request-id']))
   }
   assert.equal(ids.size, 300)

@@ -75,3 +75,44 @@ test('a sale through a link is mailed to its owner; other charges only once the 
   await service.pay(off, generateCpf())
   assert.equal((await saleMails()).length, 4)
 })
+
+test('each link has its own switch for the owner\'s e-mail, set at creation and in the Wallet; mail follows the language the owner reads the Wallet in', async () => {
+  const quiet = (await service.request({ method: 'POST', url: '/api/payment-links', token: seller.token, body: { title: 'Pé de moleque', amount: '10.00', notify_sales: false } })).body
+  assert.equal(quiet.notify_sales, false)
+  const buy = async (link: { url: string }) => {
+    const payer = generateCpf()
+    const bought = await service.app.inject({
+      method: 'POST', url: new URL(link.url).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ name: 'Rita Lopes', tax_number: payer }).toString(),
+    })
+    assert.equal(bought.statusCode, 303, bought.body)
+    assert.equal((await service.pay(String(bought.headers.location).slice('/pay/'.length), payer)).body.status, 'depix_sent')
+  }
+  // The outbox lists every mail, newest first: what a step added is the head beyond the count before it.
+  let seen = (await saleMails()).length
+  const newMails = async () => {
+    const all = await saleMails()
+    const added = all.slice(0, all.length - seen)
+    seen = all.length
+    return added
+  }
+  await buy(quiet)
+  assert.deepEqual(await newMails(), [], 'a link whose owner turned its notices off mails nothing')
+
+  const wallet = await signedInClient(service, seller.email)
+  assert.match((await wallet.get(`/wallet/links/${quiet.id}`)).html, /name="notify_sales" value="yes" >/)
+  assert.equal((await wallet.post(`/wallet/links/${quiet.id}/notices`, { notify_sales: 'yes' })).status, 303)
+  assert.equal((await service.request({ method: 'GET', url: `/api/payment-links/${quiet.id}`, token: seller.token })).body.notify_sales, true)
+  await buy(quiet)
+  assert.deepEqual((await newMails()).map((mail) => mail.subject), ['Pagamento recebido: R$ 10,00'])
+
+  // The owner reads the Wallet in English: mail sent while they are away is in English too.
+  assert.equal((await wallet.get('/wallet/lang/en')).status, 303)
+  await buy(quiet)
+  const [english, ...more] = await newMails()
+  assert.equal(more.length, 0)
+  assert.equal(english!.subject, 'Payment received: R$ 10,00')
+  assert.match(english!.text, /Link: Pé de moleque/)
+  await wallet.get('/wallet/lang/pt-BR')
+  await buy(quiet)
+  assert.deepEqual((await newMails()).map((mail) => mail.subject), ['Pagamento recebido: R$ 10,00'])
+})

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { CODES_PER_EMAIL_PER_HOUR } from '../../src/wallet/sign-in.ts'
+import { CODES_PER_EMAIL_PER_HOUR } from '../../src/app/owner-sign-in.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { walletClient } from '../support/wallet-client.ts'
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openPglite, openPostgres } from '../../src/store/database.ts'
 import { childNodeFlags, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { sandboxBanner } from '../support/production-rig.ts'
 
 test('SIGTERM under load loses no acknowledged request', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pix-shutdown-'))
@@ -18,15 +19,7 @@ test('SIGTERM under load loses no acknowledged request', async () => {
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', ...(postgres ? { DATABASE_URL: postgres.url! } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.stderr.on('data', (chunk) => (output += chunk))
-    while (!/demo API token:\s+(pxt_\S+)/.test(output) || !/listening at (http:\/\/127\.0\.0\.1:\d+)\)/.test(output)) {
-      const [chunk] = await Promise.race([once(child.stdout, 'data'), once(child, 'exit').then(() => { throw new Error(output) })])
-      void chunk
-    }
-    const token = /demo API token:\s+(pxt_\S+)/.exec(output)![1]!
-    const base = /listening at (http:\/\/127\.0\.0\.1:\d+)\)/.exec(output)![1]!
+    const { base, token, output } = await sandboxBanner(child)
 
     const fire = (i: number) =>
       fetch(`${base}/api/create-payment`, {
@@ -42,7 +35,7 @@ test('SIGTERM under load loses no acknowledged request', async () => {
     for (let i = 40; i < 60; i++) inFlight.push(fire(i))
     const results = await Promise.all(inFlight)
     const [code] = await once(child, 'exit')
-    assert.equal(code, 0, output)
+    assert.equal(code, 0, output())
 
     const acknowledged = results.filter((result) => result.status === 200).map((result) => result.body.id as string)
     assert.ok(acknowledged.length > 0)

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import fc from 'fast-check'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import type { BalanceTransaction as Line } from '../../sdk/src/types.ts'
+import { assertRefusedFilters, ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
@@ -16,17 +18,15 @@ before(async () => {
 })
 after(() => service.close())
 
-type Line = { id: string; type: string; currency: string; amount: number; available_amount: number; balance_after: number; available_after: number; payment_id: string | null; withdrawal_id: string | null; quote_brl: string | null; created_at: string }
-
 /** Every line of the token's statement, walking the pages `limit` at a time. */
-async function allLines(token: string, query = '', limit = 100): Promise<Line[]> {
+async function allLines(token: string, query: `&${string}` | '' = '', limit = 100): Promise<Line[]> {
   const lines: Line[] = []
   let cursor: string | null = null
   do {
-    const page: { status: number; body: any } = await service.request({ method: 'GET', url: `/api/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token })
-    assert.equal(page.status, 200, JSON.stringify(page.body))
-    lines.push(...page.body.balance_transactions)
-    cursor = page.body.next_cursor
+    const url: `/api/balance-transactions?${string}` = `/api/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
+    const page = ok(await service.api.get(url, { token }))
+    lines.push(...page.balance_transactions)
+    cursor = page.next_cursor
   } while (cursor)
   return lines
 }
@@ -66,27 +66,25 @@ const euidOf = async (taxNumber: string) => (await service.sandbox!.fake.endUser
 test('a month of an account: credits and their fee, a held payment and its release, a BTC credit at its quote, a MED, a withdrawal sent and one canceled', async () => {
   const owner = await ownerWithBalance(service, 'statement-month@example.com', '300.00')
   // A third-party payer: held 7 days, then released.
-  const held = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '50.00', email: owner.email, euid: await euidOf(generateCpf()) } })
-  assert.equal((await service.pay(held.body.id, generateCpf())).body.status, 'after7d')
+  const held = ok(await service.api.post('/api/create-payment', { value: '50.00', email: owner.email, euid: await euidOf(generateCpf()) }, { token: owner.token }))
+  assert.equal((await service.pay(held.id, generateCpf())).body.status, 'after7d')
   // A BTC credit: converted at the charge's quote.
-  const btc = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '40.00', email: owner.email, euid: owner.euid, swap_to: 'BTC' } })
-  assert.equal((await service.pay(btc.body.id, owner.taxNumber)).body.status, 'depix_sent')
+  const btc = ok(await service.api.post('/api/create-payment', { value: '40.00', email: owner.email, euid: owner.euid, swap_to: 'BTC' }, { token: owner.token }))
+  assert.equal((await service.pay(btc.id, owner.taxNumber)).body.status, 'depix_sent')
   await service.advance(7 * 24 * 3600)
 
   // A withdrawal sent, one canceled.
   const destination = await confirmedDestination(service, owner, 'liquid', newLiquidAddress('elementsregtest', randomBytes(20), Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')))
   await service.advance(24 * 3600 + 1)
-  const withdraw = (key: string, amount: number) => service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, headers: { 'idempotency-key': key }, body: { currency: 'DEPIX', amount, destination_id: destination } })
+  const withdraw = async (key: string, amount: number) => ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount, destination_id: destination }, { token: owner.token, headers: { 'idempotency-key': key } }))
   const sent = await withdraw('sent', 10_000)
-  assert.equal(sent.status, 200, JSON.stringify(sent.body))
   await service.jobs.runDue()
   const canceled = await withdraw('canceled', 5_000)
-  assert.equal(canceled.status, 200, JSON.stringify(canceled.body))
-  await owner.wallet.get(`/wallet/withdrawals/${canceled.body.id}`)
-  assert.equal((await owner.wallet.post(`/wallet/withdrawals/${canceled.body.id}/cancel`, {})).status, 303)
+  await owner.wallet.get(`/wallet/withdrawals/${canceled.id}`)
+  assert.equal((await owner.wallet.post(`/wallet/withdrawals/${canceled.id}/cancel`, {})).status, 303)
 
   // Last (an open MED stops withdrawals), a MED takes R$ 20,00 back from the first credit.
-  const listed = (await service.request({ method: 'GET', url: '/api/payments?status=depix_sent', token: owner.token })).body.payments as Array<{ qrId: string; amount: number }>
+  const listed = ok(await service.api.get('/api/payments?status=depix_sent', { token: owner.token })).payments
   const firstId = listed.find((row) => row.amount === 30_000)!.qrId
   assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${firstId}/med`, body: { principal_cents: 2000 } })).status, 200)
 
@@ -103,18 +101,18 @@ test('a month of an account: credits and their fee, a held payment and its relea
     ['med', 'DEPIX', -2_000],
   ])
   const byType = (type: string) => lines.filter((line) => line.type === type)
-  assert.deepEqual(byType('hold_release').map((line) => [line.available_amount, line.payment_id]), [[4_900, held.body.id]])
-  assert.deepEqual(byType('credit').filter((line) => line.payment_id === held.body.id).map((line) => line.available_amount), [0], 'a held credit is not available')
-  assert.deepEqual(byType('withdrawal_reserved').map((line) => [line.available_amount, line.withdrawal_id]), [[-5_000, canceled.body.id], [-10_000, sent.body.id]])
-  assert.deepEqual(byType('withdrawal').map((line) => line.withdrawal_id), [sent.body.id])
+  assert.deepEqual(byType('hold_release').map((line) => [line.available_amount, line.payment_id]), [[4_900, held.id]])
+  assert.deepEqual(byType('credit').filter((line) => line.payment_id === held.id).map((line) => line.available_amount), [0], 'a held credit is not available')
+  assert.deepEqual(byType('withdrawal_reserved').map((line) => [line.available_amount, line.withdrawal_id]), [[-5_000, canceled.id], [-10_000, sent.id]])
+  assert.deepEqual(byType('withdrawal').map((line) => line.withdrawal_id), [sent.id])
   const btcLine = byType('credit').find((line) => line.currency === 'BTC')!
-  assert.equal(btcLine.payment_id, btc.body.id)
+  assert.equal(btcLine.payment_id, btc.id)
   assert.match(btcLine.quote_brl!, /^\d+\.\d{6}$/)
   assert.ok(btcLine.amount > 0)
   assert.equal(byType('fee').every((line) => line.quote_brl === null), true)
   assert.ok(lines.every((line) => /^bt_\d+_[01]$/.test(line.id) && line.created_at.endsWith('Z')))
   assertLinesSumToBalances(lines, await ledgerBalances(owner.email))
-  const available = (await service.request({ method: 'GET', url: '/api/get-balance', token: owner.token })).body.balances
+  const available = ok(await service.api.get('/api/get-balance', { token: owner.token })).balances
   assert.equal(lines.find((line) => line.currency === 'DEPIX')!.available_after, available.DEPIX.available_cents)
   assert.equal(lines.find((line) => line.currency === 'BTC')!.available_after, available.BTC.available_sats)
 
@@ -134,13 +132,7 @@ test('a month of an account: credits and their fee, a held payment and its relea
 
 test('bad filters are 400 with the parameter named; the statement needs a token', async () => {
   const { token } = await service.merchant('statement-filters@example.com', generateCpf())
-  for (const [query, param] of [['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?currency=EUR', 'currency'], ['?type=gift', 'type'], ['?cursor=bm9wZQ', 'cursor'], ['?created_from=yesterday', 'created_from'], ['?page=2', 'page']]) {
-    const refused = await service.request({ method: 'GET', url: `/api/balance-transactions${query}`, token })
-    assert.equal(refused.status, 400, query)
-    assert.equal(refused.body.code, 'invalid_request', query)
-    assert.equal(refused.body.param, param, query)
-  }
-  assert.equal((await service.request({ method: 'GET', url: '/api/balance-transactions' })).body.code, 'token_missing')
+  await assertRefusedFilters(service.request, '/api/balance-transactions', token, [['?limit=0', 'limit'], ['?limit=101', 'limit'], ['?currency=EUR', 'currency'], ['?type=gift', 'type'], ['?cursor=bm9wZQ', 'cursor'], ['?created_from=yesterday', 'created_from'], ['?page=2', 'page']])
 })
 
 test('property: whatever an account lives through, the lines of a currency sum to its balance and every page size reads the same lines', async () => {
@@ -164,7 +156,7 @@ test('property: whatever an account lives through, the lines of a currency sum t
       if (s.kind === 'pay' || s.kind === 'third_party') {
         const payer = s.kind === 'pay' ? owner.taxNumber : generateCpf()
         const euid = s.kind === 'pay' ? owner.euid : await euidOf(generateCpf())
-        const created = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: `${s.reais}.00`, email, euid, swap_to: s.kind === 'pay' ? s.currency : 'DEPIX' } })
+        const created = await service.api.post('/api/create-payment', { value: `${s.reais}.00`, email, euid, swap_to: s.kind === 'pay' ? s.currency : 'DEPIX' }, { token: owner.token })
         // After a MED its payer is blocked: the history goes on without that charge.
         if (created.status !== 200) continue
         statuses.push((await service.pay(created.body.id, payer)).body.status)
@@ -174,7 +166,7 @@ test('property: whatever an account lives through, the lines of a currency sum t
       } else if (s.kind === 'days') {
         await service.advance(s.days * 24 * 3600)
       } else if (s.kind === 'withdraw') {
-        const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: s.reais * 100, destination_id: destination } })
+        const made = await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: s.reais * 100, destination_id: destination }, { token: owner.token })
         // Refused (not enough available, an open MED): the history goes on without it.
         if (made.status !== 200) continue
         withdrawals.push(s.then)

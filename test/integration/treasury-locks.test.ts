@@ -6,22 +6,13 @@
 // would take and never pay, is refused when it is added.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { issueToken } from '../../src/app/issue-token.ts'
-import { openAccount } from '../../src/app/open-account.ts'
+import { randomBytes } from 'node:crypto'
 import { unlockOrphanedCoins } from '../../src/app/unlock-orphaned-coins.ts'
-import { createAdjustableClock } from '../../src/clock.ts'
-import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { openPglite, openPostgres, type OpenedDatabase } from '../../src/store/database.ts'
 import { createStore } from '../../src/store/store.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
-import { childNodeFlags, migratedPgliteFolder, openMigratedPglite, openTestDatabase, startTestService, T0, testDatabase, type TestService } from '../support/harness.ts'
-import { startTestTreasury } from '../support/treasury.ts'
+import { ok } from '../support/api.ts'
+import { startTestService, type TestService } from '../support/harness.ts'
+import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -37,7 +28,7 @@ before(async () => {
 after(() => service.close())
 
 const elements = () => service.sandbox!.elements
-const withdrawal = async (owner: { token: string }, id: string) => (await service.request({ method: 'GET', url: `/api/withdrawals/${id}`, token: owner.token })).body
+const withdrawal = async (owner: { token: string }, id: string) => ok(await service.api.get(`/api/withdrawals/${id}`, { token: owner.token }))
 const treasuryView = async () => (await service.request({ method: 'GET', url: '/sandbox/treasury' })).body
 
 /** An owner with R$ 300 and a Liquid destination past its cool-down. */
@@ -171,69 +162,23 @@ test('a confidential address whose blinding key is no point of the curve is refu
 const OWNER_TAX = '52998224725'
 
 test('kill -9 between funding and storing its PSBT: the next start unlocks the coins and the payout is sent', { timeout: 120_000 }, async () => {
-  const providerDb = await openMigratedPglite()
-  const providerClock = createAdjustableClock()
-  const provider = await startFakeEulen({ db: providerDb.db, clock: providerClock, token: 'provider-token' })
-  const treasury = await startTestTreasury()
+  const rig = await startProductionRig({ watchPayouts: true })
+  const { provider, providerDb, providerClock, treasury } = rig
   // One coin of each asset: the killed funding locks every coin the treasury has.
   treasury.elements.setBalance('DEPIX', 100_000_000_000_000n, 1)
   treasury.elements.setBalance('BTC', 1_000_000_000n, 1)
-  provider.watchPayouts(treasury.elements)
-  const testDb = testDatabase === 'postgres' ? await openTestDatabase() : null
-  const dataDir = testDb ? mkdtempSync(join(tmpdir(), 'pix-locks-')) : await migratedPgliteFolder('pix-locks-')
-  const open = (): Promise<OpenedDatabase> => (testDb ? openPostgres(testDb.url!, 3) : openPglite(dataDir))
-  const env = {
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: 'https://pix.example.com', PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token',
-    PROVIDER_WEBHOOK_SECRET: 'hook-secret-9f8e7d6c5b4a39281706f5e4', OPS_TOKEN: 'ops-token-0a1b2c3d4e5f60718293a4b5', SMTP_URL: 'smtp://127.0.0.1:1', MAIL_FROM: 'Pix <no-reply@example.com>',
-    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', PROVIDER_DELAY_HOURS: '1', JOB_LEASE_SECONDS: '2', TREASURY_POLL_SECONDS: '1', PROVIDER_TIMEOUT_MS: '1000', LOG_LEVEL: 'info',
-    ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
-  }
-  let child: { process: ChildProcess; address: string; exited: Promise<unknown>; lines: string[] } | null = null
-  const kill = async () => {
-    const dying = child!
-    child = null
-    dying.process.kill('SIGKILL')
-    await dying.exited
-  }
+  const node = await rig.spawned({ prefix: 'pix-locks-', env: { PROVIDER_DELAY_HOURS: '1', JOB_LEASE_SECONDS: '2', TREASURY_POLL_SECONDS: '1', PROVIDER_TIMEOUT_MS: '1000' } })
+  const { start, kill } = node
   try {
     // The owner, with an identity, and a confirmed destination, written before the child owns the database.
-    const setup = await open()
+    const setup = await node.open()
     const store = createStore(setup.db)
-    const clock = createAdjustableClock(T0)
-    const euid = (await provider.endUser(OWNER_TAX, 'Owner Person')).euid
-    const account = await openAccount({ store, clock }, { email: 'locks@example.com', taxNumber: OWNER_TAX, name: 'Owner Person', kyc: 'verified', euid })
-    const token = (await issueToken({ store, clock }, { accountId: account.id })).token
+    const { account, euid, token } = await seedOwner(store, provider, { email: 'locks@example.com', taxNumber: OWNER_TAX, name: 'Owner Person' })
     const address = liquidAddress()
-    const now = new Date()
-    const destination = (await store.withdrawals.insertDestination({
-      id: `dst_${randomBytes(12).toString('hex')}`, account_id: account.id, type: 'liquid', value: address, script_hex: parseLiquidAddress(address, 'elementsregtest')!.scriptHex, label: null, state: 'confirmed',
-      created_at: now, confirmed_at: now, usable_at: new Date(now.getTime() - 1_000), canceled_at: null, cancel_token_hash: createHash('sha256').update(randomBytes(8)).digest('hex'),
-    }))!
+    const destination = await seedDestination(store, account.id, 'liquid', address)
     await setup.close()
 
-    const start = async () => {
-      const started = spawn(process.execPath, [...childNodeFlags, 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-      const exited = new Promise((resolve) => started.once('exit', resolve))
-      const lines: string[] = []
-      const address = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: started.stdout! }).on('line', (line) => {
-          lines.push(line)
-          const found = (() => { try { return JSON.parse(line).address } catch { return undefined } })()
-          if (typeof found === 'string') resolve(found)
-        })
-        started.once('exit', (code) => reject(new Error(`the child exited with ${code}`)))
-      })
-      provider.setWebhookTarget(`${address}/provider/webhooks`, env.PROVIDER_WEBHOOK_SECRET)
-      child = { process: started, address, exited, lines }
-      return child
-    }
-    const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-      const response = await fetch(`${child!.address}${path}`, {
-        method, headers: { 'x-api-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      return { status: response.status, body: (await response.json()) as any }
-    }
+    const api = (method: 'GET' | 'POST', path: string, body?: unknown) => node.request({ method, url: path, token, ...(body === undefined ? {} : { body }) })
 
     // The balance comes in as in production: a charge paid by the owner, the DePix delivered an hour later.
     await start()
@@ -254,7 +199,7 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     })
     const made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id })
     assert.equal(made.status, 200, JSON.stringify(made.body))
-    while (child !== null) await new Promise((resolve) => setTimeout(resolve, 50))
+    while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
     treasury.elements.setHook(null)
     assert.equal(treasury.elements.lockedCoins().length, 2, 'the killed funding left both coins locked')
 
@@ -272,11 +217,6 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     assert.equal(treasury.elements.transactions().filter((tx) => tx.outputs.some((output) => output.address === address)).length, 1)
     await kill()
   } finally {
-    if (child) await kill()
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await testDb?.close()
-    rmSync(dataDir, { recursive: true, force: true })
+    await rig.close()
   }
 })

@@ -9,17 +9,11 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
-import { createAdjustableClock } from '../../src/clock.ts'
-import { loadConfig } from '../../src/config.ts'
 import { catalogues } from '../../src/i18n/catalogue.ts'
-import { startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { startService, type Service } from '../../src/service.ts'
-import type { OpenedDatabase } from '../../src/store/database.ts'
 import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
 import { freePort } from '../support/free-port.ts'
-import { openMigratedPglite, openTestDatabase, startTestService } from '../support/harness.ts'
-import { startTestTreasury } from '../support/treasury.ts'
-import { startSmtp } from '../support/smtp.ts'
+import { startTestService } from '../support/harness.ts'
+import { startProductionRig } from '../support/production-rig.ts'
 
 let browser: Browser
 let screenshot: ReturnType<typeof screenshotsIn>
@@ -132,22 +126,9 @@ async function replaceTokenAndSignOut(page: Page, base: string, prefix: string, 
 }
 
 test('production mode: join, prove the identity with a real Pix purchase, issue a token and charge with it', { skip, timeout: 300_000 }, async () => {
-  const smtp = await startSmtp()
-  const providerDb = await openMigratedPglite()
-  const provider: FakeEulen = await startFakeEulen({ db: providerDb.db, clock: createAdjustableClock(), token: 'provider-token' })
-  const database: OpenedDatabase = await openTestDatabase()
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const treasury = await startTestTreasury()
-  const service: Service = await startService(loadConfig({
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
-    OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
-  }), { database, logger: false })
-  await service.app.listen({ host: '127.0.0.1', port })
-  // As main.ts does: the runner sends the Wallet's mail, among the rest.
-  service.jobs.start(50)
-  provider.setWebhookTarget(`${base}/provider/webhooks`, 'hook-secret')
+  const rig = await startProductionRig({ smtp: true })
+  const { provider, smtp } = rig
+  const { service, base } = await rig.serve({ runJobs: true })
   const context = await browser.newContext({ locale: 'pt-BR' })
   const page = await context.newPage()
   try {
@@ -175,11 +156,7 @@ test('production mode: join, prove the identity with a real Pix purchase, issue 
     await replaceTokenAndSignOut(page, base, 'production', token)
   } finally {
     await context.close()
-    await service.close()
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await smtp.close()
+    await rig.close()
   }
 })
 

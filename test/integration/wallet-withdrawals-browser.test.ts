@@ -16,16 +16,13 @@ import { randomBytes } from 'node:crypto'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { createAdjustableClock } from '../../src/clock.ts'
-import { loadConfig } from '../../src/config.ts'
 import type { FakeElements } from '../../src/sandbox/fake-elements.ts'
-import { startFakeEulen } from '../../src/sandbox/fake-eulen.ts'
-import { startService } from '../../src/service.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
 import { freePort } from '../support/free-port.ts'
-import { openMigratedPglite, openTestDatabase, startTestService, T0, type TestService } from '../support/harness.ts'
-import { startSmtp, type TestSmtp } from '../support/smtp.ts'
-import { startTestTreasury } from '../support/treasury.ts'
+import { startTestService, T0, type TestService } from '../support/harness.ts'
+import { startProductionRig } from '../support/production-rig.ts'
+import { mailText } from '../support/smtp.ts'
 import { ownerWithBalance } from '../support/withdrawals.ts'
 
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -44,18 +41,6 @@ after(async () => {
   await browser?.close()
 })
 
-/** The body of a raw message as the owner reads it (nodemailer sends it quoted-printable or base64). */
-function mailText(raw: string): string {
-  const split = raw.indexOf('\r\n\r\n')
-  const headers = raw.slice(0, split)
-  const body = raw.slice(split + 4)
-  const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(headers)?.[1]?.toLowerCase()
-  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8')
-  if (encoding === 'quoted-printable') {
-    return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8')
-  }
-  return body
-}
 
 /** The newest mail in the sandbox outbox to `email` whose text matches `pattern`. */
 async function fromOutbox(service: TestService, email: string, pattern: RegExp): Promise<RegExpExecArray> {
@@ -278,26 +263,11 @@ async function paidOnce(elements: FakeElements, liquid: string, payouts: () => P
 }
 
 test('production mode: destinations confirmed by e-mail code, one canceled by its link, the cool-down on the clock, a Pix and a Liquid withdrawal followed to "Concluído"', { skip, timeout: 300_000 }, async () => {
-  const smtp: TestSmtp = await startSmtp()
   // One clock for the service and the provider: a payout's expiry is the provider's, checked by the service.
   const clock = createAdjustableClock(T0)
-  const providerDb = await openMigratedPglite()
-  const provider = await startFakeEulen({ db: providerDb.db, clock, token: 'provider-token' })
-  const treasury = await startTestTreasury()
-  provider.watchPayouts(treasury.elements)
-  const database = await openTestDatabase()
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const config = loadConfig({
-    ...treasury.env,
-    MODE: 'production', PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker', BASE_URL: base, PROVIDER_URL: provider.url, PROVIDER_TOKEN: 'provider-token', PROVIDER_WEBHOOK_SECRET: 'hook-secret',
-    OPS_TOKEN: 'ops-token', SMTP_URL: smtp.url, MAIL_FROM: 'Pix <no-reply@example.com>', DATA_DIR: '/nonexistent',
-  })
-  const service = await startService(config, { database, logger: false, clock })
-  await service.app.listen({ host: '127.0.0.1', port })
-  // As main.ts does: the runner sends the mail and pays the withdrawals.
-  service.jobs.start(50)
-  provider.setWebhookTarget(`${base}/provider/webhooks`, 'hook-secret')
+  const rig = await startProductionRig({ clock, smtp: true, watchPayouts: true })
+  const { provider, treasury, smtp } = rig
+  const { service, base, config } = await rig.serve({ clock, runJobs: true })
   const context = await browser.newContext({ locale: 'pt-BR' })
   context.setDefaultTimeout(10_000)
   const page = await context.newPage()
@@ -359,11 +329,7 @@ test('production mode: destinations confirmed by e-mail code, one canceled by it
     throw error
   } finally {
     await context.close()
-    await service.close()
-    await provider.close()
-    await treasury.elements.close()
-    await providerDb.close()
-    await smtp.close()
+    await rig.close()
   }
 })
 

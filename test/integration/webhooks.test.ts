@@ -315,7 +315,7 @@ test('nothing lost: a process stopped after the status change delivers after res
   }
 })
 
-test('opt-in events (decisions 12): expiry, hold, review, refund and MED after credit, each only when asked for', async () => {
+test('opt-in events: expiry, hold, review, refund and MED after credit, each only when asked for', async () => {
   const optIn = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed']
   const create = async (path: string, webhookEvents: string[] | undefined) => {
     const payer = generateCpf()

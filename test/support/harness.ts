@@ -17,6 +17,7 @@ import { migrateFakeEulen } from '../../src/sandbox/fake-eulen-store.ts'
 import { migrateOutbox } from '../../src/sandbox/outbox.ts'
 import type { Database } from '../../src/store/schema.ts'
 import { startService, type Service, type ServiceOptions } from '../../src/service.ts'
+import { typedApi, type Answer, type RequestOptions, type TypedApi } from './api.ts'
 
 export const testDatabase = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite'
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -164,19 +165,18 @@ export function migratedPgliteSnapshot(): Promise<Blob> {
   return snapshot
 }
 
-/** A fresh, empty database of the kind under test, dropped when closed. */
-export async function openTestDatabase(): Promise<OpenedDatabase & { url: string | null }> {
-  if (testDatabase === 'pglite') return { ...(await openMigratedPglite()), url: null }
+/** A new database on the PostgreSQL server, copied from `template` (or empty), dropped when closed. */
+async function throwawayPostgres(template: string | null, connections: number): Promise<OpenedDatabase & { url: string }> {
   const name = `pixtest_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name} template ${await (postgresTemplate ??= migratedPostgresTemplate(admin))}`)
+    await admin.query(`create database ${name}${template === null ? '' : ` template ${template}`}`)
   } finally {
     await admin.end()
   }
   const url = databaseUrl(name)
-  const opened = await openPostgres(url, 5)
+  const opened = await openPostgres(url, connections)
   return {
     ...opened,
     url,
@@ -188,36 +188,34 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
       await cleanup.end()
     },
   }
+}
+
+/** A fresh, empty database of the kind under test, dropped when closed. */
+export async function openTestDatabase(): Promise<OpenedDatabase & { url: string | null }> {
+  if (testDatabase === 'pglite') return { ...(await openMigratedPglite()), url: null }
+  const template = await (postgresTemplate ??= (async () => {
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    try {
+      return await migratedPostgresTemplate(admin)
+    } finally {
+      await admin.end()
+    }
+  })())
+  return throwawayPostgres(template, 5)
 }
 
 /** A new database with nothing in it, not even the migrations, dropped when closed: for testing the migrations themselves. */
 export async function openEmptyDatabase(): Promise<OpenedDatabase & { url: string | null }> {
   if (testDatabase === 'pglite') return { ...(await openPglite(null, { settings: ['shared_buffers = 16MB'] })), url: null }
-  const name = `pixtest_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = databaseUrl(name)
-  const opened = await openPostgres(url, 2)
-  return {
-    ...opened,
-    url,
-    close: async () => {
-      await opened.close()
-      const cleanup = new pg.Client({ connectionString: adminUrl })
-      await cleanup.connect()
-      await cleanup.query(`drop database if exists ${name} with (force)`)
-      await cleanup.end()
-    },
-  }
+  return throwawayPostgres(null, 2)
 }
 
 export type TestService = Service & {
-  request: (options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }) => Promise<{ status: number; body: any; headers: Record<string, unknown>; raw: Buffer }>
+  /** Any request, its answer untyped: for what the contract does not describe (hostile bodies, pages, /ops, /sandbox). */
+  request: (options: RequestOptions) => Promise<Answer & { raw: Buffer }>
+  /** The merchant API, answers typed by the contract (support/api.ts). */
+  api: TypedApi
   /** The sandbox payer pays a charge (or it takes another ending); answers the charge record. */
   pay: (chargeId: string, taxNumber: string, outcome?: string, extra?: Record<string, unknown>) => Promise<{ status: number; body: any }>
   /** Moves the sandbox clock and runs what fell due. */
@@ -277,5 +275,5 @@ export async function startTestService(
   const providerWebhook: TestService['providerWebhook'] = (type, body, authorization = `Basic ${service.providerWebhookSecret}`) =>
     request({ method: 'POST', url: `/provider/webhooks/${type}`, body, headers: { authorization } })
 
-  return { ...service, request, merchant, pay, advance, ops, providerWebhook }
+  return { ...service, request, api: typedApi(request), merchant, pay, advance, ops, providerWebhook }
 }

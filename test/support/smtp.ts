@@ -104,3 +104,16 @@ export async function startSmtp(options: { greetingDelayMs?: number } = {}) {
 }
 
 export type TestSmtp = Awaited<ReturnType<typeof startSmtp>>
+
+/** The body of a raw message as the owner reads it (nodemailer sends it quoted-printable or base64). */
+export function mailText(raw: string): string {
+  const split = raw.indexOf('\r\n\r\n')
+  const headers = raw.slice(0, split)
+  const body = raw.slice(split + 4)
+  const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(headers)?.[1]?.toLowerCase()
+  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8')
+  if (encoding === 'quoted-printable') {
+    return Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8')
+  }
+  return body
+}

@@ -2,6 +2,7 @@
 // through the Wallet's pages, the only place a destination can be added (docs/rules.md#destinations).
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from './api.ts'
 import type { TestService } from './harness.ts'
 import { newestCode, signedInClient } from './wallet-client.ts'
 
@@ -11,9 +12,8 @@ export type Owner = Awaited<ReturnType<typeof ownerWithBalance>>
 export async function ownerWithBalance(service: TestService, email: string, reais: string) {
   const taxNumber = generateCpf()
   const merchant = await service.merchant(email, taxNumber)
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: reais, email, euid: merchant.euid } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  assert.equal((await service.pay(created.body.id, taxNumber)).body.status, 'depix_sent')
+  const created = ok(await service.api.post('/api/create-payment', { value: reais, email, euid: merchant.euid }, { token: merchant.token }))
+  assert.equal((await service.pay(created.id, taxNumber)).body.status, 'depix_sent')
   return { ...merchant, taxNumber, wallet: await signedInClient(service, email) }
 }
 

@@ -3,8 +3,8 @@
 // /openapi/<name>.json), and /docs, the page every error's docs_url points to.
 import type { FastifyPluginAsync } from 'fastify'
 import helmet from '@fastify/helmet'
-import type { AppDeps } from '../deps.ts'
-import { serveAsset } from '../assets.ts'
+import type { AppDeps } from '../../web/deps.ts'
+import { serveAsset } from '../../web/assets.ts'
 import { docsCss, docsJs } from '../docs-assets.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { langs } from '../../i18n/catalogue.ts'

@@ -9,8 +9,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import { checkProvider } from '../../app/check-provider.ts'
 import { productionWarnings } from '../../config.ts'
 import type { ProviderReadiness } from '../../domain/provider-check.ts'
-import type { AppDeps } from '../deps.ts'
-import { documentAudience } from '../openapi.ts'
+import type { AppDeps } from '../../web/deps.ts'
+import { documentAudience } from '../../web/audiences.ts'
 
 /** How long a probe waits for a ping this instance started; a slower answer counts from the next probe on. */
 const PROVIDER_WAIT_MS = 2_000

@@ -8,26 +8,27 @@ import { activateToken } from '../../app/activate-token.ts'
 import { assignIdentity } from '../../app/assign-identity.ts'
 import { checkLedger } from '../../app/check-ledger.ts'
 import { checkTreasury } from '../../app/check-treasury.ts'
-import { withdrawalRecord } from '../../app/list-withdrawals.ts'
+import { withdrawalRecord, withdrawalRecords } from '../../app/list-withdrawals.ts'
 import { reviewWithdrawal } from '../../app/review-withdrawal.ts'
 import { withdrawalsInReview } from '../../app/withdrawals-in-review.ts'
-import { listHolds } from '../../app/list-holds.ts'
+import { heldPayments, refundPayoutsInReview, refundsOwed, supportAlerts, unknownDeposits } from '../../app/support-queues.ts'
 import { recordBlock } from '../../app/record-block.ts'
 import { payRefundByPix, reviewRefundPayout } from '../../app/pay-refund.ts'
 import { recordRefundPaid } from '../../app/record-refund-paid.ts'
 import { reviewHold } from '../../app/review-hold.ts'
-import { quoteOverrides, setQuoteOverrides, showQuote } from '../../app/set-quotes.ts'
+import { acceptedQuotes, quoteOverrides, setQuoteOverrides } from '../../app/set-quotes.ts'
 import { reviewDecisions } from '../../domain/charge.ts'
 import { MAX_OVERRIDE_SECONDS } from '../../domain/quotes.ts'
 import type { Payout, Refund } from '../../store/schema.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { maskTaxNumber } from '../../domain/tax-number.ts'
 import { findOperator, mayTake } from '../../domain/operators.ts'
-import type { RouteDeps } from '../deps.ts'
+import type { RouteDeps } from '../../web/deps.ts'
 import { headerMatcher } from '../header-secret.ts'
 import type { Metrics } from '../metrics.ts'
-import { documentAudience } from '../openapi.ts'
-import { errorResponses, QuoteValue } from '../schemas.ts'
+import { documentAudience } from '../../web/audiences.ts'
+import { errorResponses } from '../schemas.ts'
+import { QuoteValue } from '../../contract/api.ts'
 import type { ErrorCode } from '../../domain/errors.ts'
 
 const Note = Type.String({ minLength: 1, maxLength: 1000 })
@@ -58,9 +59,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   )
 
   app.get('/ops/holds', { schema: operation('listHolds', 'Payments held for review (security_hold), oldest first', { holds: [{ payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', reason: 'payer_mismatch', value_in_cents: 1000, paid_in_cents: 1000, clawback: null, decisions: ['release', 'refund'] }] }, []) }, async () => {
-    const holds = await listHolds(deps)
-    const proposals = new Map((await deps.store.paidAmountProposals.forCharges(holds.map(({ charge }) => charge.id))).map((row) => [row.charge_id, row]))
-    return { holds: holds.map(({ charge, clawbacks, decisions }) => ({
+    return { holds: (await heldPayments(deps)).map(({ charge, clawbacks, decisions, proposal }) => ({
       payment_id: charge.id,
       reason: charge.hold_reason,
       held_since: charge.updated_at.toISOString(),
@@ -81,7 +80,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       decisions,
       needs_paid_amount: charge.paid_cents === null,
       // An amount typed beyond the tolerance, waiting for an admin other than its author.
-      paid_amount_awaiting_confirmation: ((row) => (row === undefined ? null : { decision: row.decision, paid_cents: row.paid_cents, proposed_by: row.proposed_by, proposed_at: row.proposed_at.toISOString() }))(proposals.get(charge.id)),
+      paid_amount_awaiting_confirmation: ((row) => (row === undefined ? null : { decision: row.decision, paid_cents: row.paid_cents, proposed_by: row.proposed_by, proposed_at: row.proposed_at.toISOString() }))(proposal),
     })) }
   })
 
@@ -169,10 +168,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
 
   // Refunds owed to payers (docs/rules.md#refunds-owed), oldest first: a liability until paid or taken back by the provider.
   app.get('/ops/refunds', { schema: operation('listRefunds', 'Refunds owed to payers, oldest first', { refunds: [refundExample] }, []) }, async () => ({
-    refunds: await deps.store.refunds.listOwed().then(async (refunds) => {
-      const payouts = await deps.store.payouts.listForRefunds(refunds.map((refund) => refund.id))
-      return refunds.map((refund) => refundView(refund, payouts))
-    }),
+    refunds: await refundsOwed(deps).then(({ refunds, payouts }) => refunds.map((refund) => refundView(refund, payouts))),
   }))
 
   // Paying a refund by Pix-out from the treasury, to the payer's own CPF/CNPJ key; the worker sends it.
@@ -190,7 +186,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   )
 
   app.get('/ops/refund-payouts', { schema: operation('listRefundPayoutsInReview', 'Refund payouts waiting for review, oldest first', { refund_payouts: [{ ...payoutExample, status: 'in_review', review_reason: 'treasury_insufficient' }] }, []) }, async () => ({
-    refund_payouts: (await deps.store.payouts.refundPayoutsInReview()).map(payoutView),
+    refund_payouts: (await refundPayoutsInReview(deps)).map(payoutView),
   }))
 
   app.post(
@@ -224,8 +220,9 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
 
   // What the provider reported that support must look at: money we credited that it will take back
   // (will_refund after credit), or a "refunded" after part was taken back, which is not ours to guess.
-  app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
-    alerts: [...(await deps.store.charges.listClawbacksToReview()).map((charge) => ({
+  app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => {
+    const { clawbacks, withdrawalPayouts, refundPayouts, merchantRefundPayouts, refundedThenDisputed } = await supportAlerts(deps)
+    return { alerts: [...clawbacks.map((charge) => ({
       kind: charge.clawback === 'will_refund' ? 'will_refund_after_credit' : 'refunded_after_partial_clawback',
       payment_id: charge.id,
       taken_back_cents: charge.taken_back_cents,
@@ -235,7 +232,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       since: charge.updated_at.toISOString(),
     })),
     // A MED on a payment the merchant had refunded: the payer may have been paid twice (docs/rules.md#merchant-refund-statuses).
-    ...(await deps.store.charges.listRefundedThenDisputed()).map((charge) => ({
+    ...refundedThenDisputed.map((charge) => ({
       kind: 'refunded_then_disputed',
       payment_id: charge.id,
       refunded_cents: charge.refunded_cents,
@@ -244,7 +241,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       since: charge.updated_at.toISOString(),
     })),
     // A Pix-out the provider did not pay after our DePix left: it may come back (review: returned).
-    ...(await deps.store.payouts.failedAfterSending('withdrawal')).map((payout) => ({
+    ...withdrawalPayouts.map((payout) => ({
       kind: 'payout_failed_after_sending',
       withdrawal_id: payout.withdrawal_id,
       payout_id: payout.id,
@@ -254,7 +251,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       amount: payout.amount,
       since: payout.updated_at.toISOString(),
     })),
-    ...(await deps.store.payouts.failedAfterSending('refund')).map((payout) => ({
+    ...refundPayouts.map((payout) => ({
       kind: 'refund_payout_failed_after_sending',
       refund_payout_id: payout.id,
       refund_id: payout.refund_id,
@@ -264,7 +261,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       since: payout.updated_at.toISOString(),
     })),
     // A merchant's refund left the account's books when its DePix left; the Pix then failed: support looks.
-    ...(await deps.store.payouts.failedAfterSending('merchant_refund')).map((payout) => ({
+    ...merchantRefundPayouts.map((payout) => ({
       kind: 'merchant_refund_payout_failed_after_sending',
       refund_payout_id: payout.id,
       merchant_refund_id: payout.merchant_refund_id,
@@ -272,22 +269,24 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       status: payout.status,
       amount_cents: payout.amount,
       since: payout.updated_at.toISOString(),
-    }))],
-  }))
+    }))] }
+  })
 
   // Withdrawals waiting for support (docs/rules.md#withdrawal-lifecycle): why, and what was asked;
   // approve, reject, or record that a sent payout came back to the treasury.
-  app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => ({
-    withdrawals: await Promise.all((await withdrawalsInReview(deps, { offset: 0, limit: 200 })).map(async (withdrawal) => ({
-      ...(await withdrawalRecord(deps.store, withdrawal)),
+  app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => {
+    const rows = await withdrawalsInReview(deps, { offset: 0, limit: 200 })
+    const records = await withdrawalRecords(deps.store, rows)
+    return { withdrawals: rows.map((withdrawal, i) => ({
+      ...records[i]!,
       email: withdrawal.email,
       brl_cents: withdrawal.brl_cents,
       via: withdrawal.via,
       // What approving would meet, beside the item: the account's balances and what blocks it.
       balances: withdrawal.balances,
       blockers: withdrawal.blockers,
-    }))),
-  }))
+    })) }
+  })
 
   app.post(
     '/ops/withdrawals/:withdrawal_id/review',
@@ -390,13 +389,13 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // The prices in use: overrides with their expiry, and the last accepted price per currency with its source and age.
   app.get('/ops/quotes', { schema: operation('listQuotes', 'Overrides in force and the last accepted prices', { overrides: quotesExample, accepted: [{ currency: 'BTC', price: '350000.00', source: 'ticker', accepted_at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({
     overrides: await quoteOverrides(deps),
-    accepted: (await deps.store.quotes.references()).map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, accepted_at: row.accepted_at.toISOString() })),
+    accepted: (await acceptedQuotes(deps)).map(({ acceptedAt, ...quote }) => ({ ...quote, accepted_at: acceptedAt.toISOString() })),
   }))
 
   // Provider deposits that match no charge: a webhook for an unknown qrId, a paid deposit the sweep
   // found, a deposit whose creation reply was lost.
   app.get('/ops/unknown-deposits', { schema: operation('listUnknownDeposits', 'Provider deposits that match no charge', { deposits: [{ qr_id: '0197f3a2c1d4', status: 'depix_sent', value_in_cents: 1000, seen_by: 'sweep' }] }, []) }, async () => ({
-    deposits: (await deps.store.unknownDeposits.list()).map((deposit) => ({
+    deposits: (await unknownDeposits(deps)).map((deposit) => ({
       qr_id: deposit.qr_id,
       status: deposit.status,
       value_in_cents: deposit.value_cents,

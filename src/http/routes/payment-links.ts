@@ -6,8 +6,8 @@ import { Type } from 'typebox'
 import { requireMerchantId } from '../../app/authenticate.ts'
 import { createPaymentLink, deactivatePaymentLink, getPaymentLink, listPaymentLinks } from '../../app/payment-links.ts'
 import { CreatePaymentLinkBody, PaymentLinkList, PaymentLinkRecord, paymentLinkIdPattern } from '../../contract/api.ts'
-import type { RouteDeps } from '../deps.ts'
-import { createPaymentLinkErrors, createPaymentLinkFieldCodes, paymentLinkReadErrors } from '../schemas.ts'
+import type { RouteDeps } from '../../web/deps.ts'
+import { createPaymentLinkErrors, createPaymentLinkFieldCodes, PaymentLinkListQuery, paymentLinkReadErrors } from '../schemas.ts'
 
 export type PaymentLinkRouteDeps = Pick<RouteDeps, 'store' | 'clock' | 'config'> & {
   /** The API's authentication, run first on every route. */
@@ -45,11 +45,12 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<PaymentLinkRouteDeps> 
     schema: {
       operationId: 'listPaymentLinks',
       summary: "List the token's payment links",
-      description: 'The newest 100, each with its sales: charges paid, what they brought in, and QRs still open.',
+      description: 'Newest first, a page at a time (`limit`, 20 by default, and `cursor` from the previous page\'s `next_cursor`), each with its sales: charges paid, what they brought in, and QRs still open.',
+      querystring: PaymentLinkListQuery,
       response: { 200: PaymentLinkList, ...paymentLinkReadErrors },
     },
     onRequest: deps.authenticated,
-  }, async (request) => listPaymentLinks(useCaseDeps, owner(request)))
+  }, async (request) => listPaymentLinks(useCaseDeps, owner(request), request.query))
 
   app.get('/api/payment-links/:id', {
     schema: {

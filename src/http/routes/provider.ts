@@ -6,10 +6,10 @@ import { applyProviderEvent } from '../../app/apply-provider-event.ts'
 import { recordMed } from '../../app/record-med.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { applyPayoutReport } from '../../app/send-payout.ts'
-import { parseProviderDeposit, parseProviderPayout } from '../../provider/eulen-replies.ts'
+import { parseProviderDeposit, parseProviderMed, parseProviderPayout } from '../../provider/eulen-replies.ts'
 import { ProviderUnavailableError } from '../../provider/provider.ts'
-import type { RouteDeps } from '../deps.ts'
-import { documentAudience } from '../openapi.ts'
+import type { RouteDeps } from '../../web/deps.ts'
+import { documentAudience } from '../../web/audiences.ts'
 import { errorResponses } from '../schemas.ts'
 import { headerMatcher } from '../header-secret.ts'
 
@@ -50,7 +50,7 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
     }
     const outcome = await applyProviderEvent(deps, report)
     if (outcome.kind === 'not_found') request.log.warn({ qrId: report.qrId }, 'provider webhook for an unknown deposit')
-    if (report.status === null) request.log.warn({ qrId: report.qrId, status: report.statusText }, 'provider webhook with a status we do not know; kept, not acted on')
+    if (report.event === null) request.log.warn({ qrId: report.qrId, status: report.statusText }, 'provider webhook with a status we do not know; kept, not acted on')
     return { received: true }
   })
 
@@ -77,24 +77,7 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
     schema: schema('providerMedWebhook', "The provider's refund dispute (MED)", 'Blocks the payer and the receiving e-mail; takes back principalValueInCents (all of it when absent) from a credited payment.'),
     onRequest: authorize,
   }, async (request) => {
-    const body = objectBody(request.body)
-    const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
-    const qrId = text(body.qrId)
-    if (qrId === null) throw new DomainError('invalid_request', { param: 'qrId', message: 'A MED webhook needs qrId.' })
-    const principal = body.principalValueInCents
-    const principalCents = typeof principal === 'number' && Number.isSafeInteger(principal) && principal > 0 ? principal
-      : typeof principal === 'string' && /^[1-9]\d{0,11}$/.test(principal) ? Number(principal)
-      : null
-    if (principal !== undefined && principal !== null && principalCents === null) {
-      throw new DomainError('invalid_request', { param: 'principalValueInCents', message: 'principalValueInCents must be a positive whole number of centavos.' })
-    }
-    await recordMed(deps, {
-      qrId,
-      euid: text(body.euid),
-      taxNumber: text(body.taxNumber),
-      principalCents,
-      body,
-    })
+    await recordMed(deps, parseProviderMed(objectBody(request.body)))
     return { received: true }
   })
 }

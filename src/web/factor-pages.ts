@@ -5,8 +5,10 @@
 // their button stays off and the TOTP app and the recovery codes still work.
 import type { FactorsView } from '../app/second-factors.ts'
 import { html, href, type Html } from '../html/template.ts'
-import { formatDateTime, type Lang, type WalletKey } from '../i18n/catalogue.ts'
-import { csrfField, texts, time, type Page } from './pages.ts'
+import { csrfField, time } from '../html/shell.ts'
+import { formatDateTime, texts, type Lang, type WalletKey } from '../i18n/catalogue.ts'
+
+type Page = { lang: Lang; csrf: string }
 
 /** A page's body and the catalogue key of its title; each site frames it in its own layout. */
 export type FactorBody = { title: WalletKey; body: Html }

@@ -2,8 +2,8 @@
 // sent by e-mail: valid 10 minutes, single use, burned after 5 wrong tries, at most 5 mailed per
 // e-mail per hour, and the same answer, in the same time, whether or not the e-mail has an account.
 import type { Clock } from '../clock.ts'
-import { openAccount } from '../app/open-account.ts'
-import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from '../app/email-codes.ts'
+import { openAccount } from './open-account.ts'
+import { EMAIL_CODES_PER_HOUR, mailCode, takeCode } from './email-codes.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseTaxNumber } from '../domain/tax-number.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'

@@ -1,18 +1,19 @@
-// The security headers of every page for people (the Wallet, the public payment pages): a strict
-// Content-Security-Policy (our own stylesheet, script and images only; nothing inline; no
-// framing), and HSTS when the service is served over https.
+// The security headers of every page for people (the Wallet, the console, the public payment
+// pages): a strict Content-Security-Policy (our own stylesheet, script and images only, the console
+// no script at all; nothing inline; no framing), and HSTS when the service is served over https.
 import type { FastifyHelmetOptions } from '@fastify/helmet'
 
-export function pageHelmetOptions(secure: boolean, referrer: 'same-origin' | 'no-referrer' = 'same-origin'): FastifyHelmetOptions {
+export function pageHelmetOptions(secure: boolean, referrer: 'same-origin' | 'no-referrer' = 'same-origin', scripts = true): FastifyHelmetOptions {
+  const own = scripts ? "'self'" : "'none'"
   return {
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        defaultSrc: [own],
+        scriptSrc: [own],
         styleSrc: ["'self'"],
         imgSrc: ["'self'"],
-        connectSrc: ["'self'"],
+        ...(scripts ? { connectSrc: ["'self'"] } : {}),
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],

@@ -2,34 +2,24 @@
 // holds the id; a database leak gives no usable session), ended after 30 minutes idle or 12 hours
 // in all, on the wall clock: the limits measure the person at the keyboard, so moving the
 // sandbox's clock (a day, to pass a cool-down) does not sign them out (docs/design.md). Deleting
-// the row revokes the session wherever its cookie is. The support console keeps its own sessions
-// the same way, in rows of its own.
+// the row revokes the session wherever its cookie is. The Wallet and the support console each
+// keep theirs this way, in rows of their own (store/sessions.ts).
 import { createHash } from 'node:crypto'
 import type { Session } from 'fastify'
 import type { SessionStore } from '@fastify/session'
 import type { Clock } from '../clock.ts'
-import type { Store } from '../store/store.ts'
+import type { SessionRows } from '../store/sessions.ts'
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000
 export const SESSION_ABSOLUTE_MS = 12 * 3600 * 1000
 
-
 const hashOf = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex')
 
-/** Where sessions are kept, and whose each is: the Wallet's (an account) or the console's (an operator). */
-export type SessionRows<Owner> = {
-  findSession(idHash: string): Promise<{ data: unknown; created_at: Date; last_seen_at: Date } | undefined>
-  saveSession(idHash: string, owner: Owner | null, data: string, now: Date): Promise<void>
-  touchSession(idHash: string, now: Date): Promise<void>
-  deleteSession(idHash: string): Promise<void>
-}
-
-const accountOf = (session: Session) => (typeof session.accountId === 'number' ? session.accountId : null)
-
-export function createSessionStore<Owner = number>(
-  deps: { store: Store; wallClock: Clock },
-  rows: SessionRows<Owner> = deps.store.wallet as unknown as SessionRows<Owner>,
-  ownerOf: (session: Session) => Owner | null = accountOf as unknown as (session: Session) => Owner | null,
+/** `ownerOf`: whose the session is, written beside it (the account or the operator it signed in). */
+export function createSessionStore<Owner>(
+  deps: { wallClock: Clock },
+  rows: SessionRows<Owner>,
+  ownerOf: (session: Session) => Owner | null,
 ): SessionStore {
   const run = <T>(work: Promise<T>, callback: (error: unknown, value?: T) => void) => {
     work.then((value) => callback(null, value), (error: unknown) => callback(error))

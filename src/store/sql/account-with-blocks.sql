@@ -1,0 +1,1 @@
+select "accounts"."id", (select array_agg(distinct kind) as "kinds" from "blocks" where (("kind" = 'email' and "value" = $1) or ("kind" = 'tax_number' and "value" = $2) or ("kind" = 'euid' and "value" = $3))) as "blocked_kinds" from "accounts" where "email" = $4
