@@ -84,7 +84,7 @@ test('conversions follow the integer formulas of decisions section 5 (quotes in 
   assert.throws(() => creditedAmount(1000, 'BTC', null))
 })
 
-test('property: with a whole-centavo quote, the micro-real formulas agree with docs/rules.md's money rules exactly; all are exact floors', () => {
+test('property: with a whole-centavo quote, the micro-real formulas agree with the money rules in docs/rules.md exactly; all are exact floors', () => {
   fc.assert(
     fc.property(fc.integer({ min: 900, max: 499_900 }), fc.integer({ min: 1, max: 100_000_000_00 }), fc.integer({ min: 0, max: 9_999 }), (net, quoteCents, extraMicros) => {
       const exact = BigInt(net) * 10n ** 10n

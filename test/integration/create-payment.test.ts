@@ -33,7 +33,7 @@ function assertError(response: { status: number; body: any }, status: number, co
   assert.equal(typeof response.body.request_id, 'string')
 }
 
-test('a charge is created with the contract's result: 32-hex id, valid BR Code, image URL, 10-minute expiry, and its payment page', async () => {
+test('a charge is created with the contract result: 32-hex id, valid BR Code, image URL, 10-minute expiry, and its payment page', async () => {
   const response = await create({ value: '10.00', email: 'customer@example.com', tax_number: '11144477735' })
   assert.equal(response.status, 200, JSON.stringify(response.body))
   assert.deepEqual(Object.keys(response.body).sort(), ['expiresAt', 'id', 'payUrl', 'qrCopyPaste', 'qrImageUrl', 'status'])

@@ -12,7 +12,7 @@ before(async () => {
 })
 after(() => service.close())
 
-test('get-payment answers the contract's record of the merchant\'s own charge', async () => {
+test('get-payment answers the contract record of the merchant\'s own charge', async () => {
   const created = await service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: '12345678909' }, { token: alice.token })
   assert.equal(created.status, 200)
   const record = await service.api.get(`/api/get-payment/${created.body.id}`, { token: alice.token })
