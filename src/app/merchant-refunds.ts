@@ -25,7 +25,7 @@ import { hasFactor, requireStepUp, type StepUpProof } from './second-factors.ts'
 import { moveCharge } from './move-charge.ts'
 import { moveLockedPayout, openPayout, type PayoutMoveDeps } from './move-money-out.ts'
 import type { QuoteBook } from './quote-book.ts'
-import { requestHash } from './request-hash.ts'
+import { requestHash } from '../request-hash.ts'
 import { announceRefund, refundRecord } from './refund-notices.ts'
 
 export type MerchantRefundDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string; quotes: QuoteBook; limits: WithdrawalLimits; log?: { warn: (details: object, message: string) => void } }
