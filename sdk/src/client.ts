@@ -1,6 +1,6 @@
 // A typed client for the merchant API. Creation always carries an Idempotency-Key, so the one
-// retry it makes (a 429 or 503 that says when, with Retry-After) can never create a second charge
-// or withdrawal.
+// retry it makes (a 429 or 503 that says when, with Retry-After) can never create a second charge,
+// withdrawal or refund.
 import { randomUUID } from 'node:crypto'
 import type {
   BalanceRecord,
@@ -9,6 +9,7 @@ import type {
   ChargeCreated,
   ChargeRecord,
   CreatePaymentRequest,
+  CreateRefundRequest,
   CreateWithdrawalRequest,
   DestinationList,
   ErrorBody,
@@ -17,6 +18,8 @@ import type {
   ListPaymentsQuery,
   ListWithdrawalsQuery,
   PaymentList,
+  RefundList,
+  RefundRecord,
   WebhookDeliveries,
   WithdrawalList,
   WithdrawalRecord,
@@ -148,6 +151,19 @@ export class PixChargeClient {
     get: (id: string): Promise<WithdrawalRecord> => this.#request('GET', `/api/withdrawals/${encodeURIComponent(id)}`),
     /** The account's destinations; only `active` ones can receive. */
     destinations: (): Promise<DestinationList> => this.#request('GET', '/api/withdrawal-destinations'),
+  }
+
+  /**
+   * Refunds (devolução) of a credited payment to its payer's own CPF/CNPJ, paid from the balance
+   * with the provider's Pix-out fee on top; several partial ones give back at most what was paid.
+   */
+  readonly refunds = {
+    /** `amount` in BRL ("10.00"), all that is left when omitted. Pass your own idempotencyKey (a return id of yours) to make retries across restarts safe too. */
+    create: (paymentId: string, body: CreateRefundRequest = {}, options: { idempotencyKey?: string } = {}): Promise<RefundRecord> =>
+      this.#request('POST', `/api/payments/${encodeURIComponent(paymentId)}/refunds`, { body, headers: idempotencyHeader(options.idempotencyKey) }),
+    /** A payment's refunds, oldest first. */
+    list: (paymentId: string): Promise<RefundList> => this.#request('GET', `/api/payments/${encodeURIComponent(paymentId)}/refunds`),
+    get: (id: string): Promise<RefundRecord> => this.#request('GET', `/api/refunds/${encodeURIComponent(id)}`),
   }
 
   async #request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {

@@ -97,6 +97,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/{payment_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment's refunds
+         * @description Oldest first, with their status.
+         */
+        get: operations["listPaymentRefunds"];
+        put?: never;
+        /**
+         * Refund (part of) a payment to its payer
+         * @description Gives the payer back `amount` (all that is left when omitted) of a credited payment (`depix_sent` or `after7d`) within 90 days, by Pix to the payer's own CPF/CNPJ. The account pays it and the provider's Pix-out fee (`fee_cents`), in the currency the payment was credited in (BTC and USDt at the accepted price of the moment, rounded up), from the payment's own 7-day hold first; refused with `insufficient_funds` when the balance does not cover it. Refunds count against the daily withdrawal limit and wait for support above the review threshold. Several partial refunds never give back more than `paidAmount`; refunded in full, the payment becomes `refunded`. Send an `Idempotency-Key`.
+         */
+        post: operations["createPaymentRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/refunds/{refund_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a refund */
+        get: operations["getPaymentRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payments": {
         parameters: {
             query?: never;
@@ -481,6 +522,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.created (opt-in)
+         * @description Opt-in. A refund of the payment was made (`refund` in the body: its amount, fee and status); the payer is paid by Pix to their own CPF/CNPJ. Sent to the charge's `webhook_url`. Any 2xx acknowledges it, anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h; 410 stops the retries.
+         */
+        post: operations["webhook_refund_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.completed (opt-in)
+         * @description Opt-in. The provider says the payer received a refund of the payment (`refund.status` `completed`). Sent to the charge's `webhook_url`. Any 2xx acknowledges it, anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h; 410 stops the retries.
+         */
+        post: operations["webhook_refund_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed (opt-in)
+         * @description Opt-in. A refund of the payment failed and its amount went back to the balance (`refund.failure_code`, such as `payer_key_not_found`). Sent to the charge's `webhook_url`. Any 2xx acknowledges it, anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h; 410 stops the retries.
+         */
+        post: operations["webhook_refund_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "withdrawal.confirmed": {
         parameters: {
             query?: never;
@@ -671,7 +772,7 @@ export interface components {
             /** @description Signs the webhooks: a plain secret or a Standard Webhooks whsec_ secret. */
             webhook_secret?: string;
             /** @description Extra events to receive besides payment.confirmed and balance.released, which are always sent. Needs webhook_url. */
-            webhook_events?: ("payment.confirmed" | "balance.released" | "payment.expired" | "payment.held" | "payment.under_review" | "payment.refunded" | "payment.disputed")[];
+            webhook_events?: ("payment.confirmed" | "balance.released" | "payment.expired" | "payment.held" | "payment.under_review" | "payment.refunded" | "payment.disputed" | "refund.created" | "refund.completed" | "refund.failed")[];
             /**
              * @description Your own labels (an order number, say): up to 20 keys of 1 to 40 characters, string values up to 500. Shown back in get-payment, the list and every webhook of the charge; never sent to the provider or the payer.
              * @example {
@@ -734,7 +835,8 @@ export interface components {
          *       "holdReason": null,
          *       "metadata": {
          *         "order_id": "1042"
-         *       }
+         *       },
+         *       "refundedAmount": 0
          *     }
          */
         ChargeRecord: {
@@ -755,6 +857,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description What the merchant's refunds give back, in centavos: those pending, sent and completed (a failed one gave its amount back). At most paidAmount; 0 when none. */
+            refundedAmount: number;
         };
         /**
          * BalanceRecord
@@ -818,6 +922,7 @@ export interface components {
          *           "metadata": {
          *             "order_id": "1042"
          *           },
+         *           "refundedAmount": 0,
          *           "createdAt": "2026-11-23T12:00:00.000Z",
          *           "expiresAt": "2026-11-23T12:10:00.000Z",
          *           "swap_to": "DEPIX"
@@ -845,6 +950,8 @@ export interface components {
                 metadata: {
                     [key: string]: string;
                 };
+                /** @description What the merchant's refunds give back, in centavos: those pending, sent and completed (a failed one gave its amount back). At most paidAmount; 0 when none. */
+                refundedAmount: number;
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -1119,6 +1226,131 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * CreateRefundRequest
+         * @example {
+         *       "amount": "10.00",
+         *       "reason": "returned item"
+         *     }
+         */
+        CreateRefundRequest: {
+            /** @description What the payer receives, in BRL ("10.00"); all that is left to refund when omitted. */
+            amount?: string;
+            /** @description Why, for your records (not sent to the payer). */
+            reason?: string;
+        };
+        /**
+         * RefundRecord
+         * @example {
+         *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+         *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+         *       "status": "pending",
+         *       "amount": "10.00",
+         *       "amount_cents": 1000,
+         *       "fee_cents": 100,
+         *       "currency": "DEPIX",
+         *       "debit_amount": 1100,
+         *       "held_amount": 0,
+         *       "quote": null,
+         *       "reason": "returned item",
+         *       "failure_code": null,
+         *       "review_reason": null,
+         *       "created_at": "2026-11-23T12:00:00.000Z",
+         *       "updated_at": "2026-11-23T12:00:00.000Z"
+         *     }
+         */
+        RefundRecord: {
+            /** @description `rf_` and 24 lowercase hex characters. */
+            id: string;
+            payment_id: string;
+            /**
+             * @description `pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.
+             * @enum {unknown}
+             */
+            status: "pending" | "sent" | "completed" | "failed";
+            /** @description What the payer receives, in BRL ("10.00"). */
+            amount: string;
+            /** @description The same in centavos. */
+            amount_cents: number;
+            /** @description The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account. */
+            fee_cents: number;
+            /**
+             * @description The currency the payment was credited in, which the account pays in.
+             * @enum {unknown}
+             */
+            currency: "DEPIX" | "BTC" | "USDt";
+            /** @description What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up. */
+            debit_amount: number;
+            /** @description The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit. */
+            held_amount: number;
+            quote: string | null;
+            reason: string | null;
+            failure_code: ("payer_key_not_found" | "payout_expired" | "rejected_by_support" | "abandoned_by_support" | "payout_failed") | null;
+            review_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * RefundList
+         * @example {
+         *       "refunds": [
+         *         {
+         *           "id": "rf_0f1e2d3c4b5a69788796a5b4",
+         *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+         *           "status": "pending",
+         *           "amount": "10.00",
+         *           "amount_cents": 1000,
+         *           "fee_cents": 100,
+         *           "currency": "DEPIX",
+         *           "debit_amount": 1100,
+         *           "held_amount": 0,
+         *           "quote": null,
+         *           "reason": "returned item",
+         *           "failure_code": null,
+         *           "review_reason": null,
+         *           "created_at": "2026-11-23T12:00:00.000Z",
+         *           "updated_at": "2026-11-23T12:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        RefundList: {
+            refunds: {
+                /** @description `rf_` and 24 lowercase hex characters. */
+                id: string;
+                payment_id: string;
+                /**
+                 * @description `pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.
+                 * @enum {unknown}
+                 */
+                status: "pending" | "sent" | "completed" | "failed";
+                /** @description What the payer receives, in BRL ("10.00"). */
+                amount: string;
+                /** @description The same in centavos. */
+                amount_cents: number;
+                /** @description The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account. */
+                fee_cents: number;
+                /**
+                 * @description The currency the payment was credited in, which the account pays in.
+                 * @enum {unknown}
+                 */
+                currency: "DEPIX" | "BTC" | "USDt";
+                /** @description What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up. */
+                debit_amount: number;
+                /** @description The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit. */
+                held_amount: number;
+                quote: string | null;
+                reason: string | null;
+                failure_code: ("payer_key_not_found" | "payout_expired" | "rejected_by_support" | "abandoned_by_support" | "payout_failed") | null;
+                review_reason: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+        };
+        /**
          * WebhookBody
          * @example {
          *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
@@ -1143,7 +1375,7 @@ export interface components {
             paid_in_cents: number | null;
             payer_euid: string | null;
             /** @enum {unknown} */
-            event: "payment.confirmed" | "balance.released" | "payment.expired" | "payment.held" | "payment.under_review" | "payment.refunded" | "payment.disputed";
+            event: "payment.confirmed" | "balance.released" | "payment.expired" | "payment.held" | "payment.under_review" | "payment.refunded" | "payment.disputed" | "refund.created" | "refund.completed" | "refund.failed";
             /**
              * @description The charge status when the event happened.
              * @enum {unknown}
@@ -1153,6 +1385,59 @@ export interface components {
             /** @description The labels sent as metadata at creation; {} when none. */
             metadata: {
                 [key: string]: string;
+            };
+            /**
+             * RefundRecord
+             * @example {
+             *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+             *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+             *       "status": "pending",
+             *       "amount": "10.00",
+             *       "amount_cents": 1000,
+             *       "fee_cents": 100,
+             *       "currency": "DEPIX",
+             *       "debit_amount": 1100,
+             *       "held_amount": 0,
+             *       "quote": null,
+             *       "reason": "returned item",
+             *       "failure_code": null,
+             *       "review_reason": null,
+             *       "created_at": "2026-11-23T12:00:00.000Z",
+             *       "updated_at": "2026-11-23T12:00:00.000Z"
+             *     }
+             */
+            refund?: {
+                /** @description `rf_` and 24 lowercase hex characters. */
+                id: string;
+                payment_id: string;
+                /**
+                 * @description `pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.
+                 * @enum {unknown}
+                 */
+                status: "pending" | "sent" | "completed" | "failed";
+                /** @description What the payer receives, in BRL ("10.00"). */
+                amount: string;
+                /** @description The same in centavos. */
+                amount_cents: number;
+                /** @description The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account. */
+                fee_cents: number;
+                /**
+                 * @description The currency the payment was credited in, which the account pays in.
+                 * @enum {unknown}
+                 */
+                currency: "DEPIX" | "BTC" | "USDt";
+                /** @description What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up. */
+                debit_amount: number;
+                /** @description The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit. */
+                held_amount: number;
+                quote: string | null;
+                reason: string | null;
+                failure_code: ("payer_key_not_found" | "payout_expired" | "rejected_by_support" | "abandoned_by_support" | "payout_failed") | null;
+                review_reason: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
             };
         };
         /**
@@ -1554,7 +1839,8 @@ export interface operations {
                      *       "holdReason": null,
                      *       "metadata": {
                      *         "order_id": "1042"
-                     *       }
+                     *       },
+                     *       "refundedAmount": 0
                      *     }
                      */
                     "application/json": components["schemas"]["ChargeRecord"];
@@ -1667,7 +1953,8 @@ export interface operations {
                      *       "holdReason": null,
                      *       "metadata": {
                      *         "order_id": "1042"
-                     *       }
+                     *       },
+                     *       "refundedAmount": 0
                      *     }
                      */
                     "application/json": components["schemas"]["ChargeRecord"];
@@ -1761,6 +2048,407 @@ export interface operations {
             };
         };
     };
+    listPaymentRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refunds": [
+                     *         {
+                     *           "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *           "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *           "status": "pending",
+                     *           "amount": "10.00",
+                     *           "amount_cents": 1000,
+                     *           "fee_cents": 100,
+                     *           "currency": "DEPIX",
+                     *           "debit_amount": 1100,
+                     *           "held_amount": 0,
+                     *           "quote": null,
+                     *           "reason": "returned item",
+                     *           "failure_code": null,
+                     *           "review_reason": null,
+                     *           "created_at": "2026-11-23T12:00:00.000Z",
+                     *           "updated_at": "2026-11-23T12:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found`, `refund_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found" | "refund_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    createPaymentRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters, spaces allowed inside; one per refund you mean to make. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The charge's `id`: 32 lowercase hex characters. */
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "reason": "returned item"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *       "status": "pending",
+                     *       "amount": "10.00",
+                     *       "amount_cents": 1000,
+                     *       "fee_cents": 100,
+                     *       "currency": "DEPIX",
+                     *       "debit_amount": 1100,
+                     *       "held_amount": 0,
+                     *       "quote": null,
+                     *       "reason": "returned item",
+                     *       "failure_code": null,
+                     *       "review_reason": null,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "updated_at": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundRecord"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_request`, `amount_invalid`, `amount_below_minimum`, `amount_above_maximum`, `idempotency_key_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_json" | "invalid_request" | "amount_invalid" | "amount_below_minimum" | "amount_above_maximum" | "idempotency_key_invalid";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found";
+                    };
+                };
+            };
+            /** @description `payment_not_refundable`, `refund_window_closed`, `refund_exceeds_paid`, `payer_key_unknown`, `insufficient_funds`, `withdrawal_limit_exceeded`, `quote_unavailable`, `idempotency_key_reused`, `idempotency_key_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_refundable" | "refund_window_closed" | "refund_exceeds_paid" | "payer_key_unknown" | "insufficient_funds" | "withdrawal_limit_exceeded" | "quote_unavailable" | "idempotency_key_reused" | "idempotency_key_in_use";
+                    };
+                };
+            };
+            /** @description `body_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "body_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getPaymentRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund's `id`: `rf_` and 24 lowercase hex characters. */
+                refund_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rf_0f1e2d3c4b5a69788796a5b4",
+                     *       "payment_id": "3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b",
+                     *       "status": "pending",
+                     *       "amount": "10.00",
+                     *       "amount_cents": 1000,
+                     *       "fee_cents": 100,
+                     *       "currency": "DEPIX",
+                     *       "debit_amount": 1100,
+                     *       "held_amount": 0,
+                     *       "quote": null,
+                     *       "reason": "returned item",
+                     *       "failure_code": null,
+                     *       "review_reason": null,
+                     *       "created_at": "2026-11-23T12:00:00.000Z",
+                     *       "updated_at": "2026-11-23T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundRecord"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_request";
+                    };
+                };
+            };
+            /** @description `token_missing`, `token_not_found` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_missing" | "token_not_found";
+                    };
+                };
+            };
+            /** @description `token_pending`, `token_inactive` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "token_pending" | "token_inactive";
+                    };
+                };
+            };
+            /** @description `payment_not_found`, `refund_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "payment_not_found" | "refund_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -1802,6 +2490,7 @@ export interface operations {
                      *           "metadata": {
                      *             "order_id": "1042"
                      *           },
+                     *           "refundedAmount": 0,
                      *           "createdAt": "2026-11-23T12:00:00.000Z",
                      *           "expiresAt": "2026-11-23T12:10:00.000Z",
                      *           "swap_to": "DEPIX"
@@ -3777,6 +4466,120 @@ export interface operations {
         };
     };
     webhook_payment_disputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Present when the charge has a webhook_secret: hex HMAC-SHA256 of the raw body, keyed with the secret. */
+                "X-Webhook-Signature"?: string;
+                /** @description Standard Webhooks: the event id (msg_…), the same on every retry and redelivery; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt, by the wall clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, present with a webhook_secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status does. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more retries for this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Present when the charge has a webhook_secret: hex HMAC-SHA256 of the raw body, keyed with the secret. */
+                "X-Webhook-Signature"?: string;
+                /** @description Standard Webhooks: the event id (msg_…), the same on every retry and redelivery; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt, by the wall clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, present with a webhook_secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status does. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more retries for this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Present when the charge has a webhook_secret: hex HMAC-SHA256 of the raw body, keyed with the secret. */
+                "X-Webhook-Signature"?: string;
+                /** @description Standard Webhooks: the event id (msg_…), the same on every retry and redelivery; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt, by the wall clock. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, present with a webhook_secret. */
+                "webhook-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status does. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more retries for this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_failed: {
         parameters: {
             query?: never;
             header: {

@@ -16,6 +16,10 @@ export type WithdrawalRecord = Schemas['WithdrawalRecord']
 export type WithdrawalList = Schemas['WithdrawalList']
 export type DestinationList = Schemas['DestinationList']
 export type BalanceTransactionList = Schemas['BalanceTransactionList']
+export type CreateRefundRequest = Schemas['CreateRefundRequest']
+export type RefundRecord = Schemas['RefundRecord']
+export type RefundList = Schemas['RefundList']
+export type RefundStatus = RefundRecord['status']
 /** The error body every failure answers with. */
 export type ErrorBody = Schemas['Error']
 

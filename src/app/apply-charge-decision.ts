@@ -13,6 +13,7 @@ import type { Account, Charge, ChargesTable, Refund } from '../store/schema.ts'
 import type { ChargeTimelineEntry, LockedCharge } from '../store/charges.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWebhookBody } from '../webhooks/signature.ts'
+import type { RefundRecord } from '../contract/api.ts'
 import { saleNoticeFor } from '../domain/sale-notice.ts'
 
 /** The charge as the state machine sees it; `refund` is its refund obligation, if any. */
@@ -36,6 +37,9 @@ export function chargeView(charge: Charge, refund: Refund | undefined): ChargeVi
     providerReturning: charge.provider_returning,
     refund: refund ? { owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents } : null,
     holdReason: charge.hold_reason,
+    refundedHeldUnits: charge.refunded_held_units,
+    merchantRefundedCents: charge.refunded_cents,
+    refundDisputeLossCents: charge.refund_dispute_loss_cents,
   }
 }
 
@@ -69,7 +73,7 @@ export async function blockIdentities(store: Store, locked: LockedCharge | null,
  * The merchant's webhook for this event, if the charge has a webhook_url: the body is fixed now,
  * with a stable webhook-id, and delivered by a job written in this same transaction.
  */
-async function queueWebhook(store: Store, charge: Charge, account: Account, event: WebhookEventName, now: Date): Promise<void> {
+export async function queueChargeWebhook(store: Store, charge: Charge, account: Account, event: WebhookEventName, now: Date, refund?: RefundRecord): Promise<void> {
   if (charge.webhook_url === null) return
   const id = `msg_${randomBytes(16).toString('hex')}`
   const body = serializeWebhookBody({
@@ -82,6 +86,7 @@ async function queueWebhook(store: Store, charge: Charge, account: Account, even
     status: charge.status,
     hold_reason: charge.status === 'security_hold' ? charge.hold_reason : null,
     metadata: charge.metadata ?? {},
+    ...(refund ? { refund } : {}),
   })
   await store.webhookEvents.queue({ id, charge_id: charge.id, event, body, state: 'pending', created_at: now }, new URL(charge.webhook_url).host)
 }
@@ -149,6 +154,9 @@ async function carryOut(store: Store, { charge, account }: LockedCharge, effect:
       await store.refunds.update(refund.id, { loss_cents: effect.lossAfter })
       return {}
     }
+    case 'refund_dispute_loss':
+      await store.ledger.post(clawbackLossPosting({ id: charge.id, amountCents: effect.amountCents, lossAfter: effect.lossAfter }), charge.id, now)
+      return { refund_dispute_loss_cents: effect.lossAfter }
     case 'owe_refund':
       await store.ledger.post(refundOwedPosting({ id: charge.id, amountCents: effect.amountCents }), charge.id, now)
       await store.refunds.open({
@@ -207,7 +215,7 @@ export async function applyChargeDecision(
   // The receiving account is as read under its lock: no effect above changes it.
   for (const effect of decision.effects) {
     if (effect.kind === 'bind_payer') await bindPayer(store, updated, account, context.now)
-    if (effect.kind === 'queue_webhook') await queueWebhook(store, updated, account, effect.event, context.now)
+    if (effect.kind === 'queue_webhook') await queueChargeWebhook(store, updated, account, effect.event, context.now)
   }
   // The owner hears about the sale by e-mail (docs/payment-pages.md): a charge from a link asks
   // its link, any other its seller's setting. The job, queued with the move, writes the mail.

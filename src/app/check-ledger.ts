@@ -2,7 +2,8 @@
 // treasury"). The running balances agree with the entries; every posting balances per currency;
 // the books that only the provider's DePix moves hold only DEPIX; charge by charge, each book holds
 // exactly what the charge records (what arrived, the fee, what was credited and converted, what
-// the provider took back and what that cost, what is owed to or was paid to the payer); and payout
+// the provider took back and what that cost, what is owed to or was paid to the payer, what the
+// merchant's refunds reserved or paid); and payout
 // by payout, what the books say left the treasury is what the node's own record of the
 // transaction says it sent, fee included. Reads every posting and asks the node once per payout:
 // an operator's check, not a request path.
@@ -50,7 +51,7 @@ export async function checkLedger(deps: { store: Store; treasury: Treasury }): P
   const withdrawals = await withdrawalMismatches(deps.store, withdrawalSums)
   const payouts = await payoutMismatches(deps, withdrawalSums)
   const chargeIds = [...new Set(sums.flatMap((row) => (row.charge_id === null ? [] : [row.charge_id])))]
-  const [charges, refunds] = await Promise.all([deps.store.charges.findByIds(chargeIds), deps.store.refunds.owedFor(chargeIds)])
+  const [charges, refunds, merchantRefunds] = await Promise.all([deps.store.charges.findByIds(chargeIds), deps.store.refunds.owedFor(chargeIds), deps.store.merchantRefunds.listForCharges(chargeIds)])
   const expected = new Map<string, Map<string, number>>()
   for (const charge of charges) {
     const refund = refunds.get(charge.id)
@@ -61,6 +62,11 @@ export async function checkLedger(deps: { store: Store; treasury: Treasury }): P
       takenBackCents: charge.credited_units === null ? 0 : charge.taken_back_cents,
       takenBackUnits: charge.taken_back_units,
       held: charge.status === 'after7d',
+      refundDisputeLossCents: charge.refund_dispute_loss_cents,
+      merchantRefunds: merchantRefunds.filter((row) => row.charge_id === charge.id).map((row) => ({
+        id: row.id, accountId: row.account_id, currency: row.currency, amountCents: row.amount_cents, feeCents: row.fee_cents, units: row.units, heldUnits: row.held_units,
+        state: row.status === 'pending' ? 'reserved' as const : row.status === 'failed' ? 'none' as const : 'settled' as const, depositCents: row.deposit_cents, networkFeeSats: row.network_fee_sats,
+      })),
       refund: refund ? { amountCents: refund.amount_cents, owedCents: refund.owed_cents, paidByUsCents: refund.paid_by_us_cents, lossCents: refund.loss_cents, payoutFeeCents: refund.payout_fee_cents, networkFeeSats: refund.network_fee_sats } : null,
     }))
   }

@@ -7,7 +7,7 @@ import { reviewDecisionsFor, type ReviewDecision } from '../domain/charge.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isEuid, parseTaxNumber } from '../domain/tax-number.ts'
 import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
-import type { Account, Charge, ChargeClawback, Payout, Refund, Withdrawal } from '../store/schema.ts'
+import type { Account, Charge, ChargeClawback, MerchantRefund, Payout, Refund, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
 
@@ -25,6 +25,10 @@ export type ChargeDossier = {
   account: Account | null
   merchant: Account | null
   refund: Refund | null
+  /** The merchant's refunds of it (docs/rules.md#merchant-refunds), oldest first. */
+  merchantRefunds: MerchantRefund[]
+  /** A MED came after the merchant refunded it: the payer may have been paid twice. */
+  refundedThenDisputed: boolean
   clawbacks: ChargeClawback[]
   timeline: TimelineEntry[]
   /** The decisions its state allows (a held charge only). */
@@ -43,16 +47,17 @@ export async function chargeDossier(deps: { store: Store }, idOrQrId: string): P
   const store = deps.store
   const charge = idOrQrId.length <= 128 ? await store.console.findCharge(idOrQrId) : undefined
   if (!charge) throw new DomainError('payment_not_found', { param: 'id' })
-  const [account, merchant, refund, clawbacks, events, postings, attempts] = await Promise.all([
+  const [account, merchant, refund, merchantRefunds, clawbacks, events, postings, attempts] = await Promise.all([
     store.accounts.findById(charge.account_id),
     store.accounts.findById(charge.merchant_account_id),
     store.refunds.findByCharge(charge.id),
+    store.merchantRefunds.listForCharges([charge.id]),
     store.clawbacks.forCharges([charge.id]),
     store.console.chargeEvents(charge.id),
     store.console.postingsOf({ chargeId: charge.id }),
     store.console.webhookAttemptsOf(charge.id),
   ])
-  const audit = await store.console.auditOf([`payment:${charge.id}`, ...(refund ? [`refund:${refund.id}`] : [])])
+  const audit = await store.console.auditOf([`payment:${charge.id}`, ...(refund ? [`refund:${refund.id}`] : []), ...merchantRefunds.map((row) => `merchant_refund:${row.id}`)])
   const timeline: TimelineEntry[] = [{ at: charge.created_at, kind: 'created', valueCents: charge.value_cents, currency: charge.currency }]
   for (const event of events) {
     if (event.kind === 'report') timeline.push({ at: event.at, kind: 'report', source: event.source, body: event.body })
@@ -80,7 +85,8 @@ export async function chargeDossier(deps: { store: Store }, idOrQrId: string): P
   timeline.sort((a, b) => a.at.getTime() - b.at.getTime())
   const held = charge.status === 'security_hold'
   return {
-    charge, account: account ?? null, merchant: merchant ?? null, refund: refund ?? null, clawbacks, timeline,
+    charge, account: account ?? null, merchant: merchant ?? null, refund: refund ?? null, merchantRefunds, clawbacks, timeline,
+    refundedThenDisputed: merchantRefunds.some((row) => row.status !== 'failed') && clawbacks.some((report) => report.kind === 'med' && merchantRefunds.some((row) => row.status !== 'failed' && row.created_at.getTime() <= report.reported_at.getTime())),
     decisions: held ? reviewDecisionsFor(chargeView(charge, refund)) : [],
     needsPaidAmount: held && charge.paid_cents === null,
     proposal: held ? (await store.paidAmountProposals.find(charge.id)) ?? null : null,

@@ -24,7 +24,7 @@ export type CodeFor = { purpose: CodePurpose; subject: string | null }
 export type CodeRow = Awaited<ReturnType<Store['wallet']['usableCodes']>>[number]
 
 function budgetOf(purpose: CodePurpose): keyof typeof EMAIL_CODES_PER_HOUR {
-  return purpose === 'destination' || purpose === 'withdrawal' ? 'actions' : purpose
+  return purpose === 'destination' || purpose === 'withdrawal' || purpose === 'refund' ? 'actions' : purpose
 }
 
 function hashFor(email: string, code: string, codeFor: CodeFor): string {

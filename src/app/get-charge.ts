@@ -18,6 +18,7 @@ export function toChargeRecord(charge: ChargeStatusRow): ChargeRecord {
     updatedAt: charge.updated_at.toISOString(),
     holdReason: charge.status === 'security_hold' ? charge.hold_reason : null,
     metadata: charge.metadata ?? {},
+    refundedAmount: charge.refunded_cents,
   }
 }
 

@@ -13,14 +13,17 @@ import { formatAmount, type Currency } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { Payout, PayoutsTable, Refund, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
+import type { MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
 import type { LockedWithdrawal } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
 import { queueMail } from './queue-mail.ts'
 import { destinationLabel } from './withdrawal-records.ts'
 import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
-import type { PayoutStep } from '../store/payouts.ts'
+import type { PayoutOwner, PayoutStep } from '../store/payouts.ts'
+import { merchantRefundReleasePosting, merchantRefundSettlePosting } from '../domain/ledger.ts'
+import { refundFailureOf, refundStatusOf } from '../domain/merchant-refund.ts'
+import { announceRefund } from './refund-notices.ts'
 
 export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
 
@@ -160,7 +163,10 @@ async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, k
 export type PayoutMoveDeps = WithdrawalDeps
 
 /** The payout's owner, as locked before it. */
-export type LockedOwner = { kind: 'withdrawal'; locked: LockedWithdrawal } | { kind: 'refund'; refund: Refund | undefined }
+export type LockedOwner =
+  | { kind: 'withdrawal'; locked: LockedWithdrawal }
+  | { kind: 'refund'; refund: Refund | undefined }
+  | { kind: 'merchant_refund'; refund: MerchantRefund | undefined }
 
 export type PayoutMove = {
   /** The event with the facts it needs, read under the locks; null: nothing to decide. */
@@ -199,6 +205,12 @@ export async function lockOwner(store: Store, payout: Payout): Promise<LockedOwn
     const locked = await store.withdrawals.lockWithAccount(payout.withdrawal_id)
     return locked ? { kind: 'withdrawal', locked } : null
   }
+  if (payout.merchant_refund_id !== null) {
+    // The charge first, as the refund was made and as its completion moves the charge.
+    const refund = await store.merchantRefunds.findById(payout.merchant_refund_id)
+    if (refund) await store.charges.lockById(refund.charge_id)
+    return { kind: 'merchant_refund', refund: await store.merchantRefunds.lockById(payout.merchant_refund_id) }
+  }
   const refund = await store.refunds.findById(payout.refund_id!)
   if (refund) await store.charges.lockById(refund.charge_id)
   return { kind: 'refund', refund: await store.refunds.lockById(payout.refund_id!) }
@@ -230,7 +242,7 @@ export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: P
     if (effect.kind === 'post_network_fee') await postNetworkFee(store, moved, now)
     if (effect.kind === 'open_replacement') {
       followed = await openPayout(store, now, {
-        owner: moved.withdrawal_id !== null ? { withdrawalId: moved.withdrawal_id } : { refundId: moved.refund_id! },
+        owner: ownerOf(moved),
         currency: moved.currency, amount: moved.amount, createdBy: moved.created_by, note: moved.note,
         to: moved.rail === 'pix' ? { rail: 'pix', pixKey: moved.pix_key!, taxNumber: moved.tax_number! } : { rail: 'liquid', address: moved.address! },
       })
@@ -243,13 +255,57 @@ export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: P
       await moveLockedWithdrawal(deps, withdrawal, { event: async () => ({ kind: 'payout', outcome: { status: followed.status, reason: followed.review_reason, code: followed.failure_code } }) }, known)
     }
   }
+  if (!move.ownerMoved && moved.merchant_refund_id !== null) await followMerchantRefund(deps, followed, now)
   await move.after?.(store, payout, moved, now)
   return { kind: 'moved', payout: moved }
 }
 
+/** The owner a payout pays for, as openPayout and latestOf name it. */
+export function ownerOf(payout: Payout): PayoutOwner {
+  if (payout.withdrawal_id !== null) return { withdrawalId: payout.withdrawal_id }
+  if (payout.refund_id !== null) return { refundId: payout.refund_id }
+  return { merchantRefundId: payout.merchant_refund_id! }
+}
+
+/**
+ * A merchant's refund follows its payout (docs/rules.md#merchant-refund-statuses), under the
+ * locks its payout's move took: sent, its amount leaves the account's books for good; failed
+ * before, it goes back. Completion also moves the charge: app/merchant-refunds.ts does it, with
+ * the charge's lock taken first.
+ */
+export async function followMerchantRefund(deps: PayoutMoveDeps, payout: Payout, now: Date): Promise<MerchantRefund | undefined> {
+  const { store } = deps
+  const refund = await store.merchantRefunds.lockById(payout.merchant_refund_id!)
+  if (!refund || refund.status === 'failed' || refund.status === 'completed') return refund
+  const status = refundStatusOf(payout.status)
+  const amounts = { id: refund.id, accountId: refund.account_id, currency: refund.currency, amountCents: refund.amount_cents, feeCents: refund.fee_cents, units: refund.units, heldUnits: refund.held_units }
+  if ((status === 'sent' || status === 'completed') && refund.status === 'pending') {
+    const deposit = payout.provider_deposit_cents ?? refund.amount_cents + refund.fee_cents
+    await store.ledger.post(merchantRefundSettlePosting({ ...amounts, depositCents: deposit }), refund.charge_id, now)
+    await store.merchantRefunds.update(refund.id, { deposit_cents: deposit })
+  }
+  if (status === 'failed') {
+    // The charge is locked: whether its credit is still held is current.
+    const charge = (await store.charges.findById(refund.charge_id))!
+    const toHeld = charge.status === 'after7d'
+    await store.ledger.post(merchantRefundReleasePosting({ ...amounts, toHeld }), refund.charge_id, now)
+    await store.charges.update(charge.id, {
+      refunded_cents: charge.refunded_cents - refund.amount_cents,
+      refunded_held_units: charge.refunded_held_units - refund.held_units,
+    })
+  }
+  const reviewReason = status === 'pending' && payout.status === 'in_review' ? payout.review_reason : null
+  if (status === refund.status && reviewReason === refund.review_reason) return refund
+  const moved = await store.merchantRefunds.update(refund.id, {
+    status, review_reason: reviewReason, failure_code: status === 'failed' ? refundFailureOf(payout.failure_code) : null, updated_at: now,
+  })
+  if (moved.status !== refund.status) await announceRefund(deps, moved, now)
+  return moved
+}
+
 /** A new payout for its owner, queued with its sending job; the unique index keeps one live per owner. */
 export async function openPayout(store: Store, now: Date, order: {
-  owner: { withdrawalId: string } | { refundId: string }
+  owner: PayoutOwner
   currency: Currency
   amount: number
   to: { rail: 'pix'; pixKey: string; taxNumber: string } | { rail: 'liquid'; address: string }
@@ -260,6 +316,7 @@ export async function openPayout(store: Store, now: Date, order: {
     id: `po_${randomBytes(12).toString('hex')}`,
     withdrawal_id: 'withdrawalId' in order.owner ? order.owner.withdrawalId : null,
     refund_id: 'refundId' in order.owner ? order.owner.refundId : null,
+    merchant_refund_id: 'merchantRefundId' in order.owner ? order.owner.merchantRefundId : null,
     rail: order.to.rail,
     currency: order.currency,
     amount: order.amount,
@@ -293,6 +350,11 @@ async function postNetworkFee(store: Store, payout: Payout, now: Date): Promise<
   const posting = networkFeePosting({ id: payout.id, feeSats: fee })
   if (payout.withdrawal_id !== null) {
     await store.ledger.post(posting, null, now, payout.withdrawal_id)
+    return
+  }
+  if (payout.merchant_refund_id !== null) {
+    const refund = await store.merchantRefunds.lockById(payout.merchant_refund_id)
+    if (refund && (await store.ledger.post(posting, refund.charge_id, now))) await store.merchantRefunds.update(refund.id, { network_fee_sats: refund.network_fee_sats + fee })
     return
   }
   const refund = await store.refunds.lockById(payout.refund_id!)

@@ -3,7 +3,8 @@
 // taking anyone's word for it (a payer with no such key is paid outside the service and support
 // records it). The order is an ordinary payout owned by the refund, written with its sending job
 // in one transaction; the worker (send-payout.ts) pays. Support also decides a payout of a refund
-// that waits in review or whose Pix failed after our DePix left.
+// that waits in review or whose Pix failed after our DePix left, and of a merchant's refund that
+// waits in review (docs/rules.md#merchant-refund-limits).
 import type { Clock } from '../clock.ts'
 import { DomainError, type ErrorCode } from '../domain/errors.ts'
 import type { PayoutRefusal } from '../domain/payout.ts'
@@ -12,7 +13,7 @@ import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Payout } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import type { Treasury } from '../treasury/treasury.ts'
-import { movePayout, openPayout, PayoutInProgressError } from './move-money-out.ts'
+import { movePayout, openPayout, ownerOf, PayoutInProgressError } from './move-money-out.ts'
 
 type Deps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string }
 
@@ -64,14 +65,16 @@ const refusalCodes: Record<PayoutRefusal, ErrorCode> = {
  */
 export async function reviewRefundPayout(deps: Deps & { treasury: Treasury }, review: { refundPayoutId: string; decision: 'retry' | 'abandon' | 'new_payout' | 'returned'; note: string; actor: string }): Promise<Payout> {
   const found = await deps.store.payouts.findById(review.refundPayoutId)
-  if (!found || found.refund_id === null) throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
+  if (!found || found.withdrawal_id !== null) throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
   // A signed transaction is abandoned only once the node says it can never pay (asked without broadcasting it).
   const transactionDead = review.decision === 'abandon' && found.tx_hex !== null && found.txid !== null
     && (await deps.treasury.transactionDead({ hex: found.tx_hex, txid: found.txid }))
   const result = await movePayout(deps, found.id, {
     event: ({ payout, owner }) => {
       const refund = owner?.kind === 'refund' ? owner.refund : undefined
-      const ownerWants = refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount
+      // A merchant's refund wants its payout while it is pending (docs/rules.md#merchant-refund-statuses).
+      const ownerWants = owner?.kind === 'merchant_refund' ? owner.refund?.status === 'pending'
+        : refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount
       switch (review.decision) {
         case 'retry':
           return { kind: 'retry', ownerWants, accountAllowed: true }
@@ -81,17 +84,18 @@ export async function reviewRefundPayout(deps: Deps & { treasury: Treasury }, re
           return { kind: 'reject', abandoned: true, transactionDead: transactionDead && payout.tx_hex === found.tx_hex }
         case 'returned':
           // Settled when it completed: a refund paid and then returned is support's to pay again by hand.
-          return { kind: 'returned', ownerTakesBack: payout.status === 'sent' }
+          // A merchant's refund left the account's books when it was sent: one that comes back is support's to settle by hand.
+          return { kind: 'returned', ownerTakesBack: payout.status === 'sent' && owner?.kind === 'refund' }
       }
     },
     after: (store, before, after, now) =>
       store.audit.record({
-        actor: review.actor, action: `refund.payout_${review.decision}`, subject: `refund:${after.refund_id}`,
+        actor: review.actor, action: `refund.payout_${review.decision}`, subject: after.refund_id !== null ? `refund:${after.refund_id}` : `merchant_refund:${after.merchant_refund_id}`,
         details: { note: review.note, refund_payout_id: after.id, review_reason: before.review_reason, ...(review.decision === 'new_payout' ? { replaced_provider_payout: before.provider_withdrawal_id } : {}) }, at: now,
       }),
   })
   if (result.kind === 'not_found') throw new DomainError('refund_payout_not_found', { param: 'refund_payout_id' })
   if (result.kind === 'refused') throw new DomainError(refusalCodes[result.code])
   // A new provider payout is a new payout of the refund: that is the one support follows now.
-  return review.decision === 'new_payout' ? (await deps.store.payouts.latestOf({ refundId: found.refund_id }))! : result.payout
+  return review.decision === 'new_payout' ? (await deps.store.payouts.latestOf(ownerOf(found)))! : result.payout
 }

@@ -25,6 +25,7 @@ import type { Store } from '../store/store.ts'
 import { parseLiquidAddress, type LiquidAddress, type LiquidNetwork } from '../treasury/liquid-address.ts'
 import { TreasuryCheckError, TreasuryInsufficientError, TreasuryRefusedError, type Treasury, type TreasuryPayment } from '../treasury/treasury.ts'
 import { completeRefundPayout } from './complete-refund-payout.ts'
+import { completeMerchantRefundPayout } from './merchant-refunds.ts'
 import { movePayout, type LockedOwner, type PayoutMoveDeps } from './move-money-out.ts'
 import { mayWithdraw } from './withdrawal-blockers.ts'
 
@@ -73,9 +74,14 @@ export async function sendPayout(deps: SendPayoutDeps, id: string): Promise<Date
   return null
 }
 
+/** A refund's payout (owed, or a merchant's) pays a payer what is due: the provider's fee comes on top of it. */
+function paysPayer(payout: Payout): boolean {
+  return payout.refund_id !== null || payout.merchant_refund_id !== null
+}
+
 /** The most of its currency the payout can take out of the treasury: a refund's provider may add its fee on top. */
 function mostSent(payout: Payout): number {
-  return payout.refund_id !== null ? refundPayoutMaxDeposit(payout.amount) : payout.amount
+  return paysPayer(payout) ? refundPayoutMaxDeposit(payout.amount) : payout.amount
 }
 
 /** Whether the treasury holds `amount` of `currency` (service units) and the network fee. */
@@ -88,6 +94,8 @@ export async function treasuryCovers(deps: { treasury: Treasury }, currency: Cur
 /** The owner's side of the start, read under its locks: a withdrawal still confirmed to a live destination of an account that may withdraw; a refund still owing this much. */
 async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payout, now: Date): Promise<{ ownerWants: boolean; destinationActive: boolean; accountAllowed: boolean }> {
   if (owner === null) return { ownerWants: false, destinationActive: false, accountAllowed: false }
+  // A merchant's refund goes back to the payer who paid, whatever else holds the account (docs/rules.md#merchant-refund-limits).
+  if (owner.kind === 'merchant_refund') return { ownerWants: owner.refund?.status === 'pending', destinationActive: true, accountAllowed: true }
   if (owner.kind === 'refund') {
     const { refund } = owner
     return { ownerWants: refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount, destinationActive: true, accountAllowed: true }
@@ -114,13 +122,13 @@ async function hold(deps: SendPayoutDeps, payout: Payout, reason: ReviewReason):
 
 /** Whether a provider's reply is one we pay: a withdrawal's asks exactly what it offers; a refund's, no more than the published fee on top of what the payer receives. */
 function replyFits(payout: Payout, reply: Pick<ProviderPayout, 'depositAmountInCents' | 'payoutAmountInCents'>): boolean {
-  return payout.refund_id !== null ? refundPayoutFits(payout.amount, reply) : reply.depositAmountInCents === payout.amount
+  return paysPayer(payout) ? refundPayoutFits(payout.amount, reply) : reply.depositAmountInCents === payout.amount
 }
 
 /** What POST /withdraw is asked: a withdrawal offers the DePix it sends; a refund asks that the payer's key receive all that is owed. */
 function payoutRequest(payout: Payout, nonce: string): PayoutRequest {
   const to = { nonce, pixKey: payout.pix_key!, taxNumber: payout.tax_number! }
-  return payout.refund_id !== null ? { ...to, payoutAmountInCents: payout.amount } : { ...to, depositAmountInCents: payout.amount }
+  return paysPayer(payout) ? { ...to, payoutAmountInCents: payout.amount } : { ...to, depositAmountInCents: payout.amount }
 }
 
 async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | null> {
@@ -272,6 +280,7 @@ async function followSteps(deps: SendPayoutDeps, row: Payout): Promise<Date | nu
 /** Completed: a withdrawal's payout by its own move; a refund's settles the refund through its charge. */
 async function complete(deps: PayoutMoveDeps & Pick<SendPayoutDeps, 'log'>, row: Payout, record: PayoutStep): Promise<void> {
   if (row.refund_id !== null) await completeRefundPayout(deps, row, record)
+  else if (row.merchant_refund_id !== null) await completeMerchantRefundPayout(deps, row, record)
   else await movePayout(deps, row.id, { event: ({ payout }) => (payout.status === 'sent' ? { kind: 'completed' } : null), record }, row)
 }
 

@@ -64,11 +64,13 @@ export function refundPayoutsInReview(deps: { store: Store }): Promise<Payout[]>
 }
 
 /** What the provider refused or takes back that support must look at (the console's provider_refusals). */
-export async function supportAlerts(deps: { store: Store }): Promise<{ clawbacks: Charge[]; withdrawalPayouts: Payout[]; refundPayouts: Payout[] }> {
-  const [clawbacks, withdrawalPayouts, refundPayouts] = await Promise.all([
+export async function supportAlerts(deps: { store: Store }): Promise<{ clawbacks: Charge[]; withdrawalPayouts: Payout[]; refundPayouts: Payout[]; merchantRefundPayouts: Payout[]; refundedThenDisputed: Charge[] }> {
+  const [clawbacks, withdrawalPayouts, refundPayouts, merchantRefundPayouts, refundedThenDisputed] = await Promise.all([
     deps.store.charges.listClawbacksToReview(), deps.store.payouts.failedAfterSending('withdrawal'), deps.store.payouts.failedAfterSending('refund'),
+    // A merchant's refund whose Pix failed after its DePix left, and a MED after a merchant refunded (docs/rules.md#merchant-refund-statuses).
+    deps.store.payouts.failedAfterSending('merchant_refund'), deps.store.charges.listRefundedThenDisputed(),
   ])
-  return { clawbacks, withdrawalPayouts, refundPayouts }
+  return { clawbacks, withdrawalPayouts, refundPayouts, merchantRefundPayouts, refundedThenDisputed }
 }
 
 /** Provider deposits that match no charge. */

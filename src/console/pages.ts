@@ -170,7 +170,7 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
     case 'provider_refusals':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'what', 'open')}<tbody>${queue.rows.map((row) => row.kind === 'clawback'
         ? html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalClawback', { status: row.charge.status, clawback: row.charge.clawback ?? '' })}</td><td>${open(`/console/charges/${row.charge.id}`, say('openCharge'))}</td></tr>`
-        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.payout.provider_status ?? '', amount: formatAmount(row.payout.currency, row.payout.amount) })}</td><td>${row.payout.withdrawal_id !== null ? open(`/console/withdrawals/${row.payout.withdrawal_id}`, say('openWithdrawal')) : open(`/console/refunds/${row.payout.refund_id}`, say('openRefund'))}</td></tr>`)}</tbody></table>`
+        : html`<tr><td>${age(page.now, row.since)}</td><td>${say('refusalPayout', { status: row.payout.provider_status ?? '', amount: formatAmount(row.payout.currency, row.payout.amount) })}</td><td>${row.payout.withdrawal_id !== null ? open(`/console/withdrawals/${row.payout.withdrawal_id}`, say('openWithdrawal')) : row.payout.refund_id !== null ? open(`/console/refunds/${row.payout.refund_id}`, say('openRefund')) : open(`/console/charges/${row.chargeId}`, say('openCharge'))}</td></tr>`)}</tbody></table>`
       break
     case 'stuck_reconciliations':
       table = queue.rows.length === 0 ? empty : html`<table>${head('age', 'status', 'failures', 'open')}<tbody>${queue.rows.map((charge) => html`<tr>
@@ -276,7 +276,9 @@ ${doneNotice(page, done)}
     amount: formatBrl(dossier.proposal.paid_cents), decision: say(dossier.proposal.decision === 'release' ? 'decideRelease' : 'decideRefund'), operator: dossier.proposal.proposed_by, at: formatDateTime(page.lang, dossier.proposal.proposed_at),
   })}</dd>`}
   ${dossier.refund && html`<dt>${say('refund')}</dt><dd><a href="${href(`/console/refunds/${dossier.refund.id}`)}">${dossier.refund.status} · ${formatBrl(dossier.refund.owed_cents)}</a></dd>`}
+  ${dossier.merchantRefunds.length > 0 && html`<dt>${say('merchantRefunds')}</dt><dd><ul>${dossier.merchantRefunds.map((row) => html`<li data-merchant-refund="${row.id}"><code class="id">${row.id}</code> · ${formatBrl(row.amount_cents)} · <code>${row.status}</code>${row.failure_code !== null && html` (<code>${row.failure_code}</code>)`}</li>`)}</ul></dd>`}
 </dl>
+${dossier.refundedThenDisputed && html`<p class="error" role="alert" data-refunded-then-disputed>${say('refundedThenDisputed')}</p>`}
 <section aria-labelledby="decide"><h2 id="decide">${say('decide')}</h2>
 ${decisions.length === 0 ? html`<p>${say(charge.status === 'security_hold' ? 'noDecisionHeld' : 'noDecision')}</p>` : html`<div class="decisions">${decisions.map((decision) => decisionForm(page, charge.id, decision, dossier.needsPaidAmount))}</div>`}
 </section>

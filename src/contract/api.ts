@@ -9,6 +9,7 @@ import { brlValuePattern, currencies } from '../domain/money.ts'
 import { statementLineTypes } from '../domain/statement.ts'
 import { LINK_DESCRIPTION_MAX_LENGTH, LINK_MAX_USES_LIMIT, LINK_TITLE_MAX_LENGTH } from '../domain/payment-link.ts'
 import { destinationTypes, withdrawalStatuses } from '../domain/withdrawal.ts'
+import { merchantRefundFailures, merchantRefundIdPattern, merchantRefundStatuses } from '../domain/merchant-refund.ts'
 
 /** A withdrawal's id and a destination's, as the service makes them: a prefix and 24 lowercase hex characters. */
 export const withdrawalIdPattern = '^wd_[0-9a-f]{24}$'
@@ -62,10 +63,11 @@ export const ChargeRecord = Type.Object(
     updatedAt: Type.String({ format: 'date-time' }),
     holdReason: HoldReasonField,
     metadata: MetadataField,
+    refundedAmount: Type.Integer({ description: 'What the merchant\'s refunds give back, in centavos: those pending, sent and completed (a failed one gave its amount back). At most paidAmount; 0 when none.' }),
   },
   {
     title: 'ChargeRecord',
-    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, paidAmount: 2500, updatedAt: '2026-11-23T12:03:12.000Z', holdReason: null, metadata: { order_id: '1042' } }],
+    examples: [{ qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', payerName: 'Maria Silva', payerTaxNumber: '***.444.777-**', payerEuid: 'EU123456789012345', amount: 2500, paidAmount: 2500, updatedAt: '2026-11-23T12:03:12.000Z', holdReason: null, metadata: { order_id: '1042' }, refundedAmount: 0 }],
   },
 )
 
@@ -113,7 +115,7 @@ export const PaymentList = Type.Object(
     examples: [{
       payments: [{
         qrId: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'waiting_payment', payerName: null, payerTaxNumber: null, payerEuid: 'EU123456789012345', amount: 2500, paidAmount: null,
-        updatedAt: '2026-11-23T12:00:00.000Z', holdReason: null, metadata: { order_id: '1042' }, createdAt: '2026-11-23T12:00:00.000Z', expiresAt: '2026-11-23T12:10:00.000Z', swap_to: 'DEPIX',
+        updatedAt: '2026-11-23T12:00:00.000Z', holdReason: null, metadata: { order_id: '1042' }, refundedAmount: 0, createdAt: '2026-11-23T12:00:00.000Z', expiresAt: '2026-11-23T12:10:00.000Z', swap_to: 'DEPIX',
       }],
       next_cursor: null,
     }],
@@ -156,6 +158,33 @@ export const RedeliveryAccepted = Type.Object(
 )
 
 /** What every webhook POSTs (docs/rules.md#webhook-body), in this key order. */
+export const RefundRecord = Type.Object(
+  {
+    id: Type.String({ description: '`rf_` and 24 lowercase hex characters.' }),
+    payment_id: Type.String(),
+    status: Type.Enum(merchantRefundStatuses, { description: '`pending` until the Pix leaves (or while support reviews it), `sent` once our DePix left for the provider, `completed` when the provider says the payer was paid, `failed` when nothing was paid and the amount went back to the balance.' }),
+    amount: Type.String({ description: 'What the payer receives, in BRL ("10.00").' }),
+    amount_cents: Type.Integer({ description: 'The same in centavos.' }),
+    fee_cents: Type.Integer({ description: "The provider's Pix-out fee on top (1 %, at least R$ 1,00, on what it receives), paid by the account." }),
+    currency: Type.Enum(currencies, { description: 'The currency the payment was credited in, which the account pays in.' }),
+    debit_amount: Type.Integer({ description: "What the account pays, amount and fee, in the currency's smallest unit (centavos, satoshis, 10^-6 USDt): DEPIX at face value, BTC and USDt at the accepted price of the moment, rounded up." }),
+    held_amount: Type.Integer({ description: "The part of debit_amount taken from the payment's own 7-day hold (after7d), same unit." }),
+    quote: Nullable(Type.String({ description: 'The BRL price of one BTC or USDt the debit was computed at; null for DEPIX.' })),
+    reason: Nullable(Type.String()),
+    failure_code: Nullable(Type.Enum(merchantRefundFailures, { description: "Why it failed: `payer_key_not_found`, the provider refused the payer's CPF/CNPJ as a Pix key (settle it with the payer another way); the others, support ended it." })),
+    review_reason: Nullable(Type.String({ description: 'While pending: why it waits for support (`over_threshold`, `daily_limit`, ...).' })),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'RefundRecord',
+    examples: [{
+      id: 'rf_0f1e2d3c4b5a69788796a5b4', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'pending', amount: '10.00', amount_cents: 1000, fee_cents: 100, currency: 'DEPIX',
+      debit_amount: 1100, held_amount: 0, quote: null, reason: 'returned item', failure_code: null, review_reason: null, created_at: '2026-11-23T12:00:00.000Z', updated_at: '2026-11-23T12:00:00.000Z',
+    }],
+  },
+)
+
 export const WebhookBody = Type.Object(
   {
     payment_id: Type.String(),
@@ -167,6 +196,8 @@ export const WebhookBody = Type.Object(
     status: Type.Enum(chargeStatuses, { description: 'The charge status when the event happened.' }),
     hold_reason: HoldReasonField,
     metadata: MetadataField,
+    // The refund a `refund.*` event is about, as GET /api/refunds/{id} answers it; absent from every other event.
+    refund: Type.Optional(RefundRecord),
   },
   {
     title: 'WebhookBody',
@@ -304,6 +335,18 @@ export const CreateWithdrawalBody = Type.Object(
   },
 )
 
+export const RefundList = Type.Object({ refunds: Type.Array(RefundRecord) }, { title: 'RefundList', examples: [{ refunds: examplesOf(RefundRecord) }] })
+
+export const CreateRefundBody = Type.Object(
+  {
+    amount: Type.Optional(Type.String({ maxLength: 32, pattern: brlValuePattern, description: 'What the payer receives, in BRL ("10.00"); all that is left to refund when omitted.' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: freeTextPattern, description: 'Why, for your records (not sent to the payer).' })),
+  },
+  { additionalProperties: false, title: 'CreateRefundRequest', examples: [{ amount: '10.00', reason: 'returned item' }] },
+)
+
+export const refundIdPattern = merchantRefundIdPattern
+
 /** A payment link's id, as the service makes them: a prefix and 24 lowercase hex characters. */
 export const paymentLinkIdPattern = '^pl_[0-9a-f]{24}$'
 
@@ -381,6 +424,9 @@ export type BalanceTransaction = Static<typeof BalanceTransaction>
 export type BalanceTransactionList = Static<typeof BalanceTransactionList>
 export type WithdrawalWebhookBody = Static<typeof WithdrawalWebhookBody>
 export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>
+export type RefundRecord = Static<typeof RefundRecord>
+export type RefundList = Static<typeof RefundList>
+export type CreateRefundBody = Static<typeof CreateRefundBody>
 
 /** Every error's body, on every route of every audience (docs/rules.md#errors). */
 export const ErrorBody = Type.Object({

@@ -98,6 +98,12 @@ export type ChargeView = {
   refund: { owedCents: number; paidByUsCents: number; lossCents: number } | null
   /** Why it is held, kept by the moves that keep its status. */
   holdReason: HoldReason | null
+  /** The part of the held credit the merchant's refunds not failed took (docs/rules.md#merchant-refund-amounts): not released again. */
+  refundedHeldUnits: number
+  /** What the merchant's refunds not failed give back, in centavos. */
+  merchantRefundedCents: number
+  /** What MEDs took back after the merchant refunded it in full. */
+  refundDisputeLossCents: number
 }
 
 /** Everything that can happen to a charge, each with the facts it needs. */
@@ -122,6 +128,8 @@ export type ChargeEvent =
   | { kind: 'refund_paid' }
   /** The merchant withdraws a charge nobody paid yet (POST /api/payments/{id}/cancel). */
   | { kind: 'merchant_cancel' }
+  /** A merchant's refund of it reached the payer; `completedCents`: what its completed refunds gave back in all. */
+  | { kind: 'merchant_refund_completed'; completedCents: number }
 
 /** A provider report behind a charge event: its status as the provider wrote it (kept on the charge it moves) and its record. */
 export type ProviderSaid = { statusText: string; report: ProviderReport }
@@ -129,7 +137,9 @@ export type ProviderSaid = { statusText: string; report: ProviderReport }
 /** The spec's two events, sent to every charge with a webhook_url. */
 export const defaultWebhookEvents = ['payment.confirmed', 'balance.released'] as const
 /** Sent only to a charge that lists them in `webhook_events` (docs/rules.md#webhook-events). */
-export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed'] as const
+export const optInWebhookEvents = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed', 'refund.created', 'refund.completed', 'refund.failed'] as const
+/** What the merchant's refunds announce (docs/rules.md#merchant-refund-statuses), opted into as the others. */
+export type RefundWebhookEvent = Extract<WebhookEventName, `refund.${string}`>
 export const webhookEventNames = [...defaultWebhookEvents, ...optInWebhookEvents] as const
 export type WebhookEventName = (typeof webhookEventNames)[number]
 
@@ -151,6 +161,8 @@ export type ChargeEffect =
   | { kind: 'record_clawback'; clawback: ClawbackKind; takenBackCents: number; all: boolean; principalCents: number | null; key: string; body: unknown }
   /** The provider took back what we had already paid the payer: the service's loss. */
   | { kind: 'clawback_loss'; amountCents: number; lossAfter: number }
+  /** A MED took back a payment the merchant had refunded in full: the service's loss, for support ("refunded, then disputed"). */
+  | { kind: 'refund_dispute_loss'; amountCents: number; lossAfter: number }
   /** Owe the payer `amountCents` (a liability), to be paid by us or taken back by the provider. */
   | { kind: 'owe_refund'; amountCents: number; arrivedCents: number }
   /** `amountCents` of what is owed is settled, by us or by the provider taking it back. */
@@ -282,6 +294,11 @@ export function isCredited(status: ChargeStatus): boolean {
   return status === 'depix_sent' || status === 'after7d'
 }
 
+/** What of a third-party payment's credit is still held: credited, less what was taken back and what the merchant's refunds took. */
+export function heldLeft(charge: Pick<ChargeView, 'creditedUnits' | 'takenBackUnits' | 'refundedHeldUnits'>): number {
+  return Math.max(0, (charge.creditedUnits ?? 0) - charge.takenBackUnits - charge.refundedHeldUnits)
+}
+
 /** Everything that arrived was taken back, as far as the provider told us. */
 function allTakenBack(charge: ChargeView): boolean {
   return charge.takenBackAll || (charge.paidCents !== null && charge.takenBackCents >= charge.paidCents)
@@ -347,6 +364,19 @@ function clawBackPaidRefund(charge: ChargeView, claim: Claim): ChargeDecision {
   const { principalCents } = claim
   const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
   return move(charge.status, charge.holdReason, [block(charge, claim), { kind: 'clawback_loss', amountCents: amount, lossAfter: refund.lossCents + amount }, record(claim, charge.takenBackCents + amount, principalCents === null)])
+}
+
+/** A MED on a payment the merchant refunded in full: what it takes, up to what arrived, is the service's loss. */
+function disputeAfterMerchantRefund(charge: ChargeView, claim: Claim): ChargeDecision {
+  const left = charge.paidCents! - charge.takenBackCents
+  if (left <= 0) return move(charge.status, charge.holdReason, [block(charge, claim)])
+  const { principalCents } = claim
+  const amount = principalCents === null || principalCents <= 0 ? left : Math.min(principalCents, left)
+  return move(charge.status, charge.holdReason, [
+    block(charge, claim),
+    { kind: 'refund_dispute_loss', amountCents: amount, lossAfter: charge.refundDisputeLossCents + amount },
+    record(claim, charge.takenBackCents + amount, principalCents === null),
+  ])
 }
 
 function decideProviderStatus(charge: ChargeView, { status, said }: Extract<ChargeEvent, { kind: 'provider_status' }>): ChargeDecision {
@@ -428,6 +458,9 @@ function decideMed(charge: ChargeView, { principalCents, report, euid, taxNumber
     const settled = providerSettlesRefund(charge, claim)
     return settled.outcome === 'moved' ? { ...settled, effects: [block(charge, claim), ...settled.effects] } : move(charge.status, charge.holdReason, [block(charge, claim)])
   }
+  // Refunded in full by the merchant, then disputed: the payer was paid back by us and now by
+  // the provider; the service bears it and support settles it (docs/rules.md#merchant-refund-statuses).
+  if (charge.status === 'refunded' && charge.merchantRefundedCents > 0 && charge.paidCents !== null) return disputeAfterMerchantRefund(charge, claim)
   // Held, or never credited: recorded with the blocks; the charge stays open to a real payment,
   // which is then held for support (docs/rules.md#clawbacks).
   return recordClawback(charge, claim)
@@ -445,7 +478,7 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       return move('expired', null, [])
     case 'release_due':
       if (charge.status !== 'after7d' || event.releaseAt === null || event.releaseAt.getTime() > event.now.getTime()) return unchanged
-      return move('depix_sent', null, [{ kind: 'release_credit', units: (charge.creditedUnits ?? 0) - charge.takenBackUnits }, { kind: 'queue_webhook', event: 'balance.released' }])
+      return move('depix_sent', null, [{ kind: 'release_credit', units: heldLeft(charge) }, { kind: 'queue_webhook', event: 'balance.released' }])
     case 'review':
       return decideReview(charge, event)
     case 'med':
@@ -457,6 +490,11 @@ function decideMove(charge: ChargeView, event: ChargeEvent): ChargeDecision {
       if (charge.status === 'canceled') return unchanged
       if (charge.status !== 'waiting_payment') return refuse('payment_not_cancelable')
       return move('canceled', null, [])
+    case 'merchant_refund_completed':
+      // Refunded in full (docs/rules.md#merchant-refund-rules): a partial refund keeps the status. A
+      // held credit the refunds did not need is released, or nothing would ever release it.
+      if (!isCredited(charge.status) || charge.paidCents === null || event.completedCents < charge.paidCents) return unchanged
+      return move('refunded', null, charge.status === 'after7d' && heldLeft(charge) > 0 ? [{ kind: 'release_credit', units: heldLeft(charge) }] : [])
     case 'refund_paid': {
       const owed = charge.refund?.owedCents ?? 0
       if (charge.status !== 'will_refund' || owed === 0) return refuse('refund_not_owed')

@@ -88,6 +88,11 @@ export const errorCatalogue = {
   payment_taken_back: { status: 409 },
   payment_not_taken_back: { status: 409 },
   refund_not_found: { status: 404 },
+  // merchant refunds (docs/rules.md#merchant-refund-rules)
+  payment_not_refundable: { status: 409 },
+  refund_window_closed: { status: 409 },
+  refund_exceeds_paid: { status: 409 },
+  payer_key_unknown: { status: 409 },
   refund_not_owed: { status: 409 },
   refund_payer_unknown: { status: 409 },
   refund_payout_in_progress: { status: 409 },
@@ -115,7 +120,7 @@ export type ErrorCode = keyof typeof errorCatalogue
 const walletCodes: readonly ErrorCode[] = ['display_name_invalid', 'kyc_purchase_required', 'kyc_identity_unidentified', 'name_invalid', 'csrf_invalid', 'wallet_code_invalid', 'account_exists', 'destination_invalid', 'destination_unpayable', 'destination_exists', 'action_code_invalid', 'action_code_burned', 'destination_canceled', 'step_up_required', 'second_factor_invalid', 'second_factor_required']
 const operatorCodes: readonly ErrorCode[] = [
   'ops_token_missing', 'ops_token_invalid', 'operator_forbidden', 'provider_webhook_unauthorized', 'token_not_pending', 'payment_not_held', 'quote_unavailable', 'account_not_found', 'identity_taken',
-  'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_found', 'refund_not_owed', 'withdrawal_not_in_review',
+  'quote_out_of_band', 'paid_amount_required', 'second_operator_required', 'payment_taken_back', 'payment_not_taken_back', 'refund_not_owed', 'withdrawal_not_in_review',
   'refund_payer_unknown', 'refund_payout_in_progress', 'refund_payout_not_found', 'refund_payout_not_in_review', 'refund_payout_signed',
   'payout_mismatch_unpayable',
 ]

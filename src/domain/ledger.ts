@@ -15,7 +15,7 @@ export const depixOnlyBooks: readonly Book[] = ['provider_clearing', 'fees', 'me
 
 export type Entry = { book: Book; accountId: number | null; currency: Currency; amount: number }
 
-export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'refund_payout_fee' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return' | 'network_fee'
+export type PostingKind = 'credit' | 'release' | 'clawback' | 'refund_owed' | 'refund_settled' | 'refund_payout_fee' | 'withdrawal_reserve' | 'withdrawal_release' | 'withdrawal_settle' | 'withdrawal_return' | 'network_fee' | 'merchant_refund_reserve' | 'merchant_refund_release' | 'merchant_refund_settle'
 
 export type Posting = { key: string; kind: PostingKind; entries: Entry[] }
 
@@ -142,6 +142,54 @@ export function networkFeePosting(payout: { id: string; feeSats: number }): Post
   ])
 }
 
+/** What a merchant refund's postings need (docs/rules.md#merchant-refund-amounts). */
+export type MerchantRefundAmounts = { id: string; accountId: number; currency: Currency; amountCents: number; feeCents: number; units: number; heldUnits: number }
+
+/**
+ * A merchant refund asked: what the account pays leaves its balance (the charge's own held credit
+ * first) for the withdrawing book, until the payout sends it or fails.
+ */
+export function merchantRefundReservePosting(r: MerchantRefundAmounts): Posting {
+  return posting(`merchant_refund_reserve:${r.id}`, 'merchant_refund_reserve', [
+    { book: 'held', accountId: r.accountId, currency: r.currency, amount: -r.heldUnits },
+    { book: 'available', accountId: r.accountId, currency: r.currency, amount: -(r.units - r.heldUnits) },
+    { book: 'withdrawing', accountId: r.accountId, currency: r.currency, amount: r.units },
+  ])
+}
+
+/** Failed before anything left: the amount goes back, the held part to the hold while the charge is still held. */
+export function merchantRefundReleasePosting(r: MerchantRefundAmounts & { toHeld: boolean }): Posting {
+  const held = r.toHeld ? r.heldUnits : 0
+  return posting(`merchant_refund_release:${r.id}`, 'merchant_refund_release', [
+    { book: 'withdrawing', accountId: r.accountId, currency: r.currency, amount: -r.units },
+    { book: 'held', accountId: r.accountId, currency: r.currency, amount: held },
+    { book: 'available', accountId: r.accountId, currency: r.currency, amount: r.units - held },
+  ])
+}
+
+/**
+ * The refund's DePix left the treasury (`depositCents`, what the provider asked, at most the
+ * amount and fee the account paid): converted back from the account's currency at the price it
+ * was paid at; the payer's amount is paid, the provider's fee is its fee, and what the provider
+ * did not ask is the service's.
+ */
+export function merchantRefundSettlePosting(r: MerchantRefundAmounts & { depositCents: number }): Posting {
+  const debit = r.amountCents + r.feeCents
+  if (r.depositCents < r.amountCents || r.depositCents > debit) throw new Error(`merchant refund ${r.id}: a deposit of ${r.depositCents} is outside ${r.amountCents}..${debit}`)
+  const entries: Entry[] = [{ book: 'withdrawing', accountId: r.accountId, currency: r.currency, amount: -r.units }]
+  if (r.currency === 'DEPIX') {
+    if (r.units !== debit) throw new Error(`merchant refund ${r.id}: ${r.units} is not ${debit}`)
+  } else {
+    entries.push({ book: 'conversion', accountId: null, currency: r.currency, amount: r.units }, { book: 'conversion', accountId: null, currency: 'DEPIX', amount: -debit })
+  }
+  entries.push(
+    { book: 'refunds_paid', accountId: null, currency: 'DEPIX', amount: r.amountCents },
+    { book: 'payout_fees', accountId: null, currency: 'DEPIX', amount: r.depositCents - r.amountCents },
+    { book: 'fees', accountId: null, currency: 'DEPIX', amount: debit - r.depositCents },
+  )
+  return posting(`merchant_refund_settle:${r.id}`, 'merchant_refund_settle', entries)
+}
+
 /** What a withdrawal's postings need: its account, currency, amount, our fee and what left the treasury. */
 export type WithdrawalAmounts = { id: string; accountId: number; currency: Currency; amount: number; fee: number; net: number }
 
@@ -215,6 +263,10 @@ export type ChargeBooks = {
   held: boolean
   /** A refund obligation: what was owed, what is still owed, what we paid (and the provider's fee on a Pix-out), what claw-backs cost after. */
   refund: { amountCents: number; owedCents: number; paidByUsCents: number; lossCents: number; payoutFeeCents?: number; networkFeeSats?: number } | null
+  /** What MEDs took back after the merchant refunded it in full (part of takenBackCents): the service's loss, not the account's. */
+  refundDisputeLossCents?: number
+  /** The merchant's refunds of it: reserved while pending, settled once sent, nothing once failed. */
+  merchantRefunds?: ReadonlyArray<MerchantRefundAmounts & { state: 'reserved' | 'settled' | 'none'; depositCents: number | null; networkFeeSats: number }>
 }
 
 type BookKey = `${Book}:${Currency}`
@@ -232,15 +284,31 @@ export function expectedChargeBooks(charge: ChargeBooks): Map<BookKey, number> {
   if (charge.creditedUnits !== null && charge.arrivedCents !== null) {
     const arrived = charge.arrivedCents
     const net = arrived - fixedFeeOf(arrived)
-    const taken = charge.takenBackCents
-    add('provider_clearing', 'DEPIX', -arrived + taken)
+    const disputeLoss = charge.refundDisputeLossCents ?? 0
+    const taken = charge.takenBackCents - disputeLoss
+    add('provider_clearing', 'DEPIX', -arrived + taken + disputeLoss)
     add('fees', 'DEPIX', fixedFeeOf(arrived))
     const conversionBack = Math.min(taken, net)
-    add('med_losses', 'DEPIX', -(taken - conversionBack))
+    add('med_losses', 'DEPIX', -(taken - conversionBack) - disputeLoss)
     add(charge.held ? 'held' : 'available', charge.currency, charge.creditedUnits - charge.takenBackUnits)
     if (charge.currency !== 'DEPIX') {
       add('conversion', 'DEPIX', net - conversionBack)
       add('conversion', charge.currency, -(charge.creditedUnits - charge.takenBackUnits))
+    }
+  }
+  for (const refund of charge.merchantRefunds ?? []) {
+    add('service_lbtc', 'BTC', -refund.networkFeeSats)
+    add('network_fees', 'BTC', refund.networkFeeSats)
+    if (refund.state === 'none') continue
+    // Taken from the charge's credit where it sits (held, while the charge still is) and from available.
+    add(charge.held ? 'held' : 'available', charge.currency, -refund.heldUnits)
+    add('available', charge.currency, -(refund.units - refund.heldUnits))
+    if (refund.state === 'reserved') {
+      add('withdrawing', charge.currency, refund.units)
+      continue
+    }
+    for (const entry of merchantRefundSettlePosting({ ...refund, depositCents: refund.depositCents ?? 0 }).entries) {
+      if (entry.book !== 'withdrawing') add(entry.book, entry.currency, entry.amount)
     }
   }
   if (charge.refund !== null) {

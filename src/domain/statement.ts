@@ -48,7 +48,9 @@ export type PricedLine = StatementLine & { balanceAfter: number; availableAfter:
 
 const typeOfKind: Record<string, StatementLineType> = {
   credit: 'credit', release: 'hold_release', clawback: 'med', withdrawal_reserve: 'withdrawal_reserved', withdrawal_settle: 'withdrawal',
-  withdrawal_release: 'withdrawal_canceled', withdrawal_return: 'reversal', network_fee: 'network_fee', merchant_refund: 'refund',
+  withdrawal_release: 'withdrawal_canceled', withdrawal_return: 'reversal', network_fee: 'network_fee',
+  // A merchant's refund (docs/rules.md#merchant-refund-amounts): set aside, paid, or given back if it failed.
+  merchant_refund_reserve: 'refund', merchant_refund_settle: 'refund', merchant_refund_release: 'refund',
 }
 
 /** The lines one posting makes on the account, in the order they happened. */

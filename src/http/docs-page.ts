@@ -1,5 +1,5 @@
 // The human documentation at /docs, in Portuguese and English: a quick start, each merchant
-// endpoint (charges and withdrawals) with a request, a response and a curl line, the sandbox, the
+// endpoint (charges, refunds and withdrawals) with a request, a response and a curl line, the sandbox, the
 // webhook guide, and an anchor per error code with what to do about it, which is where every
 // error's docs_url points. Every code block has a copy button (docs-assets.ts).
 import { chargeStatuses, defaultWebhookEvents, optInWebhookEvents } from '../domain/charge.ts'
@@ -8,7 +8,7 @@ import { escapeText, href, html, raw, type HtmlValue } from '../html/template.ts
 import { catalogues, errorFix, errorText, fill, langOf, type Catalogue, type Lang } from '../i18n/catalogue.ts'
 import {
   BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, RedeliveryAccepted, WebhookBody, WebhookDeliveries, WithdrawalList,
-  WithdrawalRecord, WithdrawalWebhookBody, CreatePaymentLinkBody, PaymentLinkList, PaymentLinkRecord,
+  WithdrawalRecord, WithdrawalWebhookBody, CreatePaymentLinkBody, PaymentLinkList, PaymentLinkRecord, CreateRefundBody, RefundList, RefundRecord,
 } from '../contract/api.ts'
 import { CreatePaymentBody } from './schemas.ts'
 
@@ -88,6 +88,21 @@ const endpoints: Endpoint[] = [
     curl: (base) => `curl -s -X POST ${base}/api/payment-links/$LINK_ID/deactivate -H "X-API-Token: $TOKEN"`,
   },
   {
+    id: 'create-refund', method: 'POST', path: '/api/payments/{id}/refunds',
+    body: exampleOf(CreateRefundBody), response: exampleOf(RefundRecord),
+    curl: (base) => `curl -s -X POST ${base}/api/payments/$ID/refunds -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' -H 'Idempotency-Key: return-1042' \\\n  -d '${JSON.stringify(exampleOf(CreateRefundBody))}'`,
+  },
+  {
+    id: 'refunds', method: 'GET', path: '/api/payments/{id}/refunds',
+    response: exampleOf(RefundList),
+    curl: (base) => `curl -s ${base}/api/payments/$ID/refunds -H "X-API-Token: $TOKEN"`,
+  },
+  {
+    id: 'get-refund', method: 'GET', path: '/api/refunds/{id}',
+    response: { ...(exampleOf(RefundRecord) as object), status: 'completed' },
+    curl: (base) => `curl -s ${base}/api/refunds/$REFUND_ID -H "X-API-Token: $TOKEN"`,
+  },
+  {
     id: 'create-withdrawal', method: 'POST', path: '/api/withdrawals',
     body: exampleOf(CreateWithdrawalBody), response: exampleOf(WithdrawalRecord),
     curl: (base) => `curl -s -X POST ${base}/api/withdrawals -H "X-API-Token: $TOKEN" -H 'Content-Type: application/json' -H 'Idempotency-Key: payout-77' \\\n  -d '${JSON.stringify(exampleOf(CreateWithdrawalBody))}'`,
@@ -127,6 +142,8 @@ const sandboxControls: Array<{ id: keyof Catalogue['docs']['sandboxControls']; c
   { id: 'mine', call: 'POST /sandbox/treasury/mine {blocks?}' },
   { id: 'liquidAddress', call: 'GET /sandbox/liquid-address' },
   { id: 'payout', call: 'POST /sandbox/withdrawals/{id}/payout {outcome?: sent | error | refunded}' },
+  { id: 'refundPayout', call: 'POST /sandbox/refunds/{id}/payout {outcome?: sent | error | refunded}' },
+  { id: 'providerPayouts', call: 'PUT /sandbox/provider/payouts {ask_extra_cents?, refuse_keys?}' },
 ]
 
 /**
@@ -220,6 +237,7 @@ ${endpointHtml}
 <h2 id="sandbox">${t.sandboxTitle}</h2><p>${t.sandboxLead}</p>
 ${table(sandboxControls.map((control) => html`<tr><td><code>${control.call}</code></td><td>${trusted(t.sandboxControls[control.id])}</td></tr>`))}
 <h3 id="sandbox-withdrawal">${t.withdrawalWalkTitle}</h3><ol>${t.withdrawalWalkSteps.map((step) => html`<li>${trusted(step, { address: SANDBOX_READY_ADDRESS })}</li>`)}</ol>
+<h3 id="sandbox-refund">${t.refundWalkTitle}</h3><ol>${t.refundWalkSteps.map((step) => html`<li>${trusted(step)}</li>`)}</ol>
 <h2 id="webhooks">${t.webhooksTitle}</h2><p>${trusted(t.webhooksLead)}</p>
 ${code(json(exampleOf(WebhookBody)))}
 <p>${trusted(t.eventsLead)}</p>${table(html`<tr><th>${t.event}</th><th></th><th>${t.meaning}</th></tr>${events}`)}

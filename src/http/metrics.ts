@@ -52,7 +52,7 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
     for (const row of await deps.store.withdrawals.countByStatus()) gauge.set({ status: row.status }, row.n)
   })
   fromDatabase('pix_payouts_failed_after_sending', 'Pix-outs whose DePix left but whose Pix the provider did not pay, or refunded after paying (/ops/alerts).', [], async (gauge) => {
-    gauge.set((await deps.store.payouts.failedAfterSending('withdrawal')).length + (await deps.store.payouts.failedAfterSending('refund')).length)
+    gauge.set((await deps.store.payouts.failedAfterSending('withdrawal')).length + (await deps.store.payouts.failedAfterSending('refund')).length + (await deps.store.payouts.failedAfterSending('merchant_refund')).length)
   })
   // Asks the treasury node at each scrape: an unreachable node leaves the gauge out, never fails the scrape.
   fromDatabase('pix_treasury_shortfall', 'What the accounts are owed beyond what the treasury holds, per currency, in its smallest unit (0: covered).', ['currency'], async (gauge) => {

@@ -10,7 +10,7 @@ import { statementLineTypes } from '../domain/statement.ts'
 import { withdrawalStatuses } from '../domain/withdrawal.ts'
 import { errorCatalogue, type ErrorCode } from '../domain/errors.ts'
 import type { FieldErrorCode } from '../web/errors.ts'
-import { BalanceRecord, BalanceTransactionList, ChargeCreated, ErrorBody, ChargeRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
+import { BalanceRecord, BalanceTransactionList, ChargeCreated, ErrorBody, ChargeRecord, CreateRefundBody, RefundList, RefundRecord, CreateWithdrawalBody, DestinationList, PaymentList, WebhookDeliveries, WithdrawalList, WithdrawalRecord } from '../contract/api.ts'
 
 /**
  * The error responses of one endpoint for the OpenAPI document: one entry per HTTP status, whose
@@ -163,6 +163,16 @@ export const withdrawalErrors = errorResponses([
   'destination_not_found', 'destination_not_confirmed', 'destination_cooling_down', 'destination_currency_invalid', 'insufficient_funds', 'withdrawal_limit_exceeded',
   'withdrawal_not_allowed', 'quote_unavailable', 'webhook_url_invalid', 'webhook_secret_invalid', 'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use',
 ])
+export const refundErrors = errorResponses([
+  ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'payment_not_found', 'amount_invalid', 'amount_below_minimum', 'amount_above_maximum',
+  'payment_not_refundable', 'refund_window_closed', 'refund_exceeds_paid', 'payer_key_unknown', 'insufficient_funds', 'withdrawal_limit_exceeded', 'quote_unavailable',
+  'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use',
+])
+export const refundReadErrors = errorResponses([...authCodes, 'payment_not_found', 'refund_not_found', 'invalid_request'])
+
+/** Which error code a schema failure on each create-refund field answers with. */
+export const createRefundFieldCodes: FieldErrorCodes = { amount: 'amount_invalid', reason: 'invalid_request' }
+
 export const withdrawalReadErrors = errorResponses([...authCodes, 'withdrawal_not_found', 'invalid_request'])
 
 
@@ -203,7 +213,7 @@ export const BalanceTransactionQuery = Type.Object(
 )
 
 /** The schemas the OpenAPI document names in components.schemas and references by name. */
-export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList, BalanceTransactionList]
+export const namedSchemas = [CreatePaymentBody, ChargeCreated, ChargeRecord, BalanceRecord, PaymentList, WebhookDeliveries, CreateWithdrawalBody, WithdrawalRecord, WithdrawalList, DestinationList, BalanceTransactionList, CreateRefundBody, RefundRecord, RefundList]
 
 export const createPaymentLinkErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'payment_link_invalid', 'value_invalid', 'value_out_of_range', 'swap_to_invalid',

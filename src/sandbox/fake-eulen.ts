@@ -403,6 +403,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     if (isCents(deposit) === isCents(payout) || (deposit !== undefined && !isCents(deposit)) || (payout !== undefined && !isCents(payout))) {
       return refuse(reply, 400, 'Informe depositAmountInCents ou payoutAmountInCents, um só, em centavos.')
     }
+    // A sandbox control: the key's bank says it does not exist, as a payer without a CPF key would.
+    if (refusePixKeys) return refuse(reply, 422, 'Chave Pix não encontrada.')
     const depositCents = isCents(deposit) ? deposit : Math.max(payout as number + 100, Math.ceil(((payout as number) * 100) / 99))
     const payoutCents = depositCents - payoutFee(depositCents)
     if (depositCents < 200 || depositCents > 600_000 || payoutCents <= 0) return refuse(reply, 520, 'Valor de saque fora dos limites (R$ 2,00 a R$ 6.000,00).')
@@ -436,6 +438,8 @@ export async function startFakeEulen(options: FakeEulenOptions) {
   // A sandbox control: replies ask this much more DePix than the payout needs, as a provider that
   // answered another amount would, so the rule that such a reply is never paid can be tried.
   let payoutSurchargeCents = 0
+  // A sandbox control: every new Pix-out is refused as a key not found (the merchant's refund then fails).
+  let refusePixKeys = false
 
   // Tests hold POST /withdraw replies after the payout is stored, to kill the service mid-call.
   let payoutGate: { until: Promise<void>; stored: () => void } | null = null
@@ -577,6 +581,12 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     /** New payouts ask `cents` more DePix than they need (0: exactly what they need). */
     askExtraOnPayouts(cents: number): void {
       payoutSurchargeCents = cents
+    },
+    /** The Pix-out controls as they stand. */
+    payoutControls: () => ({ ask_extra_cents: payoutSurchargeCents, refuse_keys: refusePixKeys }),
+    /** Whether new Pix-outs are refused as a key not found. */
+    refusePayoutKeys(refuse: boolean): void {
+      refusePixKeys = refuse
     },
     /** Every payout, oldest first. */
     payouts: () => db.selectFrom('fake_eulen_payouts').selectAll().orderBy('created_at').orderBy('id').execute(),

@@ -396,14 +396,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       schema: {
         operationId: 'sandboxProviderPayouts',
         summary: "How the fake provider answers Pix-outs",
-        description: 'ask_extra_cents: each new Pix-out reply asks that many more centavos of DePix than the payout needs, as a provider answering another amount would; such a reply is held for support (payout_mismatch) and never paid. 0 answers exactly.',
-        body: Type.Object({ ask_extra_cents: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ ask_extra_cents: Type.Integer() }, { examples: [{ ask_extra_cents: 5000 }] }), ...errors },
+        description: 'ask_extra_cents: each new Pix-out reply asks that many more centavos of DePix than the payout needs, as a provider answering another amount would; such a reply is held for support (payout_mismatch) and never paid. 0 answers exactly. ' +
+          'refuse_keys: true refuses every new Pix-out as a key not found (a merchant\'s refund then fails with payer_key_not_found and its amount goes back); false pays them. A field left out keeps its setting.',
+        body: Type.Object({ ask_extra_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), refuse_keys: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ ask_extra_cents: Type.Integer(), refuse_keys: Type.Boolean() }, { examples: [{ ask_extra_cents: 5000, refuse_keys: false }] }), ...errors },
       },
     },
     async (request) => {
-      sandbox.fake.askExtraOnPayouts(request.body.ask_extra_cents)
-      return { ask_extra_cents: request.body.ask_extra_cents }
+      if (request.body.ask_extra_cents !== undefined) sandbox.fake.askExtraOnPayouts(request.body.ask_extra_cents)
+      if (request.body.refuse_keys !== undefined) sandbox.fake.refusePayoutKeys(request.body.refuse_keys)
+      return sandbox.fake.payoutControls()
     },
   )
 
@@ -433,6 +435,29 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       if (!payout || payout.refund_id === null) throw new DomainError('refund_payout_not_found', { param: 'id' })
       await finishPix(payout.provider_withdrawal_id, request.body.outcome, () => new DomainError('refund_payout_not_found', { param: 'id' }))
       const after = (await store.payouts.findById(payout.id))!
+      return { id: after.id, status: after.status }
+    },
+  )
+
+  app.post(
+    '/sandbox/refunds/:id/payout',
+    {
+      schema: {
+        operationId: 'sandboxFinishMerchantRefund',
+        summary: "Pay (or fail) the Pix of a merchant's refund",
+        description: "As the provider's withdraw webhook: `sent` completes the refund (and refunds the charge once all it paid was given back); `error` or `refunded` leave it for support. The DePix must have been sent first (move the clock, or wait for the worker).",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ outcome: Type.Optional(Type.Enum(['sent', 'error', 'refunded'])) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.String(), status: Type.String() }, { examples: [{ id: 'rf_0f1e2d3c4b5a69788796a5b4', status: 'completed' }] }), ...errors },
+      },
+      config: { bodyMayBeEmpty: true },
+    },
+    async (request) => {
+      const refund = await store.merchantRefunds.findById(request.params.id)
+      if (!refund) throw new DomainError('refund_not_found', { param: 'id' })
+      const payout = await store.payouts.latestOf({ merchantRefundId: refund.id })
+      await finishPix(payout?.provider_withdrawal_id ?? null, request.body.outcome, () => new DomainError('refund_not_found', { param: 'id' }))
+      const after = (await store.merchantRefunds.findById(refund.id))!
       return { id: after.id, status: after.status }
     },
   )

@@ -13,7 +13,7 @@ export type LockedCharge = { charge: Charge; account: Account }
 /** One entry of a charge's timeline (the console), to be written: a provider's report, or a status the charge took. */
 export type ChargeTimelineEntry = { kind: 'report' | 'status'; source: string | null; from: ChargeStatus | null; to: ChargeStatus | null; body: unknown; at: Date }
 
-export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata'>
+export type ChargeStatusRow = Pick<Charge, 'id' | 'status' | 'payer_name' | 'payer_tax_number' | 'payer_euid' | 'value_cents' | 'paid_cents' | 'updated_at' | 'hold_reason' | 'metadata' | 'refunded_cents'>
 
 /** The columns a new charge is stored with (charges.open), in the order its statement takes them. */
 const newChargeColumns = [
@@ -81,7 +81,7 @@ export function chargesRepository(db: Kysely<Database>) {
   const statusRows = compiledOnce(db, 'charge-status', () =>
     db
       .selectFrom('charges')
-      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'merchant_account_id'])
+      .select(['id', 'status', 'payer_name', 'payer_tax_number', 'payer_euid', 'value_cents', 'paid_cents', 'updated_at', 'hold_reason', 'metadata', 'refunded_cents', 'merchant_account_id'])
       .where('id', '=', ''),
   )
 
@@ -226,6 +226,11 @@ export function chargesRepository(db: Kysely<Database>) {
         .where((eb) => blocking(eb, medWindowStart))
         .executeTakeFirstOrThrow()
       return row.n
+    },
+
+    /** Charges the merchant refunded (in part or in full) on which a MED came later: "refunded, then disputed" (docs/rules.md#merchant-refund-statuses). */
+    listRefundedThenDisputed(limit = 200): Promise<Charge[]> {
+      return db.selectFrom('charges').selectAll().where('refunded_cents', '>', 0).where('clawback', '=', 'med').orderBy('updated_at').orderBy('id').limit(limit).execute()
     },
 
     /** The same count for several accounts in one read; an account with none is absent. */

@@ -26,7 +26,7 @@ export function consoleRepository(db: Kysely<Database>) {
     db.selectFrom('unknown_deposits').where((eb) => eb.not(eb.exists(eb.selectFrom('charges').select('id').whereRef('charges.provider_deposit_id', '=', 'unknown_deposits.qr_id'))))
   // What the provider refused or takes back that support must look at: a Pix-out it did not pay
   // after our DePix left, a refund announced (or made) after a credit.
-  const failedPayouts = () => db.selectFrom('payouts').where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', ['error', 'canceled', 'refunded'])
+  const failedPayouts = () => db.selectFrom('payouts').where('payouts.status', 'in', ['sent', 'completed']).where('payouts.provider_status', 'in', ['error', 'canceled', 'refunded'])
   const clawbacksToReview = () =>
     db.selectFrom('charges').where((eb) => eb.or([
       eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
@@ -76,15 +76,17 @@ export function consoleRepository(db: Kysely<Database>) {
     },
 
     /** Both kinds at once, oldest first: charges whose claw-back needs a look, and payouts the provider did not pay. */
-    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; payout: Payout; since: Date }>> {
+    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; payout: Payout; chargeId: string | null; since: Date }>> {
       const upTo = page.offset + page.limit
       const [charges, payouts] = await Promise.all([
         clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
-        failedPayouts().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
+        failedPayouts().leftJoin('merchant_refunds', 'merchant_refunds.id', 'payouts.merchant_refund_id').selectAll('payouts').select('merchant_refunds.charge_id as refunded_charge_id')
+          .orderBy('payouts.updated_at').orderBy('payouts.id').limit(upTo).execute(),
       ])
       return [
         ...charges.map((charge) => ({ kind: 'clawback' as const, charge, since: charge.updated_at })),
-        ...payouts.map((payout) => ({ kind: 'payout' as const, payout, since: payout.updated_at })),
+        // A merchant's refund is read on its charge's page.
+        ...payouts.map(({ refunded_charge_id: chargeId, ...payout }) => ({ kind: 'payout' as const, payout, chargeId, since: payout.updated_at })),
       ].sort((a, b) => a.since.getTime() - b.since.getTime()).slice(page.offset, upTo)
     },
 

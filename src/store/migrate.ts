@@ -32,6 +32,7 @@ import * as paymentPages from './migrations/029_payment_pages.ts'
 import * as paymentLinks from './migrations/030_payment_links.ts'
 import * as statements from './migrations/031_statements.ts'
 import * as idempotencySubject from './migrations/033_idempotency_subject.ts'
+import * as merchantRefunds from './migrations/034_merchant_refunds.ts'
 import * as ownerLanguage from './migrations/035_owner_language.ts'
 
 /** Every migration of the service's database, by name, in order. */
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '030_payment_links': paymentLinks,
   '031_statements': statements,
   '033_idempotency_subject': idempotencySubject,
+  '034_merchant_refunds': merchantRefunds,
   '035_owner_language': ownerLanguage,
 }
 

@@ -1,5 +1,5 @@
 // Payouts (docs/treasury.md, "Payouts"): one row per movement out of the treasury, owned by a
-// withdrawal or a refund owed. The steps toward the treasury and the provider (the funded and
+// withdrawal, a refund owed, or a merchant's refund. The steps toward the treasury and the provider (the funded and
 // signed transaction, the provider's nonce and reply) are written once: a value already there
 // stays, so two runs that raced each keep the first, and the row answered is what stands.
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
@@ -10,6 +10,9 @@ const writeOnce = new Set<string>(writeOnceColumns)
 
 /** What a step may write on a payout. */
 export type PayoutStep = Pick<Updateable<PayoutsTable>, (typeof writeOnceColumns)[number] | 'confirmations' | 'provider_status' | 'provider_receipt_url' | 'payout_cents'>
+
+/** Who a payout pays for: a withdrawal, a refund owed to a payer, or a merchant's refund. */
+export type PayoutOwner = { withdrawalId: string } | { refundId: string } | { merchantRefundId: string }
 
 /** A provider reply that failed or was refunded after our DePix left: support looks. */
 const failedAtProvider = ['error', 'canceled', 'refunded']
@@ -63,9 +66,9 @@ export function payoutsRepository(db: Kysely<Database>) {
     },
 
     /** The owner's live payout if it has one (at most one), else its newest. */
-    latestOf(owner: { withdrawalId: string } | { refundId: string }): Promise<Payout | undefined> {
+    latestOf(owner: PayoutOwner): Promise<Payout | undefined> {
       const query = db.selectFrom('payouts').selectAll()
-      return ('withdrawalId' in owner ? query.where('withdrawal_id', '=', owner.withdrawalId) : query.where('refund_id', '=', owner.refundId))
+      return ('withdrawalId' in owner ? query.where('withdrawal_id', '=', owner.withdrawalId) : 'refundId' in owner ? query.where('refund_id', '=', owner.refundId) : query.where('merchant_refund_id', '=', owner.merchantRefundId))
         .orderBy(sql`status in ('failed', 'returned')`).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
     },
 
@@ -82,8 +85,8 @@ export function payoutsRepository(db: Kysely<Database>) {
     },
 
     /** Payouts whose DePix left but whose Pix the provider reports failed, or refunded after it completed (alerts). */
-    failedAfterSending(owner: 'withdrawal' | 'refund'): Promise<Payout[]> {
-      return db.selectFrom('payouts').selectAll().where(owner === 'withdrawal' ? 'withdrawal_id' : 'refund_id', 'is not', null)
+    failedAfterSending(owner: 'withdrawal' | 'refund' | 'merchant_refund'): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where(owner === 'withdrawal' ? 'withdrawal_id' : owner === 'refund' ? 'refund_id' : 'merchant_refund_id', 'is not', null)
         .where('status', 'in', ['sent', 'completed']).where('provider_status', 'in', failedAtProvider).orderBy('updated_at').execute()
     },
 
@@ -92,9 +95,9 @@ export function payoutsRepository(db: Kysely<Database>) {
       return db.selectFrom('payouts').selectAll().where('txid', 'is not', null).where('status', 'in', ['sent', 'completed', 'returned']).orderBy('created_at').execute()
     },
 
-    /** Refund payouts waiting for support, oldest first (a withdrawal's are listed with its withdrawal). */
+    /** Refund payouts (owed, or a merchant's) waiting for support, oldest first (a withdrawal's are listed with its withdrawal). */
     refundPayoutsInReview(limit = 200): Promise<Payout[]> {
-      return db.selectFrom('payouts').selectAll().where('refund_id', 'is not', null).where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
+      return db.selectFrom('payouts').selectAll().where('withdrawal_id', 'is', null).where('status', '=', 'in_review').orderBy('updated_at').orderBy('id').limit(limit).execute()
     },
   }
 }

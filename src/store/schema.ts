@@ -6,6 +6,7 @@ import type { ClawbackKind } from '../domain/clawback.ts'
 import type { AccountKyc } from '../domain/payer-binding.ts'
 import type { Book } from '../domain/ledger.ts'
 import type { Currency } from '../domain/money.ts'
+import type { MerchantRefundFailure, MerchantRefundStatus } from '../domain/merchant-refund.ts'
 import type { PayoutFailure, PayoutRail, PayoutStatus } from '../domain/payout.ts'
 import type { DestinationType, FailureCode, ReviewReason, WithdrawalStatus } from '../domain/withdrawal.ts'
 
@@ -119,6 +120,11 @@ export type ChargesTable = {
   return_url: ColumnType<string | null, string | null | undefined, string | null>
   /** The payment link the payer bought through; null for any other charge. */
   payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** What the merchant's refunds not failed give back, in centavos, and the part of their units taken from the hold (docs/rules.md#merchant-refund-amounts). */
+  refunded_cents: ColumnType<number, number | undefined, number>
+  refunded_held_units: ColumnType<number, number | undefined, number>
+  /** What MEDs took back after the merchant refunded it in full: the service's loss ("refunded, then disputed"). */
+  refund_dispute_loss_cents: ColumnType<number, number | undefined, number>
 }
 
 export type PaymentLinksTable = {
@@ -226,6 +232,31 @@ export type ChargeClawbacksTable = {
   reported_at: Date
 }
 
+/** A merchant's refund to a payer (docs/rules.md#merchant-refunds): priced when asked, paid by its payout. */
+export type MerchantRefundsTable = {
+  id: string
+  charge_id: string
+  account_id: number
+  currency: Currency
+  amount_cents: number
+  fee_cents: number
+  units: number
+  held_units: number
+  quote_micros: number | null
+  brl_cents: number
+  reason: string | null
+  pix_key: string
+  status: MerchantRefundStatus
+  failure_code: ColumnType<MerchantRefundFailure | null, MerchantRefundFailure | null | undefined, MerchantRefundFailure | null>
+  review_reason: ColumnType<string | null, string | null | undefined, string | null>
+  network_fee_sats: ColumnType<number, number | undefined, number>
+  deposit_cents: ColumnType<number | null, number | null | undefined, number | null>
+  lang: ColumnType<'pt-BR' | 'en', 'pt-BR' | 'en' | undefined, 'pt-BR' | 'en'>
+  created_by: string
+  created_at: Date
+  updated_at: Date
+}
+
 export type RefundStatus = 'owed' | 'paid' | 'taken_back'
 
 export type RefundsTable = {
@@ -298,7 +329,7 @@ export type WalletCodesTable = {
   subject: ColumnType<string | null, string | null | undefined, string | null>
 }
 
-export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal' | 'console_sign_in'
+export type CodePurpose = 'sign_in' | 'destination' | 'withdrawal' | 'console_sign_in' | 'refund'
 
 export type MailState = 'pending' | 'sent' | 'failed' | 'superseded'
 
@@ -417,6 +448,7 @@ export type PayoutsTable = {
   id: string
   withdrawal_id: string | null
   refund_id: string | null
+  merchant_refund_id: ColumnType<string | null, string | null | undefined, string | null>
   rail: PayoutRail
   currency: Currency
   amount: number
@@ -502,6 +534,7 @@ export type Database = {
   quote_references: QuoteReferencesTable
   charge_clawbacks: ChargeClawbacksTable
   refunds: RefundsTable
+  merchant_refunds: MerchantRefundsTable
   provider_sweeps: ProviderSweepsTable
   mail_outbox: MailOutboxTable
   withdrawal_destinations: WithdrawalDestinationsTable
@@ -562,5 +595,6 @@ export type ApiToken = Selectable<ApiTokensTable>
 export type Charge = Selectable<ChargesTable>
 export type PaymentLink = Selectable<PaymentLinksTable>
 export type Refund = Selectable<RefundsTable>
+export type MerchantRefund = Selectable<MerchantRefundsTable>
 export type Payout = Selectable<PayoutsTable>
 export type ChargeClawback = Selectable<ChargeClawbacksTable>

@@ -22,6 +22,7 @@ import { rateBucketsRepository } from './rate-buckets.ts'
 import { payoutsRepository } from './payouts.ts'
 import { paymentLinksRepository } from './payment-links.ts'
 import { refundsRepository } from './refunds.ts'
+import { merchantRefundsRepository } from './merchant-refunds.ts'
 import { secondFactorsRepository } from './second-factors.ts'
 import { sessionsRepository } from './sessions.ts'
 import { statementRepository } from './statement.ts'
@@ -51,6 +52,7 @@ export type Store = {
   console: ReturnType<typeof consoleRepository>
   sessions: ReturnType<typeof sessionsRepository>
   refunds: ReturnType<typeof refundsRepository>
+  merchantRefunds: ReturnType<typeof merchantRefundsRepository>
   payouts: ReturnType<typeof payoutsRepository>
   sweeps: ReturnType<typeof sweepsRepository>
   statement: ReturnType<typeof statementRepository>
@@ -87,6 +89,7 @@ export function createStore(db: Kysely<Database>): Store {
     console: consoleRepository(db),
     sessions: sessionsRepository(db),
     refunds: refundsRepository(db),
+    merchantRefunds: merchantRefundsRepository(db),
     payouts: payoutsRepository(db),
     sweeps: sweepsRepository(db),
     statement: statementRepository(db),

@@ -123,7 +123,10 @@ export function withdrawalsRepository(db: Kysely<Database>) {
         .where('created_at', '>=', since)
         .where('status', 'not in', ['failed', 'canceled', 'requested'])
         .executeTakeFirstOrThrow()
-      return Number(row.total)
+      // A merchant's refunds leave the same balance and count against the same limits (docs/rules.md#merchant-refund-limits).
+      const refunds = await db.selectFrom('merchant_refunds').select(sql<string>`coalesce(sum(brl_cents), 0)::text`.as('total'))
+        .where('account_id', '=', accountId).where('created_at', '>=', since).where('status', '<>', 'failed').executeTakeFirstOrThrow()
+      return Number(row.total) + Number(refunds.total)
     },
 
     list(

@@ -28,7 +28,7 @@ const PREFIX = 'code:'
 const IDLE_SECONDS = 3_600
 const FORGET_EVERY_MS = 600_000
 
-export type CodeTrySubject = { accountId: number; purpose: 'destination' | 'withdrawal'; id: string }
+export type CodeTrySubject = { accountId: number; purpose: 'destination' | 'withdrawal' | 'refund'; id: string }
 
 export function createCodeTryLimit(deps: { store: Store; log: FastifyBaseLogger; monotonicNow?: () => number }) {
   const now = deps.monotonicNow ?? (() => performance.now())

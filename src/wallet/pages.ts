@@ -7,6 +7,7 @@ import type { StatementLineType } from '../domain/statement.ts'
 import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { csrfField, shell, time } from '../html/shell.ts'
+import type { MerchantRefund } from '../store/schema.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, texts, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
 export { csrfField, texts, time }
@@ -229,6 +230,25 @@ ${nextHref !== null && html`<p><a href="${href(nextHref)}" rel="next">${t('next'
 <p class="downloads"><a href="/wallet/charges.csv" download>${t('exportCharges')}</a></p>`)
 }
 
+/** What a received charge's page shows of refunds: those made, and what is left to refund (null: none can be made now). */
+export type ChargeRefunds = { rows: MerchantRefund[]; leftCents: number | null; made: boolean }
+
+/** The refunds of a charge and, while some is left, the form that asks for the price of one. */
+export function chargeRefundsSection(page: Page, chargeId: string, refunds: ChargeRefunds): Html | null {
+  if (refunds.rows.length === 0 && refunds.leftCents === null) return null
+  const t = texts(page.lang)
+  const catalogue = catalogues[page.lang]
+  return html`<section aria-labelledby="refunds"><h2 id="refunds">${t('refunds')}</h2>
+${refunds.made && html`<p class="ok" role="status">${t('refundMade')}</p>`}
+${refunds.rows.length > 0 && html`<ol class="lines refunds">${refunds.rows.map((row) => html`<li data-refund="${row.id}" data-status="${row.status}"><span class="what">${catalogue.refundStatuses[row.status]}${row.failure_code !== null && html`<br><small>${catalogue.refundFailures[row.failure_code]}</small>`}<br>${time(page.lang, row.created_at, page.timeZone)}</span><span class="money">${formatBrl(row.amount_cents)}<br><small>${t('refundAccountPays')} ${formatAmount(row.currency, row.units)}</small></span></li>`)}</ol>`}
+${refunds.leftCents !== null && html`<form method="get" action="${href(`/wallet/charges/${encodeURIComponent(chargeId)}/refund`)}" class="card" aria-label="${t('refundTitle')}">
+  <p>${t('refundLead', { left: formatBrl(refunds.leftCents) })}</p>
+  <label>${t('refundAmount')}<input type="text" name="amount" required inputmode="decimal" maxlength="16" value="${formatUnits(refunds.leftCents, 2).replace('.', ',')}"></label>
+  <button type="submit">${t('refundTitle')}</button>
+</form>`}
+</section>`
+}
+
 export type ChargeDetail = ChargeRow & {
   payerName: string | null
   payerTaxNumber: string | null
@@ -238,6 +258,7 @@ export type ChargeDetail = ChargeRow & {
   /** An identity purchase still waiting: its page shows the QR. */
   purchaseHref: string | null
   lines: Array<{ type: StatementLineType; currency: Currency; amount: number; at: Date }>
+  refunds: ChargeRefunds
 }
 
 export function chargePage(page: Page, charge: ChargeDetail): string {
@@ -262,6 +283,7 @@ export function chargePage(page: Page, charge: ChargeDetail): string {
   ${row('id', html`<code class="id">${charge.id}</code>`)}
 </dl>
 ${charge.purchaseHref !== null && html`<p><a href="${href(charge.purchaseHref)}">${t('showQr')}</a></p>`}
+${chargeRefundsSection(page, charge.id, charge.refunds)}
 ${charge.lines.length > 0 && html`<h2>${t('statement')}</h2><ol class="lines">${charge.lines.map((line) => html`<li data-type="${line.type}"><span class="what">${types[line.type]}<br>${time(page.lang, line.at, page.timeZone)}</span><span class="money">${line.amount > 0 ? '+' : ''}${formatAmount(line.currency, line.amount)}</span></li>`)}</ol>`}
 <p><a href="/wallet/charges">${t('charges')}</a> · <a href="/wallet/statement">${t('statement')}</a></p>`)
 }

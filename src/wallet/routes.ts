@@ -28,6 +28,10 @@ import { chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, error
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from '../web/session-store.ts'
 import { registerWithdrawalPages } from './withdrawal-routes.ts'
+import { registerRefundPages } from './refund-routes.ts'
+import { refundsOfCharge } from '../app/merchant-refunds.ts'
+import { isCredited } from '../domain/charge.ts'
+import { refundableCents } from '../domain/merchant-refund.ts'
 import { registerStatementPages } from './statement-routes.ts'
 import { createAddressWindows } from '../web/address-windows.ts'
 import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from '../app/owner-sign-in.ts'
@@ -220,15 +224,19 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     return html(reply, chargesPage({ ...pageOf(request, reply), timeZone: await zoneOf(accountOf(request)!) }, listed.rows, listed.status, next))
   })
 
-  app.get<{ Params: { id: string } }>('/wallet/charges/:id', { onRequest: signedIn }, async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { refund?: string } }>('/wallet/charges/:id', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
     const charge = await accountCharge(deps, { accountId, chargeId: request.params.id.slice(0, 64) })
+    // A charge this account received: its refunds, and "Devolver" while something is left (docs/rules.md#merchant-refunds).
+    const left = charge.account_id === accountId && isCredited(charge.status) ? refundableCents({ paidCents: charge.paid_cents, refundedCents: charge.refunded_cents }) : 0
+    const refunds = { rows: await refundsOfCharge(deps, charge.id), leftCents: left > 0 ? left : null, made: request.query.refund === 'made' }
     const lines = (await deps.store.statement.movementsOfCharge(accountId, charge.id)).flatMap(linesOf)
     const ownWaiting = charge.merchant_id === null && charge.account_id === accountId && charge.status === 'waiting_payment'
     return html(reply, chargePage({ ...pageOf(request, reply), timeZone: await zoneOf(accountId) }, {
       ...chargeRow(charge, accountId), payerName: charge.payer_name, payerTaxNumber: charge.payer_tax_number, confirmedAt: charge.confirmed_at, releaseAt: charge.release_at,
       quoteMicros: charge.currency === 'DEPIX' ? null : charge.quote_micros, purchaseHref: ownWaiting ? `/wallet/purchases/${charge.id}` : null,
       lines: lines.map((line) => ({ type: line.type, currency: line.currency, amount: line.amount, at: line.createdAt })),
+      refunds,
     }))
   })
 
@@ -293,6 +301,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   })
 
   registerWithdrawalPages(app, deps, { ...pageHelpers, factors })
+  registerRefundPages(app, deps, { ...pageHelpers, factors })
   registerStatementPages(app, deps, { pageOf, html, accountOf, field, signedIn: { onRequest: signedIn }, protectSignedIn })
 }
 

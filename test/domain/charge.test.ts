@@ -25,7 +25,7 @@ const quote: Quote = { micros: 350_000_000_000, source: 'ticker', at: new Date('
 const okFacts: ArrivalFacts = { blocked: false, boundElsewhere: false, quote }
 const base: Omit<ChargeView, 'status' | 'informedEuid' | 'informedTaxNumber'> = {
   valueCents: 1000, currency: 'DEPIX', webhookEvents: [], paidCents: null, creditedUnits: null, quoteMicros: null, takenBackCents: 0, takenBackUnits: 0,
-  takenBackAll: false, clawback: null, providerReturning: false, refund: null, holdReason: null, payerEuid: null, payerTaxNumber: null,
+  takenBackAll: false, clawback: null, providerReturning: false, refund: null, holdReason: null, payerEuid: null, payerTaxNumber: null, refundedHeldUnits: 0, merchantRefundedCents: 0, refundDisputeLossCents: 0,
 }
 const euidCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: 'EU000000000000001', informedTaxNumber: null, ...extra })
 const taxCharge = (status: ChargeStatus, extra: Partial<ChargeView> = {}): ChargeView => ({ ...base, status, informedEuid: null, informedTaxNumber: '11144477735', ...extra })

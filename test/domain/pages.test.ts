@@ -1,5 +1,6 @@
 // Issue 22, point 1: every page renders through the one template, and no value a user (or a
 // stored row, or a forwarded URL) controls can add markup, an attribute or a script URL.
+import { refundPreviewPage } from '../../src/wallet/refund-pages.ts'
 import { test } from 'node:test'
 import { pagePhases } from '../../src/domain/payment-page.ts'
 import { linkPageHtml, payErrorHtml, paymentPageHtml } from '../../src/pay/pages.ts'
@@ -52,7 +53,8 @@ function everyPage(lang: Lang, value: string) {
     token: tokenPage(page, value),
     tokenShown: tokenShownPage(page, overview('verified')),
     charges: chargesPage(page, [charge], null, value),
-    charge: chargePage(page, { ...charge, payerName: value, payerTaxNumber: value, confirmedAt: when, releaseAt: when, quoteMicros: 1, purchaseHref: value, lines: [{ type: 'credit', currency: 'DEPIX', amount: 1, at: when }] }),
+    charge: chargePage(page, { ...charge, payerName: value, payerTaxNumber: value, confirmedAt: when, releaseAt: when, quoteMicros: 1, purchaseHref: value, lines: [{ type: 'credit', currency: 'DEPIX', amount: 1, at: when }], refunds: { rows: [], leftCents: 1, made: true } }),
+    refundPreview: refundPreviewPage(page, { chargeId: value, currency: 'BTC', leftCents: 1, amountCents: 1, feeCents: 1, units: 1, heldUnits: 1, quoteMicros: 1 }, 'code', value),
     statement: statementPage(page, {
       query: { month: value, from: value, to: value, currency: null }, zone: value, zones: [value], more: true, csvQuery: value,
       summary: [{ currency: 'DEPIX', opening: 1, in: 1, out: 1, fees: 1, closing: 1, availableClosing: 1 }],

@@ -100,7 +100,13 @@ test('/docs in both languages: the withdrawal endpoints with curl and examples, 
     assert.ok(page.includes(concept) && page.includes('R$ 6.000,00') && page.includes('<code>in_review</code>'), `${lang}: the withdrawals concept`)
     for (const call of ['GET /sandbox/treasury', 'POST /sandbox/treasury/mine {blocks?}', 'POST /sandbox/withdrawals/{id}/payout', 'GET /sandbox/liquid-address']) assert.ok(page.includes(call), `${lang}: ${call}`)
     // The sandbox withdrawal walk-through, with an address ready to paste that the service accepts.
-    const walk = page.slice(page.indexOf('<h3 id="sandbox-withdrawal">'), page.indexOf('id="webhooks"'))
+    const walk = page.slice(page.indexOf('<h3 id="sandbox-withdrawal">'), page.indexOf('<h3 id="sandbox-refund">'))
+    // The refunds: their endpoints with the contract's examples, and a worked example whose numbers are the service's.
+    assert.match(section('create-refund'), /&quot;amount&quot;: &quot;10.00&quot;[\s\S]*&quot;debit_amount&quot;: 1100/)
+    assert.match(section('refunds'), /&quot;refunds&quot;: \[/)
+    const refundWalk = page.slice(page.indexOf('<h3 id="sandbox-refund">'), page.indexOf('id="webhooks"'))
+    assert.equal((refundWalk.match(/<li>/g) ?? []).length, 5, `${lang}: the refund walk-through's steps`)
+    for (const text of ['/api/payments/{id}/refunds', '/sandbox/refunds/{id}/payout', 'insufficient_funds', 'payer_key_not_found', '600']) assert.ok(refundWalk.includes(text), `${lang}: the refund walk-through names ${text}`)
     assert.equal((walk.match(/<li>/g) ?? []).length, 6, `${lang}: the walk-through's steps`)
     for (const text of ['/sandbox/liquid-address', '/sandbox/outbox?email=', '86401', '/api/withdrawals', '/sandbox/treasury/mine']) assert.ok(walk.includes(text), `${lang}: the walk-through names ${text}`)
     assert.ok(parseLiquidAddress(/<code>(el1[0-9a-z]+)<\/code>/.exec(walk)![1]!, 'elementsregtest'), `${lang}: a ready regtest address`)

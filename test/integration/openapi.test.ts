@@ -79,7 +79,7 @@ test('each audience has a document of its own: the merchant client sees no opera
 
 test('the documents name their schemas, audiences, retries and webhooks', { skip }, () => {
   assert.deepEqual(Object.keys(document.components.schemas).sort(), [
-    'BalanceRecord', 'BalanceTransactionList', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'CreateWithdrawalRequest', 'DestinationList', 'Error', 'PaymentList', 'WebhookBody', 'WebhookDeliveries',
+    'BalanceRecord', 'BalanceTransactionList', 'ChargeCreated', 'ChargeRecord', 'CreatePaymentRequest', 'CreateRefundRequest', 'CreateWithdrawalRequest', 'DestinationList', 'Error', 'PaymentList', 'RefundList', 'RefundRecord', 'WebhookBody', 'WebhookDeliveries',
     'WithdrawalList', 'WithdrawalRecord', 'WithdrawalWebhookBody',
   ])
   const operations = names.flatMap((name) => Object.entries(documents[name].paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
@@ -105,7 +105,7 @@ test('the documents name their schemas, audiences, retries and webhooks', { skip
   assert.ok(document.paths['/api/create-payment'].post.responses['429'])
   assert.ok(document.paths['/api/create-payment'].post.responses['503'])
   assert.deepEqual(Object.keys(document.webhooks).sort(), [
-    'balance.released', 'payment.confirmed', 'payment.disputed', 'payment.expired', 'payment.held', 'payment.refunded', 'payment.under_review',
+    'balance.released', 'payment.confirmed', 'payment.disputed', 'payment.expired', 'payment.held', 'payment.refunded', 'payment.under_review', 'refund.completed', 'refund.created', 'refund.failed',
     'withdrawal.canceled', 'withdrawal.completed', 'withdrawal.confirmed', 'withdrawal.failed', 'withdrawal.in_review', 'withdrawal.sending', 'withdrawal.sent',
   ])
   assert.deepEqual(document.webhooks['withdrawal.sent'].post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/WithdrawalWebhookBody' })

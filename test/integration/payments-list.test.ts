@@ -41,7 +41,7 @@ test('a merchant lists its own charges, newest first, page by page; another merc
   assert.deepEqual(pages.map((page) => page.length), [10, 10, 5])
   assert.deepEqual(pages.flat(), [...made].reverse())
   const first = ok(await list(shop, '?limit=1')).payments[0]!
-  assert.deepEqual(Object.keys(first).sort(), ['amount', 'createdAt', 'expiresAt', 'holdReason', 'metadata', 'paidAmount', 'payerEuid', 'payerName', 'payerTaxNumber', 'qrId', 'status', 'swap_to', 'updatedAt'])
+  assert.deepEqual(Object.keys(first).sort(), ['amount', 'createdAt', 'expiresAt', 'holdReason', 'metadata', 'paidAmount', 'payerEuid', 'payerName', 'payerTaxNumber', 'qrId', 'refundedAmount', 'status', 'swap_to', 'updatedAt'])
   assert.equal(first.qrId, made.at(-1))
   assert.equal(first.swap_to, 'DEPIX')
   assert.equal(ok(await list(other)).payments.length, 1)

@@ -5,7 +5,7 @@
 // work over from what was stored. Each withdrawal ends completed, with one transaction to its
 // destination (one provider payout for a Pix-out), and the books balance. A refund support pays by
 // Pix-out goes through the same steps and is killed twice: while the provider holds the answer to
-// POST /withdraw, and where its completion would be written.
+// POST /withdraw, and where its completion would be written; so does a merchant's refund.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -143,6 +143,25 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     const chargeStatus = async () => (await api('GET', `/api/get-payment/${strangers.body.id}`)).body.status
     for (let i = 0; i < 300 && (await chargeStatus()) !== 'refunded'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal(await chargeStatus(), 'refunded')
+
+    // A merchant's refund (docs/rules.md#merchant-refunds) is a payout of its own owner: killed while
+    // the provider holds its POST /withdraw reply, and where its completion would be written.
+    const refundGate = provider.holdPayoutReplies()
+    const merchantRefund = await api('POST', `/api/payments/${charge.body.id}/refunds`, { amount: '5.00' })
+    assert.equal(merchantRefund.status, 200, JSON.stringify(merchantRefund.body))
+    await refundGate.payoutStored
+    await kill()
+    refundGate.release()
+    await start()
+    const refundStatus = async () => (await api('GET', `/api/refunds/${merchantRefund.body.id}`)).body.status
+    for (let i = 0; i < 300 && (await refundStatus()) !== 'sent'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal(await refundStatus(), 'sent')
+    await kill()
+    assert.equal(await provider.finishPayout((await provider.payouts()).at(-1)!.id, 'sent').catch(() => 'undelivered'), 'undelivered')
+    await start()
+    for (let i = 0; i < 300 && (await refundStatus()) !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal(await refundStatus(), 'completed')
+    assert.equal((await api('GET', `/api/get-payment/${charge.body.id}`)).body.refundedAmount, 500)
     await kill()
 
     // One transaction to each Liquid destination; one provider payout, paid once, per Pix-out.
@@ -151,7 +170,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.equal(transactions.filter((tx) => tx.outputs.some((output) => output.scriptHex === scriptHex)).length, 1, `withdrawal ${id}: one transaction`)
     }
     const payouts = await provider.payouts()
-    assert.equal(payouts.length, pixKills.length + 1)
+    assert.equal(payouts.length, pixKills.length + 2)
     for (const payout of payouts) assert.equal(transactions.filter((tx) => tx.outputs.some((output) => output.address === payout.deposit_address)).length, 1, `payout ${payout.id}: paid once`)
 
     const after = await open()
@@ -164,6 +183,8 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.deepEqual(refundPayouts.map((row) => row.status), ['completed'])
       const refund = await createStore(after.db).refunds.findById(refundId)
       assert.deepEqual([refund!.status, refund!.owed_cents, refund!.paid_by_us_cents], ['paid', 0, 1000])
+      const merchantPayouts = await after.db.selectFrom('payouts').select('status').where('merchant_refund_id', '=', merchantRefund.body.id).execute()
+      assert.deepEqual(merchantPayouts.map((row) => row.status), ['completed'])
     } finally {
       await after.close()
     }

@@ -28,6 +28,7 @@ test('get-payment answers the contract record of the merchant\'s own charge', as
     updatedAt: T0.toISOString(),
     holdReason: null,
     metadata: {},
+    refundedAmount: 0,
   })
 })
 

@@ -22,7 +22,8 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const sandboxSection = readme.slice(readme.indexOf('\n## Sandbox\n'), readme.indexOf('\n## ', readme.indexOf('\n## Sandbox\n') + 1))
 const shellBlocks = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!)
 const [first] = shellBlocks(sandboxSection)
-const walkThrough = shellBlocks(sandboxSection.slice(sandboxSection.indexOf('### A withdrawal in the sandbox')))
+const walkThrough = shellBlocks(sandboxSection.slice(sandboxSection.indexOf('### A withdrawal in the sandbox'), sandboxSection.indexOf('### A refund in the sandbox')))
+const refundWalk = shellBlocks(sandboxSection.slice(sandboxSection.indexOf('### A refund in the sandbox')))
 
 async function run(script: string): Promise<string[]> {
   const port = (service.app.server.address() as AddressInfo).port
@@ -60,4 +61,14 @@ test('a withdrawal in the sandbox, as the README walks it: the address it gives,
   const withdrawn = await run(`${first}\nOWNER_H=(-H ${JSON.stringify(tokenHeader)} -H 'Content-Type: application/json')\n${withdrawBlock}`)
   assert.equal(withdrawn.at(-1), 'completed', withdrawn.join('\n'))
   assert.match((await wallet.get('/wallet')).html, new RegExp(owner.replace(/[.+]/g, '\\$&')), 'still signed in after a day of sandbox clock')
+})
+
+test('a refund in the sandbox, as the README walks it: R$ 5,00 back by Pix, the account pays R$ 6,00, the provider\'s word completes it', { timeout: 120_000 }, async () => {
+  assert.equal(refundWalk.length, 1, 'the refund walk-through has one shell block')
+  const ownerBlock = walkThrough[0]!
+  const refunded = await run(`${first}\n${ownerBlock}\n${refundWalk[0]!}`)
+  const [status, price, , payout, refundedAmount] = refunded.slice(-5) as [string, string, string, string, string]
+  assert.equal(status, 'depix_sent', refunded.join('\n'))
+  assert.deepEqual(JSON.parse(price), { status: 'pending', amount: '5.00', fee_cents: 100, debit_amount: 600 })
+  assert.deepEqual([payout, refundedAmount], ['completed', '500'], refunded.join('\n'))
 })

@@ -213,3 +213,20 @@ test('verifyWebhook: plain and whsec_ secrets, both signatures, a time tolerance
     }
   })()
 })
+
+test('refunds: part of a payment given back to its payer, read and listed; more than is left refused with its code', { skip: skipOnSecondDatabase }, async () => {
+  const client = new PixChargeClient({ baseUrl, token })
+  const payer = generateCpf()
+  const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
+  const created = await client.createPayment({ value: '30.00', email: 'sdk@example.com', euid })
+  await service.pay(created.id, payer)
+  const refund = await client.refunds.create(created.id, { amount: '10.00', reason: 'returned item' }, { idempotencyKey: 'return-1042' })
+  assert.deepEqual([refund.status, refund.amount_cents, refund.fee_cents, refund.debit_amount], ['pending', 1000, 100, 1100])
+  assert.equal((await client.refunds.create(created.id, { amount: '10.00', reason: 'returned item' }, { idempotencyKey: 'return-1042' })).id, refund.id)
+  assert.equal((await client.refunds.get(refund.id)).payment_id, created.id)
+  assert.deepEqual((await client.refunds.list(created.id)).refunds.map((row) => row.id), [refund.id])
+  assert.equal((await client.getPayment(created.id)).refundedAmount, 1000)
+  const over = await client.refunds.create(created.id, { amount: '20.01' }).catch((caught: unknown) => caught)
+  assert.ok(over instanceof PixChargeError)
+  assert.deepEqual([over.status, over.code, over.param], [409, 'refund_exceeds_paid', 'amount'])
+})

@@ -20,7 +20,9 @@ import { documentAudience } from '../../web/audiences.ts'
 import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
 import { paymentLinkRoutes } from './payment-links.ts'
-import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, PaymentList, RedeliveryAccepted, WebhookDeliveries } from '../../contract/api.ts'
+import { createMerchantRefund, getMerchantRefund, listMerchantRefunds } from '../../app/merchant-refunds.ts'
+import { BalanceRecord, BalanceTransactionList, ChargeCreated, ChargeRecord, CreateRefundBody, PaymentList, RedeliveryAccepted, RefundList, RefundRecord, refundIdPattern, WebhookDeliveries } from '../../contract/api.ts'
+import { createRefundFieldCodes, refundErrors, refundReadErrors } from '../schemas.ts'
 import { BalanceTransactionQuery, cancelErrors, ChargeIdFilter, CreatePaymentBody, IdempotencyKeyHeaders, createPaymentErrors, createPaymentFieldCodes, deliveryErrors, PaymentIdParams, PaymentListQuery, qrErrors, QrFileParams, readErrors, statementErrors } from '../schemas.ts'
 
 /** An id no charge can have is a charge not found, as one of another account's is. */
@@ -125,6 +127,60 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       onRequest: authenticated,
     },
     async (request) => cancelCharge(deps, { merchantAccountId: request.merchant.accountId, chargeId: request.params.payment_id }),
+  )
+
+  // docs/rules.md#merchant-refunds: the merchant gives a payer money back from its balance.
+  app.post(
+    '/api/payments/:payment_id/refunds',
+    {
+      schema: {
+        operationId: 'createPaymentRefund',
+        summary: 'Refund (part of) a payment to its payer',
+        description:
+          'Gives the payer back `amount` (all that is left when omitted) of a credited payment (`depix_sent` or `after7d`) within 90 days, by Pix to the payer\'s own CPF/CNPJ. ' +
+          'The account pays it and the provider\'s Pix-out fee (`fee_cents`), in the currency the payment was credited in (BTC and USDt at the accepted price of the moment, rounded up), ' +
+          'from the payment\'s own 7-day hold first; refused with `insufficient_funds` when the balance does not cover it. Refunds count against the daily withdrawal limit and wait for support ' +
+          'above the review threshold. Several partial refunds never give back more than `paidAmount`; refunded in full, the payment becomes `refunded`. Send an `Idempotency-Key`.',
+        params: PaymentIdParams,
+        headers: IdempotencyKeyHeaders('one per refund you mean to make'),
+        body: CreateRefundBody,
+        response: { 200: RefundRecord, ...refundErrors },
+      },
+      config: { fieldErrorCodes: createRefundFieldCodes, partErrorCodes: { ...paymentIdCodes, ...idempotencyKeyCodes } },
+      onRequest: authenticated,
+    },
+    async (request) =>
+      createMerchantRefund({
+        store: deps.store, clock: deps.clock, mailSeal: deps.mailSeal, baseUrl: deps.config.baseUrl, quotes: deps.quotes, limits: deps.config.withdrawals.limits, log: request.log,
+      }, {
+        accountId: request.merchant.accountId, chargeId: request.params.payment_id, body: request.body ?? {},
+        idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']), actor: `token:${request.merchant.tokenId}`,
+      }),
+  )
+
+  app.get(
+    '/api/payments/:payment_id/refunds',
+    {
+      schema: { operationId: 'listPaymentRefunds', summary: "A payment's refunds", description: 'Oldest first, with their status.', params: PaymentIdParams, response: { 200: RefundList, ...refundReadErrors } },
+      config: { partErrorCodes: paymentIdCodes },
+      onRequest: authenticated,
+    },
+    async (request) => listMerchantRefunds(deps, { accountId: request.merchant.accountId, chargeId: request.params.payment_id }),
+  )
+
+  app.get(
+    '/api/refunds/:refund_id',
+    {
+      schema: {
+        operationId: 'getPaymentRefund',
+        summary: 'Read a refund',
+        params: Type.Object({ refund_id: Type.String({ pattern: refundIdPattern, description: 'The refund\'s `id`: `rf_` and 24 lowercase hex characters.' }) }),
+        response: { 200: RefundRecord, ...refundReadErrors },
+      },
+      config: { partErrorCodes: { refund_id: 'refund_not_found' } },
+      onRequest: authenticated,
+    },
+    async (request) => getMerchantRefund(deps, { accountId: request.merchant.accountId, refundId: request.params.refund_id }),
   )
 
   // Decisions 12: the token's charges, newest first, filtered, a page at a time.

@@ -133,6 +133,8 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   const payoutView = (payout: Payout) => ({
     refund_payout_id: payout.id,
     refund_id: payout.refund_id,
+    // A merchant's refund (docs/rules.md#merchant-refunds) waits here too, above the review threshold or the limits.
+    merchant_refund_id: payout.merchant_refund_id,
     status: payout.status,
     review_reason: payout.review_reason,
     failure_code: payout.failure_code,
@@ -219,7 +221,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // What the provider reported that support must look at: money we credited that it will take back
   // (will_refund after credit), or a "refunded" after part was taken back, which is not ours to guess.
   app.get('/ops/alerts', { schema: operation('listAlerts', 'What support must look at now', { alerts: [{ kind: 'will_refund_after_credit', payment_id: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', status: 'depix_sent', since: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => {
-    const { clawbacks, withdrawalPayouts, refundPayouts } = await supportAlerts(deps)
+    const { clawbacks, withdrawalPayouts, refundPayouts, merchantRefundPayouts, refundedThenDisputed } = await supportAlerts(deps)
     return { alerts: [...clawbacks.map((charge) => ({
       kind: charge.clawback === 'will_refund' ? 'will_refund_after_credit' : 'refunded_after_partial_clawback',
       payment_id: charge.id,
@@ -227,6 +229,15 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       status: charge.status,
       currency: charge.currency,
       credited_units: charge.credited_units,
+      since: charge.updated_at.toISOString(),
+    })),
+    // A MED on a payment the merchant had refunded: the payer may have been paid twice (docs/rules.md#merchant-refund-statuses).
+    ...refundedThenDisputed.map((charge) => ({
+      kind: 'refunded_then_disputed',
+      payment_id: charge.id,
+      refunded_cents: charge.refunded_cents,
+      taken_back_cents: charge.taken_back_cents,
+      status: charge.status,
       since: charge.updated_at.toISOString(),
     })),
     // A Pix-out the provider did not pay after our DePix left: it may come back (review: returned).
@@ -244,6 +255,16 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       kind: 'refund_payout_failed_after_sending',
       refund_payout_id: payout.id,
       refund_id: payout.refund_id,
+      provider_status: payout.provider_status,
+      status: payout.status,
+      amount_cents: payout.amount,
+      since: payout.updated_at.toISOString(),
+    })),
+    // A merchant's refund left the account's books when its DePix left; the Pix then failed: support looks.
+    ...merchantRefundPayouts.map((payout) => ({
+      kind: 'merchant_refund_payout_failed_after_sending',
+      refund_payout_id: payout.id,
+      merchant_refund_id: payout.merchant_refund_id,
       provider_status: payout.provider_status,
       status: payout.status,
       amount_cents: payout.amount,
