@@ -27,6 +27,7 @@ import { moveLockedPayout, openPayout, type PayoutMoveDeps } from './move-money-
 import type { QuoteBook } from './quote-book.ts'
 import { requestHash } from '../request-hash.ts'
 import { announceRefund, refundRecord } from './refund-notices.ts'
+import { mayWithdraw } from './withdrawal-blockers.ts'
 
 export type MerchantRefundDeps = { store: Store; clock: Clock; mailSeal: MailSeal; baseUrl: string; quotes: QuoteBook; limits: WithdrawalLimits; log?: { warn: (details: object, message: string) => void } }
 
@@ -72,7 +73,8 @@ function priced(charge: Charge, amountCents: number | null, quoteMicros: number 
   return { amountCents: amount, price, brlCents: price.amountCents + price.feeCents, payerKey: facts.payerKey! }
 }
 
-export type RefundRequest = { asker: Asker; chargeId: string; amountCents: number | null; reason: string | null; actor: string; quoteMicros: number | null; lang: Lang }
+/** `lang`: the Wallet's page language; null for an API refund, whose mail follows the owner's own (docs/payment-pages.md). */
+export type RefundRequest = { asker: Asker; chargeId: string; amountCents: number | null; reason: string | null; actor: string; quoteMicros: number | null; lang: Lang | null }
 
 /**
  * Inside the caller's transaction, makes the refund under `id`: under the charge's and its
@@ -91,13 +93,15 @@ async function makeRefundIn(deps: MerchantRefundDeps, store: Store, request: Ref
   }
   const limit = limitDecision(brlCents, used, deps.limits)
   if ('refused' in limit) throw new DomainError(limit.refused, { param: 'amount' })
+  // A refund is a payout: an account a withdrawal would be refused for (an open MED or claw-back, a currency below zero) sends nothing either (docs/rules.md#merchant-refund-limits).
+  if (!(await mayWithdraw(store, account, now))) throw new DomainError('withdrawal_not_allowed')
   // Never queued: what the hold does not cover must be available now (held and negative balances never count).
   const available = (await store.ledger.balances(account.id, 'available'))[charge.currency]
   if (available < price.units - price.heldUnits) throw new DomainError('insufficient_funds', { param: 'amount' })
   await store.merchantRefunds.insert({
     id, charge_id: charge.id, account_id: account.id, currency: charge.currency, amount_cents: price.amountCents, fee_cents: price.feeCents, units: price.units,
     held_units: price.heldUnits, quote_micros: charge.currency === 'DEPIX' ? null : request.quoteMicros, brl_cents: brlCents, reason: request.reason, pix_key: payerKey,
-    status: 'pending', lang: request.lang, created_by: request.actor, created_at: now, updated_at: now,
+    status: 'pending', lang: request.lang ?? account.language, created_by: request.actor, created_at: now, updated_at: now,
   })
   await store.charges.update(charge.id, { refunded_cents: charge.refunded_cents + price.amountCents, refunded_held_units: charge.refunded_held_units + price.heldUnits })
   await store.ledger.post(merchantRefundReservePosting({ id, accountId: account.id, currency: charge.currency, amountCents: price.amountCents, feeCents: price.feeCents, units: price.units, heldUnits: price.heldUnits }), charge.id, now)
@@ -134,7 +138,7 @@ export async function createMerchantRefund(deps: MerchantRefundDeps, request: { 
     },
     make: async (id) => ({
       answer: refundRecord(await deps.store.transaction((store) => makeRefundIn(deps, store, {
-        asker: { merchantAccountId: request.accountId }, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros: quote?.micros ?? null, lang: 'pt-BR',
+        asker: { merchantAccountId: request.accountId }, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros: quote?.micros ?? null, lang: null,
       }, id))),
     }),
   })

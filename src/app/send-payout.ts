@@ -94,8 +94,11 @@ export async function treasuryCovers(deps: { treasury: Treasury }, currency: Cur
 /** The owner's side of the start, read under its locks: a withdrawal still confirmed to a live destination of an account that may withdraw; a refund still owing this much. */
 async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payout, now: Date): Promise<{ ownerWants: boolean; destinationActive: boolean; accountAllowed: boolean }> {
   if (owner === null) return { ownerWants: false, destinationActive: false, accountAllowed: false }
-  // A merchant's refund goes back to the payer who paid, whatever else holds the account (docs/rules.md#merchant-refund-limits).
-  if (owner.kind === 'merchant_refund') return { ownerWants: owner.refund?.status === 'pending', destinationActive: true, accountAllowed: true }
+  // A merchant's refund is paid from the account's balance: the account must still be one that may take money out (docs/rules.md#merchant-refund-limits).
+  if (owner.kind === 'merchant_refund') {
+    const account = owner.refund === undefined ? undefined : await store.accounts.findById(owner.refund.account_id)
+    return { ownerWants: owner.refund?.status === 'pending', destinationActive: true, accountAllowed: account !== undefined && (await mayWithdraw(store, account, now)) }
+  }
   if (owner.kind === 'refund') {
     const { refund } = owner
     return { ownerWants: refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount, destinationActive: true, accountAllowed: true }

@@ -165,7 +165,7 @@ export const withdrawalErrors = errorResponses([
 ])
 export const refundErrors = errorResponses([
   ...authCodes, 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'payment_not_found', 'amount_invalid', 'amount_below_minimum', 'amount_above_maximum',
-  'payment_not_refundable', 'refund_window_closed', 'refund_exceeds_paid', 'payer_key_unknown', 'insufficient_funds', 'withdrawal_limit_exceeded', 'quote_unavailable',
+  'payment_not_refundable', 'refund_window_closed', 'refund_exceeds_paid', 'payer_key_unknown', 'insufficient_funds', 'withdrawal_limit_exceeded', 'withdrawal_not_allowed', 'quote_unavailable',
   'idempotency_key_invalid', 'idempotency_key_reused', 'idempotency_key_in_use',
 ])
 export const refundReadErrors = errorResponses([...authCodes, 'payment_not_found', 'refund_not_found', 'invalid_request'])

@@ -371,3 +371,21 @@ test('twenty refunds of one charge at once, through two instances on one Postgre
     await database.close()
   }
 })
+
+test('a refund is a payout: an account with an open MED is refused when it asks, and a refund waiting in review whose account meets a MED waits again instead of leaving', async () => {
+  const { token, payments: [first, second, third] } = await shop('refund-blocked@example.com', 3)
+  // Waiting for support (above the threshold) when the MED comes.
+  const waiting = await refund(token, first!.id, { amount: '9.00' })
+  assert.equal(waiting.body.review_reason, 'over_threshold')
+  assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${second!.id}/med`, body: {} })).status, 200)
+
+  const refused = await refund(token, third!.id, { amount: '2.00' })
+  assert.deepEqual([refused.status, refused.body.code], [403, 'withdrawal_not_allowed'])
+
+  const held = (await service.store.payouts.latestOf({ merchantRefundId: waiting.body.id }))!
+  assert.equal((await service.ops('POST', `/ops/refund-payouts/${held.id}/review`, { decision: 'retry', note: 'known customer' })).body.status, 'queued')
+  await service.jobs.runDue()
+  const again = (await service.store.payouts.latestOf({ merchantRefundId: waiting.body.id }))!
+  assert.deepEqual([again.status, again.review_reason, again.provider_withdrawal_id], ['in_review', 'account_not_allowed', null], 'nothing asked of the provider')
+  await assertBooksBalance()
+})
