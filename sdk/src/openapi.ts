@@ -2245,7 +2245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `token_pending`, `token_inactive` */
+            /** @description `token_pending`, `token_inactive`, `withdrawal_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2253,7 +2253,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "token_pending" | "token_inactive";
+                        code: "token_pending" | "token_inactive" | "withdrawal_not_allowed";
                     };
                 };
             };
