@@ -5,13 +5,9 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { createAdjustableClock } from '../../src/clock.ts'
-import { loadConfig } from '../../src/config.ts'
 import { checkLedger } from '../../src/app/check-ledger.ts'
-import { openPostgres } from '../../src/store/database.ts'
-import { startService } from '../../src/service.ts'
 import { signedInOperator } from '../support/factors.ts'
-import { startTestService, T0, openTestDatabase, testDatabase, type TestService } from '../support/harness.ts'
+import { startTestService, testDatabase, twoInstances, type TestService } from '../support/harness.ts'
 
 let service: TestService
 before(async () => {
@@ -338,10 +334,7 @@ test('refunds count against the withdrawal limits: refused above the per-withdra
 })
 
 test('twenty refunds of one charge at once, through two instances on one PostgreSQL: never more in all than was paid', { skip: testDatabase !== 'postgres' }, async () => {
-  const database = await openTestDatabase()
-  const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
-  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const { first, second, close } = await twoInstances()
   try {
     await first.app.listen({ host: '127.0.0.1', port: 0 })
     const post = (app: typeof first.app, url: string, body: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: body as object, headers })
@@ -366,9 +359,7 @@ test('twenty refunds of one charge at once, through two instances on one Postgre
     assert.equal((await second.store.ledger.balances(owner.id, 'withdrawing')).DEPIX, 15 * 2_100)
     assert.equal((await checkLedger({ store: first.store, treasury: first.treasury })).ok, true)
   } finally {
-    await first.close()
-    await second.close()
-    await database.close()
+    await close()
   }
 })
 

@@ -6,19 +6,12 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
-import { createAdjustableClock } from '../../src/clock.ts'
-import { loadConfig } from '../../src/config.ts'
 import { checkLedger } from '../../src/app/check-ledger.ts'
-import { openPostgres } from '../../src/store/database.ts'
-import { startService } from '../../src/service.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
-import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { T0, testDatabase, twoInstances } from '../support/harness.ts'
 
 test('twenty withdrawals at once on one account, through two instances: only what the balance covers is reserved', { skip: testDatabase !== 'postgres' }, async () => {
-  const database = await openTestDatabase()
-  const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
-  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const { first, second, close } = await twoInstances()
   try {
     // Listening, so the sandbox's provider can deliver its webhook for the payment that funds the account.
     await first.app.listen({ host: '127.0.0.1', port: 0 })
@@ -46,21 +39,17 @@ test('twenty withdrawals at once on one account, through two instances: only wha
     assert.equal((await second.store.ledger.balances(owner.id, 'withdrawing')).DEPIX, 9 * 3_000)
     assert.equal((await checkLedger({ store: first.store, treasury: first.treasury })).ok, true)
   } finally {
-    await first.close()
-    await second.close()
-    await database.close()
+    await close()
   }
 })
 
 test('support orders the Pix-out of one refund from two instances at once (and records it paid by bank meanwhile): one payout, the refund paid once', { skip: testDatabase !== 'postgres' }, async () => {
-  const database = await openTestDatabase()
-  const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', OPS_TOKEN: 'a-long-operator-token-for-the-race-test', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0' }
-  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const opsToken = 'a-long-operator-token-for-the-race-test'
+  const { first, second, close } = await twoInstances({ OPS_TOKEN: opsToken })
   try {
     await first.app.listen({ host: '127.0.0.1', port: 0 })
     const post = (app: typeof first.app, url: string, body: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: body as object, headers })
-    const operator = { authorization: `Bearer ${env.OPS_TOKEN}`, 'x-operator': 'ana@support' }
+    const operator = { authorization: `Bearer ${opsToken}`, 'x-operator': 'ana@support' }
     const merchantTax = generateCpf()
     await post(first.app, '/sandbox/accounts', { email: 'race-refund@example.com', tax_number: merchantTax, name: 'Race Shop' })
     const token = (await post(first.app, '/sandbox/accounts/race-refund@example.com/tokens', {})).json().token
@@ -87,8 +76,6 @@ test('support orders the Pix-out of one refund from two instances at once (and r
     else assert.deepEqual([payouts.length, refund.status, refund.paid_by_us_cents], [0, 'paid', 1000])
     assert.equal((await checkLedger({ store: second.store, treasury: second.treasury })).ok, true)
   } finally {
-    await first.close()
-    await second.close()
-    await database.close()
+    await close()
   }
 })

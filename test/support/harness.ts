@@ -277,3 +277,24 @@ export async function startTestService(
 
   return { ...service, request, api: typedApi(request), merchant, pay, advance, ops, providerWebhook }
 }
+
+/**
+ * Two sandbox instances on one PostgreSQL database, each with a pool of its own, as two servers
+ * behind a balancer run them: the race tests send half their requests to each. `close` ends both
+ * and the database.
+ */
+export async function twoInstances(env: Record<string, string> = {}) {
+  const database = await openTestDatabase()
+  const config = loadConfig({ PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0', ...env })
+  const start = async () => startService(config, { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const first = await start()
+  const second = await start()
+  return {
+    first, second,
+    close: async () => {
+      await first.close()
+      await second.close()
+      await database.close()
+    },
+  }
+}
