@@ -1200,10 +1200,10 @@ export interface components {
                 /** @description The line's id: stable, and the same in every page and export. */
                 id: string;
                 /**
-                 * @description `credit`: a payment credited (in DEPIX what arrived; in BTC or USDt what it converted to); `fee`: the R$ 1,00 deposit fee of a DEPIX credit; `hold_release`: a third-party payment's 7-day hold ended (amount 0, `available_amount` moves); `med`: money the provider took back (a MED or a refund); `withdrawal_reserved`: a withdrawal confirmed, its amount set aside (amount 0); `withdrawal`: what a withdrawal sent; `withdrawal_fee`: our 2 % DEPIX withdrawal fee; `withdrawal_canceled`: a withdrawal canceled or failed before anything left, its amount back to available (amount 0); `reversal`: a sent withdrawal came back; `refund` and `network_fee`: reserved for postings an account pays; `adjustment`: a correction made by the service.
+                 * @description `credit`: a payment credited (in DEPIX what arrived; in BTC or USDt what it converted to); `fee`: the R$ 1,00 deposit fee of a DEPIX credit; `hold_release`: a third-party payment's 7-day hold ended (amount 0, `available_amount` moves); `med`: money the provider took back (a MED or a refund); `withdrawal_reserved`: a withdrawal confirmed, its amount set aside (amount 0); `withdrawal`: what a withdrawal sent; `withdrawal_fee`: our 2 % DEPIX withdrawal fee; `withdrawal_canceled`: a withdrawal canceled or failed before anything left, its amount back to available (amount 0); `reversal`: a sent withdrawal came back; `refund_reserved`: a merchant refund made, its amount and fee set aside (amount 0); `refund`: what a refund paid to the payer, with the provider's fee; `refund_canceled`: a refund that failed before anything left, its amount back to available (amount 0); `network_fee`: reserved for postings an account pays; `adjustment`: a correction made by the service.
                  * @enum {unknown}
                  */
-                type: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund" | "network_fee" | "adjustment";
+                type: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund_reserved" | "refund" | "refund_canceled" | "network_fee" | "adjustment";
                 /** @enum {unknown} */
                 currency: "DEPIX" | "BTC" | "USDt";
                 /** @description Signed, in the currency's smallest unit: what the line changed in the balance (available, held and withdrawing together). */
@@ -2695,7 +2695,7 @@ export interface operations {
         parameters: {
             query?: {
                 currency?: "DEPIX" | "BTC" | "USDt";
-                type?: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund" | "network_fee" | "adjustment";
+                type?: "credit" | "fee" | "hold_release" | "med" | "withdrawal_reserved" | "withdrawal" | "withdrawal_fee" | "withdrawal_canceled" | "reversal" | "refund_reserved" | "refund" | "refund_canceled" | "network_fee" | "adjustment";
                 /** @description ISO 8601 date or time; inclusive */
                 created_from?: string;
                 /** @description ISO 8601 date or time; exclusive */

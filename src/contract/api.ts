@@ -266,7 +266,9 @@ export const BalanceTransaction = Type.Object(
         '`hold_release`: a third-party payment\'s 7-day hold ended (amount 0, `available_amount` moves); `med`: money the provider took back (a MED or a refund); ' +
         '`withdrawal_reserved`: a withdrawal confirmed, its amount set aside (amount 0); `withdrawal`: what a withdrawal sent; `withdrawal_fee`: our 2 % DEPIX withdrawal fee; ' +
         '`withdrawal_canceled`: a withdrawal canceled or failed before anything left, its amount back to available (amount 0); `reversal`: a sent withdrawal came back; ' +
-        '`refund` and `network_fee`: reserved for postings an account pays; `adjustment`: a correction made by the service.',
+        '`refund_reserved`: a merchant refund made, its amount and fee set aside (amount 0); `refund`: what a refund paid to the payer, with the provider\'s fee; ' +
+        '`refund_canceled`: a refund that failed before anything left, its amount back to available (amount 0); `network_fee`: reserved for postings an account pays; ' +
+        '`adjustment`: a correction made by the service.',
     }),
     currency: Type.Enum(currencies),
     amount: Type.Integer({ description: 'Signed, in the currency\'s smallest unit: what the line changed in the balance (available, held and withdrawing together).' }),

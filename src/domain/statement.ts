@@ -8,7 +8,8 @@
 import type { Currency } from './money.ts'
 
 export const statementLineTypes = [
-  'credit', 'fee', 'hold_release', 'med', 'withdrawal_reserved', 'withdrawal', 'withdrawal_fee', 'withdrawal_canceled', 'reversal', 'refund', 'network_fee', 'adjustment',
+  'credit', 'fee', 'hold_release', 'med', 'withdrawal_reserved', 'withdrawal', 'withdrawal_fee', 'withdrawal_canceled', 'reversal', 'refund_reserved', 'refund', 'refund_canceled',
+  'network_fee', 'adjustment',
 ] as const
 export type StatementLineType = (typeof statementLineTypes)[number]
 
@@ -49,8 +50,8 @@ export type PricedLine = StatementLine & { balanceAfter: number; availableAfter:
 const typeOfKind: Record<string, StatementLineType> = {
   credit: 'credit', release: 'hold_release', clawback: 'med', withdrawal_reserve: 'withdrawal_reserved', withdrawal_settle: 'withdrawal',
   withdrawal_release: 'withdrawal_canceled', withdrawal_return: 'reversal', network_fee: 'network_fee',
-  // A merchant's refund (docs/rules.md#merchant-refund-amounts): set aside, paid, or given back if it failed.
-  merchant_refund_reserve: 'refund', merchant_refund_settle: 'refund', merchant_refund_release: 'refund',
+  // A merchant's refund (docs/rules.md#merchant-refund-amounts): set aside, paid, or given back if it failed, as a withdrawal's.
+  merchant_refund_reserve: 'refund_reserved', merchant_refund_settle: 'refund', merchant_refund_release: 'refund_canceled',
 }
 
 /** The lines one posting makes on the account, in the order they happened. */

@@ -121,6 +121,10 @@ test('a key the provider refuses fails the refund with payer_key_not_found, and 
     assert.deepEqual([failed.status, failed.failure_code], ['failed', 'payer_key_not_found'])
     assert.equal(await balance(token), before)
     assert.equal((await payment(token, paid!.id)).refundedAmount, 0)
+    // The statement: set aside (the balance unchanged, available down), then set aside no more.
+    const lines = (await service.request({ method: 'GET', url: '/api/balance-transactions?limit=5', token })).body.balance_transactions
+      .filter((line: { payment_id: string | null }) => line.payment_id === paid!.id).map((line: { type: string; amount: number; available_amount: number }) => [line.type, line.amount, line.available_amount])
+    assert.deepEqual(lines.slice(0, 2), [['refund_canceled', 0, 600], ['refund_reserved', 0, -600]])
   } finally {
     await service.request({ method: 'PUT', url: '/sandbox/provider/payouts', body: { refuse_keys: false } })
   }
@@ -183,6 +187,9 @@ test('the sandbox walk-through of /docs and the README: R$ 5,00 of a R$ 20,00 pa
   const finished = await service.request({ method: 'POST', url: `/sandbox/refunds/${made.body.id}/payout`, body: {} })
   assert.deepEqual(finished.body, { id: made.body.id, status: 'completed' })
   assert.equal((await payment(owner.token, created.body.id)).refundedAmount, 500)
+  const lines = (await service.request({ method: 'GET', url: '/api/balance-transactions?limit=5', token: owner.token })).body.balance_transactions
+    .filter((line: { payment_id: string | null }) => line.payment_id === created.body.id).map((line: { type: string; amount: number }) => [line.type, line.amount])
+  assert.deepEqual(lines.slice(0, 2), [['refund', -600], ['refund_reserved', 0]], 'the refund paid, after its set-aside')
   assert.equal((await service.request({ method: 'POST', url: '/sandbox/refunds/rf_000000000000000000000000/payout', body: {} })).body.code, 'refund_not_found')
   await assertBooksBalance()
 })
