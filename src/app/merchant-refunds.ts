@@ -2,7 +2,6 @@
 // asked through the API (or the Wallet), priced and checked under the charge's lock, its amount
 // reserved and its payout opened in one transaction; the payout (send-payout.ts) pays the payer's
 // own CPF/CNPJ key, and the refund follows it (move-money-out.ts#followMerchantRefund).
-import { randomBytes } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import type { CreateRefundBody, RefundList, RefundRecord } from '../contract/api.ts'
 import { heldLeft, isChargeId } from '../domain/charge.ts'
@@ -25,6 +24,7 @@ import { hasFactor, requireStepUp, type StepUpProof } from './second-factors.ts'
 import { moveCharge } from './move-charge.ts'
 import { moveLockedPayout, openPayout, type PayoutMoveDeps } from './move-money-out.ts'
 import type { QuoteBook } from './quote-book.ts'
+import { randomHexSource } from '../random-hex.ts'
 import { requestHash } from '../request-hash.ts'
 import { announceRefund, refundRecord } from './refund-notices.ts'
 import { mayWithdraw } from './withdrawal-blockers.ts'
@@ -33,9 +33,8 @@ export type MerchantRefundDeps = { store: Store; clock: Clock; mailSeal: MailSea
 
 const DAY_MS = 24 * 3_600_000
 
-export function newRefundId(): string {
-  return `rf_${randomBytes(12).toString('hex')}`
-}
+const refundHex = randomHexSource(12)
+export const newRefundId = (): string => `rf_${refundHex()}`
 
 /** The payer's own CPF/CNPJ, the one key a refund is paid to; null when the provider reported it masked and nothing unmasked it. */
 export function payerKeyOf(charge: Pick<Charge, 'payer_tax_number'>): string | null {
@@ -44,12 +43,6 @@ export function payerKeyOf(charge: Pick<Charge, 'payer_tax_number'>): string | n
   return parseTaxNumber(reported)?.value ?? null
 }
 
-/** The account's charge, or payment_not_found (another account's charge is simply not there). */
-async function chargeFor(store: Store, accountId: number, chargeId: string): Promise<Charge> {
-  const charge = isChargeId(chargeId) ? await store.charges.findForMerchant(chargeId, accountId) : undefined
-  if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
-  return charge
-}
 
 const refusalParam: Partial<Record<RefundRefusal, string>> = { refund_exceeds_paid: 'amount', amount_below_minimum: 'amount', amount_above_maximum: 'amount' }
 
@@ -58,6 +51,17 @@ type Asker = { merchantAccountId: number } | { ownerAccountId: number }
 
 const asks = (asker: Asker, charge: Pick<Charge, 'merchant_account_id' | 'account_id'>) =>
   'merchantAccountId' in asker ? charge.merchant_account_id === asker.merchantAccountId : charge.account_id === asker.ownerAccountId
+
+/** The charge the asker may refund, or payment_not_found (another account's charge is simply not there). */
+async function askedCharge(store: Store, asker: Asker, chargeId: string): Promise<Charge> {
+  const charge = isChargeId(chargeId) ? await store.charges.findById(chargeId) : undefined
+  if (!charge || !asks(asker, charge)) throw new DomainError('payment_not_found', { param: 'payment_id' })
+  return charge
+}
+
+/** The accepted price of the moment for a charge credited as BTC or USDt, asked before any transaction (it may be an HTTP call). */
+const quoteMicrosFor = async (deps: Pick<MerchantRefundDeps, 'quotes'>, charge: Charge): Promise<number | null> =>
+  charge.currency === 'DEPIX' ? null : (await deps.quotes.at(charge.currency))?.micros ?? null
 
 type Priced = { amountCents: number; price: RefundPrice; brlCents: number; payerKey: string }
 
@@ -127,9 +131,8 @@ export async function createMerchantRefund(deps: MerchantRefundDeps, request: { 
   const amountCents = request.body.amount === undefined ? null : parseBrlToCents(request.body.amount)
   if (amountCents === 0 || (request.body.amount !== undefined && amountCents === null)) throw new DomainError('amount_invalid', { param: 'amount' })
   if (amountCents === Infinity) throw new DomainError('amount_above_maximum', { param: 'amount' })
-  const charge = await chargeFor(deps.store, request.accountId, request.chargeId)
-  // The accepted price of the moment, asked before the transaction (it may be an HTTP call).
-  const quote = charge.currency === 'DEPIX' ? null : await deps.quotes.at(charge.currency)
+  const charge = await askedCharge(deps.store, { merchantAccountId: request.accountId }, request.chargeId)
+  const quoteMicros = await quoteMicrosFor(deps, charge)
   return withIdempotencyKey(deps, {
     accountId: request.accountId, key: request.idempotencyKey, requestHash: refundRequestHash(request.chargeId, request.body), newId: newRefundId,
     findMade: async (id) => {
@@ -138,14 +141,14 @@ export async function createMerchantRefund(deps: MerchantRefundDeps, request: { 
     },
     make: async (id) => ({
       answer: refundRecord(await deps.store.transaction((store) => makeRefundIn(deps, store, {
-        asker: { merchantAccountId: request.accountId }, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros: quote?.micros ?? null, lang: null,
+        asker: { merchantAccountId: request.accountId }, chargeId: charge.id, amountCents, reason: request.body.reason?.trim() ?? null, actor: request.actor, quoteMicros, lang: null,
       }, id))),
     }),
   })
 }
 
 export async function listMerchantRefunds(deps: { store: Store }, request: { accountId: number; chargeId: string }): Promise<RefundList> {
-  const charge = await chargeFor(deps.store, request.accountId, request.chargeId)
+  const charge = await askedCharge(deps.store, { merchantAccountId: request.accountId }, request.chargeId)
   return { refunds: (await deps.store.merchantRefunds.listForCharges([charge.id])).map(refundRecord) }
 }
 
@@ -176,22 +179,16 @@ export async function completeMerchantRefundPayout(deps: PayoutMoveDeps, payout:
 /** What the Wallet shows before the owner confirms: the price of refunding `amountCents` of a charge the owner received, now. */
 export type RefundPreview = { chargeId: string; currency: Charge['currency']; leftCents: number; amountCents: number; feeCents: number; units: number; heldUnits: number; quoteMicros: number | null }
 
-const walletCodeSubject = (chargeId: string, amountCents: number) => `${chargeId}:${amountCents}`
-
-/** The owner's received charge, or payment_not_found. */
-async function receivedCharge(store: Store, accountId: number, chargeId: string): Promise<Charge> {
-  const charge = isChargeId(chargeId) ? await store.charges.findById(chargeId) : undefined
-  if (!charge || charge.account_id !== accountId) throw new DomainError('payment_not_found', { param: 'payment_id' })
-  return charge
-}
+/** What a Wallet refund's e-mail code (and its tries) is bound to: the charge and the amount. */
+export const walletCodeSubject = (chargeId: string, amountCents: number) => `${chargeId}:${amountCents}`
 
 export async function previewWalletRefund(deps: MerchantRefundDeps, request: { accountId: number; chargeId: string; amountCents: number }): Promise<RefundPreview> {
-  const charge = await receivedCharge(deps.store, request.accountId, request.chargeId)
-  const quote = charge.currency === 'DEPIX' ? null : await deps.quotes.at(charge.currency)
-  const { price } = priced(charge, request.amountCents, quote?.micros ?? null, deps.clock.now())
+  const charge = await askedCharge(deps.store, { ownerAccountId: request.accountId }, request.chargeId)
+  const quoteMicros = await quoteMicrosFor(deps, charge)
+  const { price } = priced(charge, request.amountCents, quoteMicros, deps.clock.now())
   return {
     chargeId: charge.id, currency: charge.currency, leftCents: refundableCents({ paidCents: charge.paid_cents, refundedCents: charge.refunded_cents }),
-    amountCents: price.amountCents, feeCents: price.feeCents, units: price.units, heldUnits: price.heldUnits, quoteMicros: quote?.micros ?? null,
+    amountCents: price.amountCents, feeCents: price.feeCents, units: price.units, heldUnits: price.heldUnits, quoteMicros,
   }
 }
 
@@ -213,8 +210,8 @@ export async function sendWalletRefundCode(deps: MerchantRefundDeps, request: { 
  * the same transaction, so a wrong code makes nothing.
  */
 export async function confirmWalletRefund(deps: MerchantRefundDeps, request: { accountId: number; chargeId: string; amountCents: number; code: string; stepUp: StepUpProof; lang: Lang }): Promise<MerchantRefund> {
-  const charge = await receivedCharge(deps.store, request.accountId, request.chargeId)
-  const quote = charge.currency === 'DEPIX' ? null : await deps.quotes.at(charge.currency)
+  const charge = await askedCharge(deps.store, { ownerAccountId: request.accountId }, request.chargeId)
+  const quoteMicros = await quoteMicrosFor(deps, charge)
   const account = (await deps.store.accounts.findById(request.accountId))!
   const holder = accountHolder(account.id)
   const factor = await hasFactor(deps, holder)
@@ -222,7 +219,7 @@ export async function confirmWalletRefund(deps: MerchantRefundDeps, request: { a
     if (factor) await requireStepUp(store, { holder, checkedAt: request.stepUp.checkedAt, now: deps.clock.now() })
     else await useActionCode(store, { email: account.email, purpose: 'refund', subject: walletCodeSubject(charge.id, request.amountCents), code: request.code, now: deps.clock.now() })
     return makeRefundIn(deps, store, {
-      asker: { ownerAccountId: request.accountId }, chargeId: charge.id, amountCents: request.amountCents, reason: null, actor: `owner:${request.accountId}`, quoteMicros: quote?.micros ?? null, lang: request.lang,
+      asker: { ownerAccountId: request.accountId }, chargeId: charge.id, amountCents: request.amountCents, reason: null, actor: `owner:${request.accountId}`, quoteMicros, lang: request.lang,
     }, newRefundId())
   })
 }

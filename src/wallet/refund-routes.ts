@@ -3,7 +3,7 @@
 // without one, by an e-mail code bound to the charge and the amount. Registered inside
 // walletRoutes: its session, CSRF and headers apply.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { confirmWalletRefund, previewWalletRefund, sendWalletRefundCode } from '../app/merchant-refunds.ts'
+import { confirmWalletRefund, previewWalletRefund, sendWalletRefundCode, walletCodeSubject } from '../app/merchant-refunds.ts'
 import { hasFactor } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
 import { formatUnits, parseAmountInput } from '../domain/money.ts'
@@ -49,7 +49,7 @@ export function registerRefundPages(app: FastifyInstance, deps: WalletDeps, help
     const cents = amountOf(field(request.body, 'amount', 24))
     const chargeId = request.params.id.slice(0, 64)
     const lang = pageOf(request, reply).lang
-    if (!(await ownerHasFactor(request))) await codeTries.take(request, lang, { accountId, purpose: 'refund', id: `${chargeId}:${cents}` })
+    if (!(await ownerHasFactor(request))) await codeTries.take(request, lang, { accountId, purpose: 'refund', id: walletCodeSubject(chargeId, cents) })
     await confirmWalletRefund(refundDeps, { accountId, chargeId, amountCents: cents, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request), lang })
     return reply.redirect(`/wallet/charges/${encodeURIComponent(chargeId)}?refund=made`, 303)
   })
