@@ -138,13 +138,18 @@ export const createPaymentFieldCodes: FieldErrorCodes = {
 /** A page's size: an integer in the document; `?limit=2` is coerced from the query string's text. */
 const PageLimit = Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100; 20 when omitted' })
 
+/** The page parameters every list takes: its size and the previous page's cursor. */
+const pageParts = {
+  limit: Type.Optional(PageLimit),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+}
+
 export const PaymentListQuery = Type.Object(
   {
     status: Type.Optional(Type.Enum(chargeStatuses)),
     created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
     created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
-    limit: Type.Optional(PageLimit),
-    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+    ...pageParts,
   },
   { additionalProperties: false },
 )
@@ -192,13 +197,12 @@ export const WithdrawalListQuery = Type.Object(
     status: Type.Optional(Type.Enum(withdrawalStatuses)),
     created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
     created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
-    limit: Type.Optional(PageLimit),
-    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+    ...pageParts,
   },
   { additionalProperties: false },
 )
 
-export const PaymentLinkListQuery = Type.Object({ limit: Type.Optional(PageLimit), cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })) }, { additionalProperties: false })
+export const PaymentLinkListQuery = Type.Object(pageParts, { additionalProperties: false })
 
 export const BalanceTransactionQuery = Type.Object(
   {
@@ -206,8 +210,7 @@ export const BalanceTransactionQuery = Type.Object(
     type: Type.Optional(Type.Enum(statementLineTypes)),
     created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; inclusive' })),
     created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or time; exclusive' })),
-    limit: Type.Optional(PageLimit),
-    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
+    ...pageParts,
   },
   { additionalProperties: false },
 )
