@@ -38,8 +38,8 @@ export const childNodeFlags = process.execArgv.filter((flag, index, flags) =>
 
 export const T0 = new Date('2026-11-22T12:00:00.000Z')
 
-let snapshotFile: Promise<string> | undefined
-let snapshot: Promise<Blob> | undefined
+const snapshotFiles: Partial<Record<'empty' | 'migrated', Promise<string>>> = {}
+const snapshots: Partial<Record<'empty' | 'migrated', Promise<Blob>>> = {}
 let postgresTemplate: Promise<string> | undefined
 
 /** Names the migrations (and the database engine) a migrated template was made from. */
@@ -64,15 +64,16 @@ async function migrateTestDatabase(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * A migrated PGlite data folder, dumped once per set of migrations and kept in the temp folder for
- * every test process: loading it takes a fraction of a fresh PGlite's initdb and migrations. The
- * template databases are dropped from it: nothing in a test creates a database, and a third of
- * the files load faster. Answers the dump's path.
+ * A PGlite data folder, dumped once per set of migrations and kept in the temp folder for every
+ * test process: loading it takes a fraction of a fresh PGlite's initdb (and migrations). `empty`
+ * has only what initdb makes, for the tests of the migrations themselves (each fresh PGlite ran
+ * initdb again: about 2.5 s of CPU a test). The template databases are dropped from it: nothing
+ * in a test creates a database, and a third of the files load faster. Answers the dump's path.
  */
-function migratedPgliteSnapshotFile(): Promise<string> {
-  snapshotFile ??= (async () => {
+function pgliteSnapshotFile(kind: 'empty' | 'migrated'): Promise<string> {
+  snapshotFiles[kind] ??= (async () => {
     const engine = readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')
-    const path = join(tmpdir(), `pix-test-pglite-${migrationsHash(`${engine} without templates, 1 MB WAL segments`)}.tar`)
+    const path = join(tmpdir(), `pix-test-pglite-${kind}-${migrationsHash(`${engine} without templates, 1 MB WAL segments`)}.tar`)
     if (existsSync(path)) return path
     // WAL in segments of 1 MB, not PostgreSQL's 16: the dump then carries 5 MB of WAL instead of a
     // 16 MB segment, and every test database copies and loads less (measured: 416–509 → 349–382 ms
@@ -80,7 +81,7 @@ function migratedPgliteSnapshotFile(): Promise<string> {
     // from it (migratedPgliteFolder) keeps it too; nothing in the service depends on it.
     const pglite = new PGlite({ initDbStartParams: ['--wal-segsize=1'] })
     const db = new Kysely<Database>({ dialect: new FastPgliteDialect(pglite) })
-    await migrateTestDatabase(db)
+    if (kind === 'migrated') await migrateTestDatabase(db)
     for (const template of ['template0', 'template1']) {
       await pglite.exec(`alter database ${template} with is_template false allow_connections true`)
       await pglite.exec(`drop database ${template}`)
@@ -94,7 +95,7 @@ function migratedPgliteSnapshotFile(): Promise<string> {
     renameSync(partial, path)
     return path
   })()
-  return snapshotFile
+  return snapshotFiles[kind]
 }
 
 /**
@@ -106,7 +107,7 @@ function migratedPgliteSnapshotFile(): Promise<string> {
 export async function migratedPgliteFolder(prefix: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   mkdirSync(join(dir, 'pglite'))
-  const unpacked = spawnSync('tar', ['-xf', await migratedPgliteSnapshotFile(), '-C', join(dir, 'pglite')], { encoding: 'utf8' })
+  const unpacked = spawnSync('tar', ['-xf', await pgliteSnapshotFile('migrated'), '-C', join(dir, 'pglite')], { encoding: 'utf8' })
   if (unpacked.status !== 0) throw new Error(`tar: ${unpacked.stderr}`)
   return dir
 }
@@ -156,13 +157,17 @@ async function migratedPostgresTemplate(admin: pg.Client): Promise<string> {
  * more CPU (measured: 576 → 347 ms), setting up memory no test uses.
  */
 export async function openMigratedPglite(): Promise<OpenedDatabase> {
-  return openPglite(null, { snapshot: await migratedPgliteSnapshot(), settings: ['shared_buffers = 16MB'] })
+  return openPglite(null, { snapshot: await pgliteSnapshot('migrated'), settings: ['shared_buffers = 16MB'] })
 }
 
 /** The migrated dump, read once per process: for a PGlite of a test's own (`loadDataDir`). */
 export function migratedPgliteSnapshot(): Promise<Blob> {
-  snapshot ??= migratedPgliteSnapshotFile().then((path) => new Blob([readFileSync(path)]))
-  return snapshot
+  return pgliteSnapshot('migrated')
+}
+
+function pgliteSnapshot(kind: 'empty' | 'migrated'): Promise<Blob> {
+  snapshots[kind] ??= pgliteSnapshotFile(kind).then((path) => new Blob([readFileSync(path)]))
+  return snapshots[kind]
 }
 
 /** A new database on the PostgreSQL server, copied from `template` (or empty), dropped when closed. */
@@ -207,7 +212,7 @@ export async function openTestDatabase(): Promise<OpenedDatabase & { url: string
 
 /** A new database with nothing in it, not even the migrations, dropped when closed: for testing the migrations themselves. */
 export async function openEmptyDatabase(): Promise<OpenedDatabase & { url: string | null }> {
-  if (testDatabase === 'pglite') return { ...(await openPglite(null, { settings: ['shared_buffers = 16MB'] })), url: null }
+  if (testDatabase === 'pglite') return { ...(await openPglite(null, { snapshot: await pgliteSnapshot('empty'), settings: ['shared_buffers = 16MB'] })), url: null }
   return throwawayPostgres(null, 2)
 }
 
