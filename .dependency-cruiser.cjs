@@ -97,6 +97,13 @@ module.exports = {
       from: { path: '^src/(wallet|console|pay)/' },
       to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'wallet-names-row-types-only',
+      comment: 'The Wallet hands the store to use cases and never calls it (test/domain/wallet-through-use-cases.test.ts): of the store it names the row types (schema.ts), not a repository\'s type, not even to write a helper of its own around one.',
+      severity: 'error',
+      from: { path: '^src/wallet/' },
+      to: { path: '^src/store/', pathNot: '^src/store/schema\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -23,6 +23,13 @@ export async function confirmDestination(deps: DestinationDeps, request: { accou
   })
 }
 
+/** One of the account's destinations, unless canceled: what the Wallet's confirm page shows and its forms act on. */
+export async function ownDestination(deps: Pick<DestinationDeps, 'store'>, request: { accountId: number; destinationId: string }): Promise<WithdrawalDestination> {
+  const destination = await deps.store.withdrawals.findDestination(request.destinationId, request.accountId)
+  if (!destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
+  return destination
+}
+
 /** The destination the link names, if it can still be canceled (the page that asks "cancel it?"). */
 export async function destinationForCancelLink(deps: Pick<DestinationDeps, 'store'>, token: string): Promise<WithdrawalDestination | null> {
   const destination = await deps.store.withdrawals.findDestinationByCancelToken(hashCancelToken(token))

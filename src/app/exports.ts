@@ -43,11 +43,11 @@ export function csvStream(file: CsvExport, flavour: CsvFlavour): Readable {
 }
 
 /** The statement, oldest first, as the API's lines: signed amounts, balances after, times in the owner's zone and in UTC. */
-export function statementExport(store: Store, account: { id: number; timeZone: string }, filter: StatementFilter, flavour: CsvFlavour): CsvExport {
+export function statementExport(deps: { store: Store }, account: { id: number; timeZone: string }, filter: StatementFilter, flavour: CsvFlavour): CsvExport {
   const types = catalogues[csvSettings(flavour).lang].statementTypes
   const header = headerOf(flavour, account.timeZone, ['date', 'type', 'currency', 'amount', 'available_amount', 'balance_after', 'available_after', 'payment_id', 'withdrawal_id', 'quote_brl', 'created_at_utc', 'line_id'])
   async function* rows(): AsyncGenerator<string[]> {
-    for await (const batch of statementBatches(store, account.id, filter)) {
+    for await (const batch of statementBatches(deps.store, account.id, filter)) {
       for (const line of batch) {
         yield [
           localDateTimeText(line.createdAt, account.timeZone, flavour),
@@ -70,7 +70,7 @@ export function statementExport(store: Store, account: { id: number; timeZone: s
 }
 
 /** The charges the account received or made, newest first: what was charged, what was paid, the fee, what was credited, what was taken back. */
-export function chargesExport(store: Store, account: { id: number; timeZone: string }, filter: { from: Date | null; to: Date | null }, flavour: CsvFlavour): CsvExport {
+export function chargesExport(deps: { store: Store }, account: { id: number; timeZone: string }, filter: { from: Date | null; to: Date | null }, flavour: CsvFlavour): CsvExport {
   const statuses = catalogues[csvSettings(flavour).lang].statuses
   const brl = (cents: number | null) => (cents === null ? '' : decimalText(cents, 2, flavour))
   const header = headerOf(flavour, account.timeZone, ['date', 'id', 'status', 'value_brl', 'paid_brl', 'fee_brl', 'currency', 'credited', 'taken_back_brl', 'payer_name', 'payer_tax_number', 'confirmed', 'created_at_utc'])
@@ -94,7 +94,7 @@ export function chargesExport(store: Store, account: { id: number; timeZone: str
     ]
   }
   async function* rows(): AsyncGenerator<string[]> {
-    for await (const page of keysetBatches(LIST_BATCH, (before) => store.charges.list({ accountId: account.id }, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
+    for await (const page of keysetBatches(LIST_BATCH, (before) => deps.store.charges.list({ accountId: account.id }, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
       yield* page.map(row)
     }
   }
@@ -102,13 +102,13 @@ export function chargesExport(store: Store, account: { id: number; timeZone: str
 }
 
 /** The account's withdrawals, newest first: amount, our fee, what was sent, what a Pix key received, and the proof (Liquid txid or Pix receipt). */
-export function withdrawalsExport(store: Store, account: { id: number; timeZone: string }, filter: { from: Date | null; to: Date | null }, flavour: CsvFlavour): CsvExport {
+export function withdrawalsExport(deps: { store: Store }, account: { id: number; timeZone: string }, filter: { from: Date | null; to: Date | null }, flavour: CsvFlavour): CsvExport {
   const statuses = catalogues[csvSettings(flavour).lang].withdrawalStatuses
   const header = headerOf(flavour, account.timeZone, ['date', 'id', 'status', 'currency', 'amount', 'fee', 'net_amount', 'payout_brl', 'destination_type', 'destination', 'txid', 'receipt', 'updated', 'created_at_utc'])
   async function* rows(): AsyncGenerator<string[]> {
-    const destinations = new Map((await store.withdrawals.listDestinationsWithCanceled(account.id)).map((destination) => [destination.id, destination]))
-    for await (const page of keysetBatches<Withdrawal>(LIST_BATCH, (before) => store.withdrawals.list(account.id, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
-      const payouts = newestPayouts(await store.payouts.listForWithdrawals(page.map((withdrawal) => withdrawal.id)))
+    const destinations = new Map((await deps.store.withdrawals.listDestinationsWithCanceled(account.id)).map((destination) => [destination.id, destination]))
+    for await (const page of keysetBatches<Withdrawal>(LIST_BATCH, (before) => deps.store.withdrawals.list(account.id, { status: null, before, createdFrom: filter.from, createdTo: filter.to, limit: LIST_BATCH }))) {
+      const payouts = newestPayouts(await deps.store.payouts.listForWithdrawals(page.map((withdrawal) => withdrawal.id)))
       for (const withdrawal of page) {
         const destination = destinations.get(withdrawal.destination_id)
         const payout = payouts.get(withdrawal.id)

@@ -3,6 +3,7 @@
 // /api/withdrawal-destinations), and as the Wallet lists them.
 import { withdrawalIdPattern, type DestinationRecord, type WithdrawalList, type WithdrawalRecord } from '../contract/api.ts'
 import { DomainError } from '../domain/errors.ts'
+import type { Currency } from '../domain/money.ts'
 import { withdrawalStatuses, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import type { Payout, Withdrawal, WithdrawalDestination } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
@@ -20,10 +21,10 @@ export async function withdrawalRecord(store: Store, withdrawal: Withdrawal): Pr
 export type WithdrawalWithDetails = { withdrawal: Withdrawal; destination: WithdrawalDestination; payout: Payout | undefined }
 
 /** Withdrawals, of any accounts, with their destinations and newest payouts: two reads whatever their number (a list shows one per row). */
-export async function withdrawalsWithDetails(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalWithDetails[]> {
+export async function withdrawalsWithDetails(deps: { store: Store }, withdrawals: readonly Withdrawal[]): Promise<WithdrawalWithDetails[]> {
   const [destinations, payouts] = await Promise.all([
-    store.withdrawals.destinationsByIds([...new Set(withdrawals.map((withdrawal) => withdrawal.destination_id))]),
-    store.payouts.listForWithdrawals(withdrawals.map((withdrawal) => withdrawal.id)),
+    deps.store.withdrawals.destinationsByIds([...new Set(withdrawals.map((withdrawal) => withdrawal.destination_id))]),
+    deps.store.payouts.listForWithdrawals(withdrawals.map((withdrawal) => withdrawal.id)),
   ])
   const byId = new Map(destinations.map((destination) => [destination.id, destination]))
   const newest = newestPayouts(payouts)
@@ -31,13 +32,18 @@ export async function withdrawalsWithDetails(store: Store, withdrawals: readonly
 }
 
 export async function withdrawalRecords(store: Store, withdrawals: readonly Withdrawal[]): Promise<WithdrawalRecord[]> {
-  return (await withdrawalsWithDetails(store, withdrawals)).map(({ withdrawal, destination, payout }) => toWithdrawalRecord(withdrawal, destination, payout))
+  return (await withdrawalsWithDetails({ store }, withdrawals)).map(({ withdrawal, destination, payout }) => toWithdrawalRecord(withdrawal, destination, payout))
+}
+
+/** One of the account's withdrawals; another account's is simply not there. */
+export async function ownWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<Withdrawal> {
+  const withdrawal = isWithdrawalId(request.withdrawalId) ? await deps.store.withdrawals.findForAccount(request.withdrawalId, request.accountId) : undefined
+  if (!withdrawal) throw new DomainError('withdrawal_not_found')
+  return withdrawal
 }
 
 export async function getWithdrawal(deps: { store: Store }, request: { accountId: number; withdrawalId: string }): Promise<WithdrawalRecord> {
-  const withdrawal = isWithdrawalId(request.withdrawalId) ? await deps.store.withdrawals.findForAccount(request.withdrawalId, request.accountId) : undefined
-  if (!withdrawal) throw new DomainError('withdrawal_not_found')
-  return withdrawalRecord(deps.store, withdrawal)
+  return withdrawalRecord(deps.store, await ownWithdrawal(deps, request))
 }
 
 /** The newest payout of each withdrawal, from payouts listed newest first. */
@@ -68,7 +74,22 @@ export async function listWithdrawals(
   }
 }
 
+/** The account's destinations that are not canceled. */
+export function ownDestinations(deps: { store: Store }, accountId: number): Promise<WithdrawalDestination[]> {
+  return deps.store.withdrawals.listDestinations(accountId)
+}
+
 export async function listDestinations(deps: { store: Store; clock: { now(): Date } }, accountId: number): Promise<{ destinations: DestinationRecord[] }> {
   const now = deps.clock.now()
-  return { destinations: (await deps.store.withdrawals.listDestinations(accountId)).map((destination) => toDestinationRecord(destination, now)) }
+  return { destinations: (await ownDestinations(deps, accountId)).map((destination) => toDestinationRecord(destination, now)) }
+}
+
+/** The Wallet's withdrawals page: the newest 50 with their destinations and payouts, the destinations to withdraw to, and what is available. */
+export async function withdrawalsOverview(deps: { store: Store }, accountId: number): Promise<{ withdrawals: WithdrawalWithDetails[]; destinations: WithdrawalDestination[]; available: Record<Currency, number> }> {
+  const withdrawals = await deps.store.withdrawals.list(accountId, { status: null, before: null, limit: 50 })
+  return {
+    withdrawals: await withdrawalsWithDetails(deps, withdrawals),
+    destinations: await ownDestinations(deps, accountId),
+    available: await deps.store.ledger.balances(accountId, 'available'),
+  }
 }

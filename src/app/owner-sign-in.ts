@@ -88,3 +88,8 @@ export async function verifyCode(deps: SignInDeps, request: { email: string; cod
   const opened = await openAccount(deps, { email: request.email, taxNumber: row.signup.taxNumber, name: row.signup.name, kyc: 'none', euid: null })
   return { accountId: opened.id }
 }
+
+/** Whether the mail server is known to be failing: the code page says the code may come late. */
+export function codeMayComeLate(deps: { store: Store }): Promise<boolean> {
+  return deps.store.mail.failing()
+}

@@ -53,6 +53,11 @@ function record(deps: PaymentLinkDeps, link: PaymentLink, sales: LinkSales = noS
   }
 }
 
+/** A link's charges name the owner's EUID as their merchant: an account sells through links once its identity purchase gave it one. */
+export async function maySellThroughLinks(deps: { store: Store }, accountId: number): Promise<boolean> {
+  return (await deps.store.accounts.findById(accountId))?.euid != null
+}
+
 export async function createPaymentLink(deps: PaymentLinkDeps, accountId: number, input: PaymentLinkInput): Promise<PaymentLinkRecord> {
   const now = deps.clock.now()
   const terms = parsePaymentLink(input, now)

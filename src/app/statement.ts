@@ -113,8 +113,8 @@ export type StatementSummary = { opening: number; in: number; out: number; fees:
  * per currency the balance before it, what came in, what went out (of which fees), and the
  * balance after it, summed over every line of the period.
  */
-export async function statementView(store: Store, accountId: number, filter: StatementFilter, maxLines: number): Promise<{ lines: PricedLine[]; more: boolean; summary: Map<Currency, StatementSummary> }> {
-  const opening = filter.from === null ? new Map() as Balances : await store.statement.balancesBefore(accountId, filter.from)
+export async function statementView(deps: { store: Store }, accountId: number, filter: StatementFilter, maxLines: number): Promise<{ lines: PricedLine[]; more: boolean; summary: Map<Currency, StatementSummary> }> {
+  const opening = filter.from === null ? new Map() as Balances : await deps.store.statement.balancesBefore(accountId, filter.from)
   const summary = new Map<Currency, StatementSummary>()
   for (const currency of currencies) {
     const before = opening.get(currency) ?? { balance: 0, available: 0 }
@@ -124,7 +124,7 @@ export async function statementView(store: Store, accountId: number, filter: Sta
   }
   const lines: PricedLine[] = []
   let more = false
-  for await (const batch of statementBatches(store, accountId, filter)) {
+  for await (const batch of statementBatches(deps.store, accountId, filter)) {
     for (const line of batch) {
       const sums = summary.get(line.currency)!
       if (line.amount > 0) sums.in += line.amount

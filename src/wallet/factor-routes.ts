@@ -1,6 +1,7 @@
 // The Wallet's second factors (docs/design.md, "Second factors"): the shared factor routes
 // (web/factor-routes.ts) under /wallet, for owners held as `account:<id>`, in the Wallet's layout.
 import type { FastifyInstance } from 'fastify'
+import { ownerAccount } from '../app/owner-account.ts'
 import { resealTotpSecrets } from '../app/second-factors.ts'
 import { accountHolder } from '../domain/second-factor.ts'
 import { translate } from '../i18n/catalogue.ts'
@@ -28,7 +29,7 @@ export function registerFactorPages(app: FastifyInstance, deps: WalletDeps, help
     signIn: (request, holder) => {
       request.session.accountId = Number(holder.slice('account:'.length))
     },
-    emailOf: async (holder) => (await deps.store.accounts.findById(Number(holder.slice('account:'.length))))!.email,
+    emailOf: async (holder) => (await ownerAccount(deps, Number(holder.slice('account:'.length)))).email,
     intro: (lang) => ({ on: translate(lang, 'factorsOn'), off: translate(lang, 'factorsOff') }),
     frame: (request, reply, body, isSignedIn) => layout({ ...helpers.pageOf(request, reply), title: body.title, signedIn: isSignedIn }, body.body),
     pageOf: helpers.pageOf,

@@ -8,6 +8,8 @@ import { maskTaxNumber } from '../domain/tax-number.ts'
 import { html, href, type Html } from '../html/template.ts'
 import { csrfField, shell, time } from '../html/shell.ts'
 import type { MerchantRefund } from '../store/schema.ts'
+import type { ChargeRow } from '../app/account-charges.ts'
+import type { Overview } from '../app/account-overview.ts'
 import { catalogues, deliveryStateLabel, formatDateTime, statusLabel, texts, translate, type Lang, type WalletKey } from '../i18n/catalogue.ts'
 
 export { csrfField, texts, time }
@@ -77,20 +79,6 @@ export function codePage(page: Page, email: string, mailFailing: boolean): strin
 </form>
 <p><a href="/wallet">${t('newCode')}</a></p>`)
 }
-
-export type Overview = {
-  email: string
-  displayName: string | null
-  /** Mail the owner about every charge paid, held or released. */
-  notifySales: boolean
-  ownerTaxNumber: string | null
-  kyc: 'none' | 'unidentified' | 'verified'
-  euid: string | null
-  available: { DEPIX: number; BTC: number; USDt: number }
-  held: { DEPIX: number; BTC: number; USDt: number }
-  token: { last4: string | null; createdAt: Date; lastUsedAt: Date | null } | null
-}
-
 
 /** What the Wallet says of the account's current token: never its value. */
 function currentToken(lang: Lang, overview: Overview): Html {
@@ -193,20 +181,6 @@ export function tokenShownPage(page: Page, overview: Overview): string {
 <p class="guidance" role="status">${t('tokenAlreadyShown')}</p>
 ${currentToken(page.lang, overview)}
 <p><a href="/wallet">${t('backToWallet')}</a></p>`)
-}
-
-export type ChargeRow = {
-  id: string
-  status: ChargeStatus
-  valueCents: number
-  paidCents: number | null
-  /** The fixed deposit fee, once credited. */
-  feeCents: number | null
-  currency: Currency
-  creditedUnits: number | null
-  takenBackCents: number
-  createdAt: Date
-  role: 'received' | 'asMerchant' | 'identityPurchase'
 }
 
 export function chargesPage(page: Page, rows: ChargeRow[], filter: ChargeStatus | null, nextHref: string | null): string {

@@ -4,14 +4,15 @@
 // walletRoutes: its session, CSRF and headers apply.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { confirmWalletRefund, previewWalletRefund, sendWalletRefundCode, walletCodeSubject } from '../app/merchant-refunds.ts'
+import { createCodeTryLimit } from '../app/code-tries.ts'
+import { ownerAccount } from '../app/owner-account.ts'
 import { hasFactor } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
 import { formatUnits, parseAmountInput } from '../domain/money.ts'
 import { accountHolder } from '../domain/second-factor.ts'
-import { createCodeTryLimit } from './code-tries.ts'
 import type { WalletDeps } from './deps.ts'
 import { refundPreviewPage } from './refund-pages.ts'
-import type { WithdrawalPageHelpers } from './withdrawal-routes.ts'
+import { trierOf, type WithdrawalPageHelpers } from './withdrawal-routes.ts'
 
 export function registerRefundPages(app: FastifyInstance, deps: WalletDeps, helpers: WithdrawalPageHelpers): void {
   const { pageOf, html, accountOf, field, signedIn, protectSignedIn, factors } = helpers
@@ -32,7 +33,7 @@ export function registerRefundPages(app: FastifyInstance, deps: WalletDeps, help
     const preview = await previewWalletRefund(refundDeps, { accountId, chargeId: request.params.id.slice(0, 64), amountCents: cents })
     const factor = await ownerHasFactor(request)
     if (factor && (await factors.needsStepUp(request))) return reply.redirect(`/wallet/check?next=${encodeURIComponent(previewUrl(preview.chargeId, cents, false))}`, 303)
-    const account = (await deps.store.accounts.findById(accountId))!
+    const account = await ownerAccount(deps, accountId)
     const page = { ...pageOf(request, reply), timeZone: account.time_zone }
     return html(reply, refundPreviewPage(page, preview, factor ? 'confirm' : request.query.sent === '1' ? 'code' : 'send', account.email))
   })
@@ -49,7 +50,7 @@ export function registerRefundPages(app: FastifyInstance, deps: WalletDeps, help
     const cents = amountOf(field(request.body, 'amount', 24))
     const chargeId = request.params.id.slice(0, 64)
     const lang = pageOf(request, reply).lang
-    if (!(await ownerHasFactor(request))) await codeTries.take(request, lang, { accountId, purpose: 'refund', id: walletCodeSubject(chargeId, cents) })
+    if (!(await ownerHasFactor(request))) await codeTries.take(trierOf(request), lang, { accountId, purpose: 'refund', id: walletCodeSubject(chargeId, cents) })
     await confirmWalletRefund(refundDeps, { accountId, chargeId, amountCents: cents, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request), lang })
     return reply.redirect(`/wallet/charges/${encodeURIComponent(chargeId)}?refund=made`, 303)
   })

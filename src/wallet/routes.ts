@@ -7,34 +7,32 @@ import { issueToken } from '../app/issue-token.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../app/webhook-deliveries.ts'
 import { DomainError } from '../domain/errors.ts'
 import { parseDisplayName } from '../domain/payment-page.ts'
-import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, paymentLinkWithCharges, setPaymentLinkNotices } from '../app/payment-links.ts'
+import { createPaymentLink, deactivatePaymentLink, listPaymentLinks, maySellThroughLinks, paymentLinkWithCharges, setPaymentLinkNotices } from '../app/payment-links.ts'
 import { linkPage as linkChargesPage, linksPage } from './link-pages.ts'
 import { serveAsset } from '../web/assets.ts'
 import { pageError } from '../web/page-errors.ts'
 import { field, registerPageSite, sendPage as html } from '../web/page-shell.ts'
 import { createChargeDeps } from '../web/deps.ts'
 import type { WalletDeps } from './deps.ts'
-import type { Charge } from '../store/schema.ts'
-import { accountCharge, accountOverview, buyDepix, chargeRow, listAccountCharges, ownPurchase } from './account.ts'
-import { linesOf } from '../domain/statement.ts'
+import { accountChargeView, chargeRow, listAccountCharges } from '../app/account-charges.ts'
+import { accountOverview } from '../app/account-overview.ts'
+import { buyDepix, ownPurchase } from '../app/buy-depix.ts'
+import { ownerAccount, saveOwnerSettings, setOwnerLanguage } from '../app/owner-account.ts'
 import { walletCss, walletJs } from '../web/page-assets.ts'
 import { formPageOf } from '../web/factor-routes.ts'
 import { registerFactorPages } from './factor-routes.ts'
 import { factorsCard } from '../web/factor-pages.ts'
 import { hasFactor, noticeTokenIssued, factorsOf } from '../app/second-factors.ts'
 import { accountHolder } from '../domain/second-factor.ts'
-import { deliveryStateLabel, errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
+import { errorText, langOf, statusLabel, translate, type Lang } from '../i18n/catalogue.ts'
 import { chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage } from './pages.ts'
 import { createSealer } from '../secrets/seal.ts'
 import { createSessionStore } from '../web/session-store.ts'
 import { registerWithdrawalPages } from './withdrawal-routes.ts'
 import { registerRefundPages } from './refund-routes.ts'
-import { refundsOfCharge } from '../app/merchant-refunds.ts'
-import { isCredited } from '../domain/charge.ts'
-import { refundableCents } from '../domain/merchant-refund.ts'
 import { registerStatementPages } from './statement-routes.ts'
 import { createAddressWindows } from '../web/address-windows.ts'
-import { CODES_PER_ADDRESS_PER_HOUR, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from '../app/owner-sign-in.ts'
+import { CODES_PER_ADDRESS_PER_HOUR, codeMayComeLate, HOUR_MS, normalizeEmail, parseSignUp, sendCode, verifyCode } from '../app/owner-sign-in.ts'
 
 
 declare module 'fastify' {
@@ -65,7 +63,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   const protect = { preHandler: app.csrfProtection }
   const protectSignedIn = { onRequest: signedIn, preHandler: app.csrfProtection }
   /** The owner's time zone, that the money views read their dates in. */
-  const zoneOf = async (accountId: number) => (await deps.store.accounts.findById(accountId))!.time_zone
+  const zoneOf = async (accountId: number) => (await ownerAccount(deps, accountId)).time_zone
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { mapped, csrfFailure, csrfToken } = pageError(error, request, reply, 'wallet')
@@ -86,7 +84,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const lang = request.params.lang === 'en' ? 'en' : 'pt-BR'
     // Mail sent while the owner is away follows the language they read the Wallet in.
     const accountId = accountOf(request)
-    if (accountId !== null) await deps.store.accounts.setLanguage(accountId, lang)
+    if (accountId !== null) await setOwnerLanguage(deps, accountId, lang)
     return reply.setCookie(LANG_COOKIE, lang, { path: '/wallet', sameSite: 'lax', httpOnly: true, secure, maxAge: 365 * 24 * 3600 }).redirect('/wallet', 303)
   })
 
@@ -103,9 +101,11 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   // The account's settings for its public pages: the name payers see (docs/payment-pages.md).
   app.post('/wallet/settings', protectSignedIn, async (request, reply) => {
     const accountId = accountOf(request)!
-    await deps.store.accounts.setDisplayName(accountId, parseDisplayName(field(request.body, 'display_name', 240)))
-    // An unchecked box is not sent at all.
-    await deps.store.accounts.setNotifySales(accountId, (request.body as Record<string, unknown>).notify_sales === 'yes')
+    await saveOwnerSettings(deps, accountId, {
+      displayName: parseDisplayName(field(request.body, 'display_name', 240)),
+      // An unchecked box is not sent at all.
+      notifySales: (request.body as Record<string, unknown>).notify_sales === 'yes',
+    })
     return reply.redirect('/wallet?saved=1', 303)
   })
 
@@ -136,7 +136,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.get<{ Querystring: { email?: string } }>('/wallet/code', async (request, reply) => {
     const email = normalizeEmail(typeof request.query.email === 'string' ? request.query.email : '')
     // When the mail server is known to be failing, the page says so: the code may come late.
-    return html(reply, codePage(pageOf(request, reply), email, await deps.store.mail.failing()))
+    return html(reply, codePage(pageOf(request, reply), email, await codeMayComeLate(deps)))
   })
 
   app.post('/wallet/code', protect, async (request, reply) => {
@@ -145,7 +145,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     const { accountId } = await deps.authFailures.guard(request, () => verifyCode(deps, { email, code }))
     // A fresh session id on sign-in: an id planted before sign-in is worth nothing after it.
     await request.session.regenerate()
-    await deps.store.accounts.setLanguage(accountId, langFor(request))
+    await setOwnerLanguage(deps, accountId, langFor(request))
     // With a second factor, the e-mail code is half of it: the session waits for the factor.
     if (await hasFactor(deps, accountHolder(accountId))) {
       request.session.pendingHolder = accountHolder(accountId)
@@ -169,7 +169,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
   app.get<{ Params: { id: string } }>('/wallet/purchases/:id', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
     const charge = await ownPurchase(deps, { accountId, chargeId: request.params.id })
-    const account = (await deps.store.accounts.findById(accountId))!
+    const account = await ownerAccount(deps, accountId)
     return html(reply, purchasePage(pageOf(request, reply), {
       id: charge.id, status: charge.status, qrCopyPaste: charge.qr_copy_paste, qrImageUrl: `/api/qr/${charge.id}.png`,
       expiresAt: charge.expires_at, valueCents: charge.value_cents, ownerTaxNumber: account.owner_tax_number ?? '',
@@ -200,7 +200,7 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
     await factors.stepUp(request)
     delete request.session.tokenNonce
     const issued = await issueToken(deps, { accountId: accountOf(request)! })
-    const owner = (await deps.store.accounts.findById(accountOf(request)!))!
+    const owner = await ownerAccount(deps, accountOf(request)!)
     await noticeTokenIssued(deps, { email: owner.email, lang: langFor(request) }, issued.token.slice(-4))
     request.session.newToken = tokenSeal.seal(issued.token)
     return reply.redirect('/wallet/token', 303)
@@ -226,17 +226,13 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   app.get<{ Params: { id: string }; Querystring: { refund?: string } }>('/wallet/charges/:id', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
-    const charge = await accountCharge(deps, { accountId, chargeId: request.params.id.slice(0, 64) })
-    // A charge this account received: its refunds, and "Devolver" while something is left (docs/rules.md#merchant-refunds).
-    const left = charge.account_id === accountId && isCredited(charge.status) ? refundableCents({ paidCents: charge.paid_cents, refundedCents: charge.refunded_cents }) : 0
-    const refunds = { rows: await refundsOfCharge(deps, charge.id), leftCents: left > 0 ? left : null, made: request.query.refund === 'made' }
-    const lines = (await deps.store.statement.movementsOfCharge(accountId, charge.id)).flatMap(linesOf)
+    const { charge, refunds, leftCents, lines } = await accountChargeView(deps, { accountId, chargeId: request.params.id.slice(0, 64) })
     const ownWaiting = charge.merchant_id === null && charge.account_id === accountId && charge.status === 'waiting_payment'
     return html(reply, chargePage({ ...pageOf(request, reply), timeZone: await zoneOf(accountId) }, {
       ...chargeRow(charge, accountId), payerName: charge.payer_name, payerTaxNumber: charge.payer_tax_number, confirmedAt: charge.confirmed_at, releaseAt: charge.release_at,
       quoteMicros: charge.currency === 'DEPIX' ? null : charge.quote_micros, purchaseHref: ownWaiting ? `/wallet/purchases/${charge.id}` : null,
       lines: lines.map((line) => ({ type: line.type, currency: line.currency, amount: line.amount, at: line.createdAt })),
-      refunds,
+      refunds: { rows: refunds, leftCents, made: request.query.refund === 'made' },
     }))
   })
 
@@ -256,17 +252,16 @@ export const walletRoutes: FastifyPluginAsync<WalletDeps> = async (app, deps) =>
 
   // Payment links (docs/payment-pages.md): the owner's checkouts, with their sales and charges.
   const linkDeps = { store: deps.store, clock: deps.clock, baseUrl: deps.config.baseUrl }
-  const canSell = async (accountId: number) => (await deps.store.accounts.findById(accountId))?.euid != null
   app.get('/wallet/links', { onRequest: signedIn }, async (request, reply) => {
     const accountId = accountOf(request)!
     const before = (request.query as Record<string, unknown>).before
     const listed = await listPaymentLinks(linkDeps, accountId, { cursor: typeof before === 'string' ? before.slice(0, 200) : undefined })
     const next = listed.next_cursor === null ? null : `/wallet/links?${new URLSearchParams({ before: listed.next_cursor })}`
-    return html(reply, linksPage(pageOf(request, reply), listed.payment_links, await canSell(accountId), next))
+    return html(reply, linksPage(pageOf(request, reply), listed.payment_links, await maySellThroughLinks(deps, accountId), next))
   })
   app.post('/wallet/links', protectSignedIn, async (request, reply) => {
     const accountId = accountOf(request)!
-    if (!(await canSell(accountId))) throw new DomainError('kyc_purchase_required')
+    if (!(await maySellThroughLinks(deps, accountId))) throw new DomainError('kyc_purchase_required')
     const optional = (name: string, max: number) => {
       const value = field({ [name]: '', ...(request.body as object) }, name, max).trim()
       return value === '' ? undefined : value

@@ -3,6 +3,7 @@
 // Brazilian spreadsheet flavour (default) or the standard one. Registered inside walletRoutes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { chargesExport, csvStream, statementExport, withdrawalsExport, type CsvExport } from '../app/exports.ts'
+import { ownerAccount, setOwnerTimeZone } from '../app/owner-account.ts'
 import { statementFilter, statementView } from '../app/statement.ts'
 import { DomainError } from '../domain/errors.ts'
 import { csvFlavourOf, DEFAULT_TIME_ZONE, isTimeZone, localDateTimeText, periodOf, wallClock, type CsvFlavour, type Period } from '../domain/export-format.ts'
@@ -24,7 +25,7 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
   const { pageOf, html, accountOf, field, signedIn, protectSignedIn } = helpers
 
   const ownerOf = async (request: FastifyRequest) => {
-    const account = (await deps.store.accounts.findById(accountOf(request)!))!
+    const account = await ownerAccount(deps, accountOf(request)!)
     return { id: account.id, timeZone: account.time_zone || DEFAULT_TIME_ZONE }
   }
   const periodFrom = (query: PeriodQuery, timeZone: string): { period: Period; raw: ExtratoQuery } => {
@@ -48,7 +49,7 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
     // No period chosen: the current month of the owner's calendar.
     const query = request.query.month || request.query.from || request.query.to ? request.query : { ...request.query, month: currentMonth(deps.clock.now(), owner.timeZone) }
     const { period, raw } = periodFrom(query, owner.timeZone)
-    const view = await statementView(deps.store, owner.id, { currency: raw.currency, type: null, from: period.from, to: period.to }, 500)
+    const view = await statementView(deps, owner.id, { currency: raw.currency, type: null, from: period.from, to: period.to }, 500)
     const page = { ...pageOf(request, reply), timeZone: owner.timeZone }
     const csvQuery = new URLSearchParams(Object.entries({ month: raw.month, from: raw.from, to: raw.to, currency: raw.currency ?? '' }).filter(([, value]) => value !== '')).toString()
     return html(reply, statementPage(page, {
@@ -67,7 +68,7 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
   app.post('/wallet/time-zone', protectSignedIn, async (request, reply) => {
     const zone = field(request.body, 'time_zone', 64)
     if (!isTimeZone(zone) || !timeZones.includes(zone)) throw new DomainError('invalid_request', { param: 'time_zone', message: 'Not a time zone.' })
-    await deps.store.accounts.update(accountOf(request)!, { time_zone: zone })
+    await setOwnerTimeZone(deps, accountOf(request)!, zone)
     return reply.redirect('/wallet/statement', 303)
   })
 
@@ -75,21 +76,21 @@ export function registerStatementPages(app: FastifyInstance, deps: WalletDeps, h
     const owner = await ownerOf(request)
     const flavour = flavourFrom(request.query)
     const { period, raw } = periodFrom(request.query, owner.timeZone)
-    return sendCsv(reply, fileName('extrato', raw), statementExport(deps.store, owner, { currency: raw.currency as Currency | null, type: null, from: period.from, to: period.to }, flavour), flavour)
+    return sendCsv(reply, fileName('extrato', raw), statementExport(deps, owner, { currency: raw.currency as Currency | null, type: null, from: period.from, to: period.to }, flavour), flavour)
   })
 
   app.get<{ Querystring: PeriodQuery }>('/wallet/charges.csv', signedIn, async (request, reply) => {
     const owner = await ownerOf(request)
     const flavour = flavourFrom(request.query)
     const { period, raw } = periodFrom(request.query, owner.timeZone)
-    return sendCsv(reply, fileName('cobrancas', raw), chargesExport(deps.store, owner, period, flavour), flavour)
+    return sendCsv(reply, fileName('cobrancas', raw), chargesExport(deps, owner, period, flavour), flavour)
   })
 
   app.get<{ Querystring: PeriodQuery }>('/wallet/withdrawals.csv', signedIn, async (request, reply) => {
     const owner = await ownerOf(request)
     const flavour = flavourFrom(request.query)
     const { period, raw } = periodFrom(request.query, owner.timeZone)
-    return sendCsv(reply, fileName('saques', raw), withdrawalsExport(deps.store, owner, period, flavour), flavour)
+    return sendCsv(reply, fileName('saques', raw), withdrawalsExport(deps, owner, period, flavour), flavour)
   })
 }
 

@@ -4,8 +4,10 @@
 // withdrawal, and follows it. Registered inside walletRoutes: its session, CSRF and headers apply.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { addDestination } from '../app/add-destination.ts'
-import { cancelDestination, confirmDestination, destinationForCancelLink } from '../app/confirm-destination.ts'
-import { isWithdrawalId, withdrawalsWithDetails, type WithdrawalWithDetails } from '../app/list-withdrawals.ts'
+import { createCodeTryLimit, type CodeTrier } from '../app/code-tries.ts'
+import { cancelDestination, confirmDestination, destinationForCancelLink, ownDestination } from '../app/confirm-destination.ts'
+import { ownDestinations, ownWithdrawal, withdrawalsOverview, withdrawalsWithDetails, type WithdrawalWithDetails } from '../app/list-withdrawals.ts'
+import { ownerAccount } from '../app/owner-account.ts'
 import { cancelWithdrawal } from '../app/cancel-withdrawal.ts'
 import { confirmWithdrawal } from '../app/confirm-withdrawal.ts'
 import { requestWithdrawal } from '../app/request-withdrawal.ts'
@@ -13,8 +15,7 @@ import { destinationState, maskDestination } from '../app/withdrawal-records.ts'
 import { DomainError } from '../domain/errors.ts'
 import { currencies, parseAmountInput, type Currency } from '../domain/money.ts'
 import { catalogues, type Lang } from '../i18n/catalogue.ts'
-import type { Withdrawal, WithdrawalDestination } from '../store/schema.ts'
-import { createCodeTryLimit } from './code-tries.ts'
+import type { WithdrawalDestination } from '../store/schema.ts'
 import type { WalletDeps } from './deps.ts'
 import type { FactorGate } from '../web/factor-routes.ts'
 import { cancelDestinationPage, confirmDestinationPage, destinationsPage, withdrawalPage, withdrawalsPage, type DestinationRow, type WithdrawalRow } from './withdrawal-pages.ts'
@@ -32,6 +33,9 @@ export type WalletPageHelpers = {
 
 export type WithdrawalPageHelpers = WalletPageHelpers & { factors: FactorGate }
 
+/** Who tries a code that guards money: the session and the client address (app/code-tries.ts). */
+export const trierOf = (request: FastifyRequest): CodeTrier => ({ sessionId: request.session.sessionId, address: request.ip })
+
 export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, helpers: WithdrawalPageHelpers): void {
   const { pageOf, html, accountOf, field, signedIn, protect, protectSignedIn, factors } = helpers
   // An owner with a second factor checks it (within 5 minutes) before a confirmation form is shown.
@@ -46,11 +50,7 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
   const rowOf = (destination: WithdrawalDestination): DestinationRow => ({
     id: destination.id, type: destination.type, masked: maskDestination(destination), label: destination.label, state: destinationState(destination, deps.clock.now()), usableAt: destination.usable_at,
   })
-  const owned = async (request: FastifyRequest, id: string) => {
-    const destination = await deps.store.withdrawals.findDestination(id, accountOf(request)!)
-    if (!destination || destination.state === 'canceled') throw new DomainError('destination_not_found')
-    return destination
-  }
+  const owned = (request: FastifyRequest, id: string) => ownDestination(deps, { accountId: accountOf(request)!, destinationId: id })
   const withdrawalRow = ({ withdrawal, destination, payout }: WithdrawalWithDetails, lang: Lang): WithdrawalRow => {
     const reason = withdrawal.failure_code ?? withdrawal.review_reason
     return {
@@ -61,9 +61,9 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
 
   app.get<{ Querystring: { notice?: string } }>('/wallet/destinations', signedIn, async (request, reply) => {
     const accountId = accountOf(request)!
-    const account = (await deps.store.accounts.findById(accountId))!
+    const account = await ownerAccount(deps, accountId)
     const notice = request.query.notice === 'confirmed' || request.query.notice === 'canceled' ? request.query.notice : null
-    const rows = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)
+    const rows = (await ownDestinations(deps, accountId)).map(rowOf)
     return html(reply, destinationsPage(pageOf(request, reply), rows, account.owner_tax_number ?? '', cooldownHours, notice))
   })
 
@@ -82,13 +82,13 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     const destination = await owned(request, request.params.id)
     if (destination.state !== 'unconfirmed') return reply.redirect('/wallet/destinations', 303)
     if (await factors.needsStepUp(request)) return checkFirst(reply, `/wallet/destinations/${destination.id}`)
-    const account = (await deps.store.accounts.findById(destination.account_id))!
+    const account = await ownerAccount(deps, destination.account_id)
     return html(reply, confirmDestinationPage(pageOf(request, reply), rowOf(destination), account.email))
   })
 
   app.post<{ Params: { id: string } }>('/wallet/destinations/:id/confirm', protectSignedIn, async (request, reply) => {
     const destination = await owned(request, request.params.id.slice(0, 64))
-    if (destination.state === 'unconfirmed') await codeTries.take(request, pageOf(request, reply).lang, { accountId: destination.account_id, purpose: 'destination', id: destination.id })
+    if (destination.state === 'unconfirmed') await codeTries.take(trierOf(request), pageOf(request, reply).lang, { accountId: destination.account_id, purpose: 'destination', id: destination.id })
     await confirmDestination(destinationDeps, { accountId: destination.account_id, destinationId: destination.id, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request) })
     return reply.redirect('/wallet/destinations?notice=confirmed', 303)
   })
@@ -115,11 +115,9 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
 
   app.get('/wallet/withdrawals', signedIn, async (request, reply) => {
     const accountId = accountOf(request)!
-    const page = { ...pageOf(request, reply), timeZone: (await deps.store.accounts.findById(accountId))!.time_zone }
-    const withdrawals = await deps.store.withdrawals.list(accountId, { status: null, before: null, limit: 50 })
-    const rows = (await withdrawalsWithDetails(deps.store, withdrawals)).map((withdrawal) => withdrawalRow(withdrawal, page.lang))
-    const destinations = (await deps.store.withdrawals.listDestinations(accountId)).map(rowOf)
-    return html(reply, withdrawalsPage(page, rows, destinations, await deps.store.ledger.balances(accountId, 'available')))
+    const page = { ...pageOf(request, reply), timeZone: (await ownerAccount(deps, accountId)).time_zone }
+    const { withdrawals, destinations, available } = await withdrawalsOverview(deps, accountId)
+    return html(reply, withdrawalsPage(page, withdrawals.map((withdrawal) => withdrawalRow(withdrawal, page.lang)), destinations.map(rowOf), available))
   })
 
   app.post('/wallet/withdrawals', protectSignedIn, async (request, reply) => {
@@ -135,30 +133,26 @@ export function registerWithdrawalPages(app: FastifyInstance, deps: WalletDeps, 
     return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
   })
 
-  const ownWithdrawal = async (request: FastifyRequest, id: string) => {
-    const withdrawal = isWithdrawalId(id) ? await deps.store.withdrawals.findForAccount(id, accountOf(request)!) : undefined
-    if (!withdrawal) throw new DomainError('withdrawal_not_found')
-    return withdrawal
-  }
+  const ownedWithdrawal = (request: FastifyRequest, id: string) => ownWithdrawal(deps, { accountId: accountOf(request)!, withdrawalId: id })
 
   app.get<{ Params: { id: string } }>('/wallet/withdrawals/:id', signedIn, async (request, reply) => {
-    const withdrawal = await ownWithdrawal(request, request.params.id)
+    const withdrawal = await ownedWithdrawal(request, request.params.id)
     if (withdrawal.status === 'requested' && (await factors.needsStepUp(request))) return checkFirst(reply, `/wallet/withdrawals/${withdrawal.id}`)
     const page = pageOf(request, reply)
-    const account = (await deps.store.accounts.findById(withdrawal.account_id))!
-    const [details] = await withdrawalsWithDetails(deps.store, [withdrawal])
+    const account = await ownerAccount(deps, withdrawal.account_id)
+    const [details] = await withdrawalsWithDetails(deps, [withdrawal])
     return html(reply, withdrawalPage(page, withdrawalRow(details!, page.lang), account.email))
   })
 
   app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/confirm', protectSignedIn, async (request, reply) => {
-    const withdrawal = await ownWithdrawal(request, request.params.id)
-    if (withdrawal.status === 'requested') await codeTries.take(request, pageOf(request, reply).lang, { accountId: withdrawal.account_id, purpose: 'withdrawal', id: withdrawal.id })
+    const withdrawal = await ownedWithdrawal(request, request.params.id)
+    if (withdrawal.status === 'requested') await codeTries.take(trierOf(request), pageOf(request, reply).lang, { accountId: withdrawal.account_id, purpose: 'withdrawal', id: withdrawal.id })
     await confirmWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, code: field(request.body, 'code', 20), stepUp: factors.stepUpProof(request) })
     return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
   })
 
   app.post<{ Params: { id: string } }>('/wallet/withdrawals/:id/cancel', protectSignedIn, async (request, reply) => {
-    const withdrawal = await ownWithdrawal(request, request.params.id)
+    const withdrawal = await ownedWithdrawal(request, request.params.id)
     await cancelWithdrawal(withdrawalDeps, { accountId: withdrawal.account_id, withdrawalId: withdrawal.id, actor: `owner:${withdrawal.account_id}` })
     return reply.redirect(`/wallet/withdrawals/${withdrawal.id}`, 303)
   })

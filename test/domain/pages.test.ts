@@ -17,8 +17,9 @@ import { href, html, raw } from '../../src/html/template.ts'
 import { renderDocs } from '../../src/http/docs-page.ts'
 import { langs, type Lang } from '../../src/i18n/catalogue.ts'
 import {
-  chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage, type Overview,
+  chargePage, chargesPage, codePage, dashboardPage, deliveriesPage, errorPage, purchasePage, signInPage, signUpPage, tokenPage, tokenShownPage,
 } from '../../src/wallet/pages.ts'
+import type { Overview } from '../../src/app/account-overview.ts'
 import { statementPage } from '../../src/wallet/statement-pages.ts'
 
 const hostile = [
