@@ -190,3 +190,8 @@ export async function accountDossier(deps: { store: Store }, accountId: number):
   const purchase = charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id && charge.confirmed_at !== null) ?? charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id) ?? null
   return { account, available, held, tokens, blocks, charges, withdrawals, purchase }
 }
+
+/** The latest entries of the audit log, newest first, as /ops/audit lists them. */
+export function latestAuditEntries(deps: { store: Store }) {
+  return deps.store.audit.list()
+}
