@@ -97,6 +97,13 @@ module.exports = {
       from: { path: '^src/(wallet|console|pay)/' },
       to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'http-routes-not-store',
+      comment: 'The API\'s routes, readiness and metrics read and write through use cases (app/), as the pages do: they may name the store\'s types (the handle they pass on to a use case, a row type), never call a repository module or take its values.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
