@@ -91,6 +91,13 @@ module.exports = {
       to: { path: '^src/(http|wallet|console|pay|sandbox)/' },
     },
     {
+      name: 'http-routes-not-store',
+      comment: 'The API\'s routes, readiness and metrics read and write through use cases (app/), as the pages do: they may name the store\'s types (the handle they pass on to a use case, a row type), never call a repository module or take its values.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'pages-reach-data-through-use-cases',
       comment: 'Pages and their routes read and write through use cases (app/): they may name the store\'s row types, never call a repository module or take its values.',
       severity: 'error',

@@ -171,9 +171,15 @@ export async function findAccounts(deps: { store: Store }, text: string): Promis
   return probe === null ? [] : deps.store.console.findAccounts(probe)
 }
 
-export async function accountDossier(deps: { store: Store }, accountId: number): Promise<AccountDossier> {
+/** The account a console page or form names by id: account_not_found unless it exists. */
+export async function findAccount(deps: { store: Store }, accountId: number): Promise<Account> {
   const account = Number.isSafeInteger(accountId) ? await deps.store.accounts.findById(accountId) : undefined
   if (!account) throw new DomainError('account_not_found', { param: 'id' })
+  return account
+}
+
+export async function accountDossier(deps: { store: Store }, accountId: number): Promise<AccountDossier> {
+  const account = await findAccount(deps, accountId)
   const identities = [
     { kind: 'email' as const, value: account.email },
     ...(account.owner_tax_number ? [{ kind: 'tax_number' as const, value: account.owner_tax_number }] : []),
@@ -189,4 +195,9 @@ export async function accountDossier(deps: { store: Store }, accountId: number):
   ])
   const purchase = charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id && charge.confirmed_at !== null) ?? charges.find((charge) => charge.merchant_id === null && charge.account_id === account.id) ?? null
   return { account, available, held, tokens, blocks, charges, withdrawals, purchase }
+}
+
+/** The latest entries of the audit log, newest first, as /ops/audit lists them. */
+export function latestAuditEntries(deps: { store: Store }) {
+  return deps.store.audit.list()
 }

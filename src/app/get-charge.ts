@@ -29,3 +29,10 @@ export async function getCharge(deps: { store: Store }, request: { merchantAccou
   if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
   return toChargeRecord(charge)
 }
+
+/** The public QR image's content (GET /api/qr/{id}.png): the charge's Pix copy-and-paste code, to anyone with its id (128 random bits). */
+export async function chargeQrCode(deps: { store: Store }, chargeId: string): Promise<string> {
+  const charge = isChargeId(chargeId) ? await deps.store.charges.findById(chargeId) : undefined
+  if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
+  return charge.qr_copy_paste
+}

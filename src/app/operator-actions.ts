@@ -101,11 +101,8 @@ export async function liftBlockAs(deps: OperatorDeps, operator: Operator, reques
 }
 
 /** The admin's price override, each until it expires; audited like /ops does, with the note. */
-export async function setQuotesAs(deps: OperatorDeps, operator: Operator, request: QuoteInput & { expiresInSeconds: number; force: boolean; note: string }) {
-  const { note, actor } = checked(operator, 'quotes.set', request.note)
-  const quotes = await setQuoteOverrides({ ...deps, bandPercent: deps.bandPercent }, { BTC: request.BTC, USDt: request.USDt, expires_in_seconds: request.expiresInSeconds, force: request.force })
-  await deps.store.audit.record({ actor, action: 'quotes.set', subject: 'quotes', details: { ...quotes, force: request.force, note }, at: deps.clock.now() })
-  return quotes
+export function setQuotesAs(deps: OperatorDeps, operator: Operator, request: QuoteInput & { expiresInSeconds: number; force: boolean; note: string }) {
+  return setQuoteOverrides({ ...deps, bandPercent: deps.bandPercent }, { BTC: request.BTC, USDt: request.USDt, expires_in_seconds: request.expiresInSeconds, force: request.force }, checked(operator, 'quotes.set', request.note))
 }
 
 export function assignIdentityAs(deps: OperatorDeps, operator: Operator, request: { email: string; euid: string; note: string }) {

@@ -22,6 +22,11 @@ export type PaymentPageView = {
   receipt: { paidCents: number; paidAt: Date; payerName: string | null; payerTaxNumber: string | null; transactionId: string } | null
 }
 
+/** How many charges this process has written: a page rendered before the count moved may be stale (pay/page-cache.ts). */
+export function chargeWritesSoFar(deps: { store: Store }): number {
+  return deps.store.charges.writes()
+}
+
 export async function paymentPage(deps: { store: Store; clock: Clock }, chargeId: string): Promise<PaymentPageView> {
   const row = isChargeId(chargeId) ? await deps.store.charges.forPaymentPage(chargeId) : undefined
   if (!row) throw new DomainError('payment_not_found', { param: 'payment_id' })

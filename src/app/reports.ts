@@ -31,7 +31,7 @@ function pivot<Row extends { month: string; currency: Currency }>(make: (month: 
 }
 
 /** What the fees book earned per month and asset: deposit fees, withdrawal fees, less what went back (a returned withdrawal, the provider's fee on a refund we paid); and the network fees the service paid. */
-export async function feesReport(store: Store, timeZone: string): Promise<FeesRow[]> {
+export async function feesReport({ store }: { store: Store }, timeZone: string): Promise<FeesRow[]> {
   const table = pivot<FeesRow>((month, currency) => ({ month, currency, deposit: 0, withdrawal: 0, returned: 0, refundPayout: 0, net: 0, network: 0 }))
   for (const sum of await store.reports.monthlySums(timeZone, ['fees', 'network_fees'])) {
     const row = table.at(sum.month, sum.currency)
@@ -49,7 +49,7 @@ export async function feesReport(store: Store, timeZone: string): Promise<FeesRo
 }
 
 /** Money that left per month and asset: withdrawals sent (and returned), refunds owed and paid, what MEDs took back from accounts and what they cost the service. */
-export async function outflowsReport(store: Store, timeZone: string): Promise<OutflowRow[]> {
+export async function outflowsReport({ store }: { store: Store }, timeZone: string): Promise<OutflowRow[]> {
   const table = pivot<OutflowRow>((month, currency) => ({ month, currency, withdrawals: 0, withdrawalsSent: 0, withdrawalsReturned: 0, refundsOwed: 0, refundsPaid: 0, takenFromAccounts: 0, medLosses: 0 }))
   const [service, accounts] = await Promise.all([
     store.reports.monthlySums(timeZone, ['withdrawals_sent', 'refunds_owed', 'refunds_paid', 'med_losses']),
@@ -69,7 +69,7 @@ export async function outflowsReport(store: Store, timeZone: string): Promise<Ou
   return table.rows()
 }
 
-export function providerReport(store: Store, limit: number): Promise<ProviderMismatch[]> {
+export function providerReport({ store }: { store: Store }, limit: number): Promise<ProviderMismatch[]> {
   return store.reports.providerMismatches(limit)
 }
 
@@ -120,7 +120,7 @@ export function providerCsv(rows: ProviderMismatch[], flavour: CsvFlavour, zone:
   }
 }
 
-export function owedCsv(store: Store, flavour: CsvFlavour, zone: string): CsvExport {
+export function owedCsv({ store }: { store: Store }, flavour: CsvFlavour, zone: string): CsvExport {
   async function* rows(): AsyncGenerator<string[]> {
     for await (const page of owedPages(store)) {
       for (const row of page) {
@@ -132,7 +132,7 @@ export function owedCsv(store: Store, flavour: CsvFlavour, zone: string): CsvExp
 }
 
 /** The owed report's first page and its totals over every account: what is owed (positive totals) and what accounts owe (negative ones). */
-export async function owedReport(store: Store, shown: number): Promise<{ rows: Array<OwedRow & { owed: number }>; more: boolean; totals: Array<{ currency: Currency; owed: number; debts: number }> }> {
+export async function owedReport({ store }: { store: Store }, shown: number): Promise<{ rows: Array<OwedRow & { owed: number }>; more: boolean; totals: Array<{ currency: Currency; owed: number; debts: number }> }> {
   const first = await store.reports.owedPage(0, shown + 1)
   const accounts = new Set(first.map((row) => row.account_id))
   const kept = [...accounts].slice(0, shown)

@@ -90,6 +90,15 @@ export async function hasFactor(deps: { store: Store; clock: Clock }, holder: Ho
   return (await factorsOf(deps, holder)).factors.length > 0
 }
 
+/** Per holder: tries at a factor an hour, across sessions and addresses. */
+const FACTOR_TRIES = { perMinute: 20 / 60, burst: 20 }
+
+/** Counts one try at the holder's factor (a code, a passkey's answer); rate_limited once the hour's tries are spent. */
+export async function takeFactorTry(deps: { store: Store }, holder: Holder): Promise<void> {
+  const wait = await deps.store.rateBuckets.take(`factor:${holder}`, FACTOR_TRIES)
+  if (wait > 0) throw new DomainError('rate_limited', { retryAfterSeconds: wait })
+}
+
 /**
  * Refused with step_up_required unless the holder has no factor, or one was checked within the
  * last 5 minutes (`checkedAt`, from the session). Inside the action's transaction when it has one.

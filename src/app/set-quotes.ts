@@ -48,9 +48,11 @@ export async function acceptedQuotes(deps: { store: Store }): Promise<Array<{ cu
   return (await deps.store.quotes.references()).map((row) => ({ currency: row.currency, price: showQuote(row.brl_micros), source: row.source, acceptedAt: row.accepted_at }))
 }
 
+/** Sets or clears the overrides, and writes to the audit log who did (and the console's note). */
 export async function setQuoteOverrides(
   deps: { store: Store; clock: Clock; bandPercent: number },
   input: QuoteInput & { expires_in_seconds?: number | undefined; force?: boolean | undefined },
+  by: { actor: string; note?: string },
 ): Promise<OverrideView> {
   const now = deps.clock.now()
   const parsed = parseQuotes(input)
@@ -72,5 +74,7 @@ export async function setQuoteOverrides(
     await deps.store.quotes.set(currency, micros, now, expiresAt)
     await deps.store.quotes.accept(currency, micros, 'override', now)
   }
-  return quoteOverrides(deps)
+  const quotes = await quoteOverrides(deps)
+  await deps.store.audit.record({ actor: by.actor, action: 'quotes.set', subject: 'quotes', details: { ...quotes, force: input.force ?? false, ...(by.note === undefined ? {} : { note: by.note }) }, at: deps.clock.now() })
+  return quotes
 }

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { checkLedger } from '../app/check-ledger.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
-import { accountDossier, auditLogPage, chargeDossier, findAccounts, findCharge, refundDossier, withdrawalDossier } from '../app/console-views.ts'
+import { accountDossier, auditLogPage, chargeDossier, findAccount, findAccounts, findCharge, refundDossier, withdrawalDossier } from '../app/console-views.ts'
 import { queueCounts, queuePage } from '../app/support-queues.ts'
 import { activateTokenAs, addBlockAs, assignIdentityAs, liftBlockAs, recordRefundPaidAs, payRefundByPixAs, reviewRefundPayoutAs, reviewHoldAs, reviewWithdrawalAs, setQuotesAs, type OperatorDeps } from '../app/operator-actions.ts'
 import { sendOperatorCode, verifyOperatorCode } from '../app/operator-sign-in.ts'
@@ -265,40 +265,35 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   })
 
   app.post<{ Params: { id: string } }>('/console/accounts/:id/identity', protectSignedIn, async (request, reply) => {
-    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
-    const account = Number.isSafeInteger(id) ? await deps.store.accounts.findById(id) : undefined
-    if (!account) throw new DomainError('account_not_found', { param: 'id' })
+    const account = await findAccount(deps, /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN)
     await assignIdentityAs(await acting(request, 'identity.assign'), operator(request), { email: account.email, euid: field(request.body, 'euid', 32), note: field(request.body, 'note', 1000) })
     return reply.redirect(`/console/accounts/${account.id}?done=1`, 303)
   })
 
   // Support's reset of an owner's (or another operator's) second factors, after an identity check:
   // audited with the note, effective after 72 hours, and mailed to the holder at once.
-  const resetFactorsOf = async (request: FastifyRequest, holder: Holder) => {
+  const resetFactorsOf = async (request: FastifyRequest, holder: Holder, email: string) => {
     const note = field(request.body, 'note', 1000)
     if (optionalField(request.body, 'identity_checked', 5) !== 'yes') throw new DomainError('invalid_request', { param: 'identity_checked', message: 'Confirm that the identity was checked.' })
     const who = operator(request)
     if (!mayTake(who.role, 'factors.reset')) throw new DomainError('operator_forbidden', { param: 'factors.reset' })
     if (holder === operatorHolder(who.email)) throw new DomainError('operator_forbidden', { param: 'factors.reset', message: 'Another admin resets your own factors.' })
     const acted = await acting(request, 'factors.reset')
-    const email = holder.startsWith('account:') ? (await deps.store.accounts.findById(Number(holder.slice(8))))!.email : holder.slice(9)
     const trimmed = note.trim()
     if (trimmed === '') throw new DomainError('invalid_request', { param: 'note', message: 'A note of 1 to 1000 characters is required.' })
     await resetFactors({ ...acted, totpSeal: createSealer(deps.opsTokens, 'totp-secret'), relyingParty: relyingPartyOf(deps.config.baseUrl) }, { holder, actor: who.email, note: trimmed, notify: { email, lang: langFor(request) } })
   }
 
   app.post<{ Params: { id: string } }>('/console/accounts/:id/factors/reset', protectSignedIn, async (request, reply) => {
-    const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN
-    const account = Number.isSafeInteger(id) ? await deps.store.accounts.findById(id) : undefined
-    if (!account) throw new DomainError('account_not_found', { param: 'id' })
-    await resetFactorsOf(request, accountHolder(account.id))
+    const account = await findAccount(deps, /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : NaN)
+    await resetFactorsOf(request, accountHolder(account.id), account.email)
     return reply.redirect(`/console/accounts/${account.id}?done=1`, 303)
   })
 
   app.post('/console/operators/factors/reset', protectSignedIn, async (request, reply) => {
     const target = findOperator(operators, field(request.body, 'email', 254))
     if (target === null) throw new DomainError('not_found', { param: 'email' })
-    await resetFactorsOf(request, operatorHolder(target.email))
+    await resetFactorsOf(request, operatorHolder(target.email), target.email)
     return reply.redirect('/console?done=1', 303)
   })
 
@@ -325,7 +320,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   app.get('/console/money', signedInOnly, async (request, reply) => {
     const [ledger, treasury, overrides, accepted] = await Promise.all([
       checkLedger(deps),
-      checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }).catch((error: unknown) => {
+      checkTreasury({ ...deps, log: request.log }).catch((error: unknown) => {
         request.log.warn({ err: error }, 'the treasury could not be checked for the console')
         return null
       }),
@@ -358,7 +353,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
   const reportZone = DEFAULT_TIME_ZONE
   app.get('/console/reports', signedInOnly, async (request, reply) => {
     const [fees, outflows, provider, owed] = await Promise.all([
-      feesReport(deps.store, reportZone), outflowsReport(deps.store, reportZone), providerReport(deps.store, 200), owedReport(deps.store, 100),
+      feesReport(deps, reportZone), outflowsReport(deps, reportZone), providerReport(deps, 200), owedReport(deps, 100),
     ])
     return send(reply, pages.reportsPage(pageOf(request, reply), { zone: reportZone, fees, outflows, provider, owed }))
   })
@@ -366,10 +361,10 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     const flavour = csvFlavourOf(typeof request.query.flavour === 'string' ? request.query.flavour : request.query.flavour === undefined ? '' : 'x')
     if (flavour === null) throw new DomainError('invalid_request', { param: 'flavour' })
     const report = request.params.report
-    const file = report === 'fees.csv' ? feesCsv(await feesReport(deps.store, reportZone), flavour, reportZone)
-      : report === 'outflows.csv' ? outflowsCsv(await outflowsReport(deps.store, reportZone), flavour, reportZone)
-      : report === 'provider.csv' ? providerCsv(await providerReport(deps.store, 100_000), flavour, reportZone)
-      : report === 'owed.csv' ? owedCsv(deps.store, flavour, reportZone)
+    const file = report === 'fees.csv' ? feesCsv(await feesReport(deps, reportZone), flavour, reportZone)
+      : report === 'outflows.csv' ? outflowsCsv(await outflowsReport(deps, reportZone), flavour, reportZone)
+      : report === 'provider.csv' ? providerCsv(await providerReport(deps, 100_000), flavour, reportZone)
+      : report === 'owed.csv' ? owedCsv(deps, flavour, reportZone)
       : null
     if (file === null) throw new DomainError('not_found')
     return reply.type('text/csv; charset=utf-8').header('cache-control', 'no-store').header('content-disposition', `attachment; filename="${report}"`).send(csvStream(file, flavour))

@@ -1,12 +1,11 @@
 // Prometheus metrics. Request counts and latencies are measured in this process; business figures
-// (charges, webhook outcomes, job queue) are read from the database at scrape time, so they are
-// exact across instances and restarts.
+// (charges, webhook outcomes, job queue) are read at scrape time through app/service-gauges.ts.
 import { Gauge, Histogram, Registry } from 'prom-client'
 import type { Clock } from '../clock.ts'
 import type { Store } from '../store/store.ts'
-import { attemptOutcome } from '../webhooks/sender.ts'
 import { checkTreasury } from '../app/check-treasury.ts'
 import { queueCounts } from '../app/support-queues.ts'
+import { chargesByCurrency, clawbacksToReview, jobsDueByKind, jobsParkedByKind, oldestDueJobWait, payoutsFailedAfterSending, refundsOwedTotals, webhookAttemptsByOutcome, withdrawalsByStatus } from '../app/service-gauges.ts'
 import type { Treasury } from '../treasury/treasury.ts'
 
 export function createMetrics(deps: { store: Store; clock: Clock; treasury: Treasury; log?: { error: (details: object, message: string) => void } }) {
@@ -33,26 +32,26 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
 
   for (const which of ['created', 'confirmed'] as const) {
     fromDatabase(`pix_charges_${which}`, `Charges ${which === 'created' ? 'created' : 'confirmed (credited)'}, by credited currency.`, ['currency'], async (gauge) => {
-      for (const row of await deps.store.charges.countByCurrency(which)) gauge.set({ currency: row.currency }, row.n)
+      for (const row of await chargesByCurrency(deps, which)) gauge.set({ currency: row.currency }, row.n)
     })
   }
   fromDatabase('pix_webhook_attempts', 'Merchant webhook attempts by outcome.', ['outcome'], async (gauge) => {
-    for (const row of await deps.store.webhookEvents.attemptsByStatusCode()) gauge.inc({ outcome: attemptOutcome(row.status_code) }, row.n)
+    for (const [outcome, n] of await webhookAttemptsByOutcome(deps)) gauge.set({ outcome }, n)
   })
   // Worth an alert (docs/rules.md#clawbacks): the provider will take back money we credited, or took an amount we cannot place; refunds owed wait on support.
   fromDatabase('pix_clawbacks_to_review', 'Claw-backs the provider reported that support must look at (/ops/alerts): will_refund after credit, refunded after a partial MED.', [], async (gauge) => {
-    gauge.set(await deps.store.charges.countClawbacksToReview())
+    gauge.set(await clawbacksToReview(deps))
   })
   fromDatabase('pix_refunds_owed', 'Refunds owed to payers: how many, and how many centavos.', ['unit'], async (gauge) => {
-    const owed = await deps.store.refunds.owedTotals()
+    const owed = await refundsOwedTotals(deps)
     gauge.set({ unit: 'count' }, owed.count)
     gauge.set({ unit: 'centavos' }, owed.cents)
   })
   fromDatabase('pix_withdrawals', 'Withdrawals by status (in_review: waiting for support).', ['status'], async (gauge) => {
-    for (const row of await deps.store.withdrawals.countByStatus()) gauge.set({ status: row.status }, row.n)
+    for (const row of await withdrawalsByStatus(deps)) gauge.set({ status: row.status }, row.n)
   })
   fromDatabase('pix_payouts_failed_after_sending', 'Pix-outs whose DePix left but whose Pix the provider did not pay, or refunded after paying (/ops/alerts).', [], async (gauge) => {
-    gauge.set((await deps.store.payouts.failedAfterSending('withdrawal')).length + (await deps.store.payouts.failedAfterSending('refund')).length + (await deps.store.payouts.failedAfterSending('merchant_refund')).length)
+    gauge.set(await payoutsFailedAfterSending(deps))
   })
   // Asks the treasury node at each scrape: an unreachable node leaves the gauge out, never fails the scrape.
   fromDatabase('pix_treasury_shortfall', 'What the accounts are owed beyond what the treasury holds, per currency, in its smallest unit (0: covered).', ['currency'], async (gauge) => {
@@ -68,14 +67,13 @@ export function createMetrics(deps: { store: Store; clock: Clock; treasury: Trea
     for (const [queue, n] of Object.entries(counts)) gauge.set({ queue }, n)
   })
   fromDatabase('pix_job_queue_depth', 'Background jobs due now, by kind.', ['kind'], async (gauge) => {
-    for (const row of await deps.store.jobs.dueByKind(deps.clock.now())) gauge.set({ kind: row.kind }, row.n)
+    for (const row of await jobsDueByKind(deps)) gauge.set({ kind: row.kind }, row.n)
   })
   fromDatabase('pix_jobs_parked', 'Background jobs set aside because their payload is not their kind\'s (the jobs table\'s last_error says why), by kind.', ['kind'], async (gauge) => {
-    for (const row of await deps.store.jobs.parkedByKind()) gauge.set({ kind: row.kind }, row.n)
+    for (const row of await jobsParkedByKind(deps)) gauge.set({ kind: row.kind }, row.n)
   })
   fromDatabase('pix_job_queue_oldest_due_seconds', 'How long the oldest due job has waited.', [], async (gauge) => {
-    const oldestDue = await deps.store.jobs.oldestDue(deps.clock.now())
-    gauge.set(oldestDue ? Math.max(0, (deps.clock.now().getTime() - oldestDue.getTime()) / 1000) : 0)
+    gauge.set(await oldestDueJobWait(deps))
   })
 
   return {

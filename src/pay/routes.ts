@@ -3,7 +3,7 @@
 // people, kept out of /openapi.json; reads are counted per client address in memory.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
-import { paymentPage } from '../app/payment-page.ts'
+import { chargeWritesSoFar, paymentPage } from '../app/payment-page.ts'
 import { buyFromLink, linkPage } from '../app/payment-links.ts'
 import { formatBrl } from '../domain/money.ts'
 import { LIMIT_WITHOUT_EUID_CENTS } from '../domain/payer-limits.ts'
@@ -61,7 +61,7 @@ export const payRoutes: FastifyPluginAsync<PayDeps> = async (app, deps) => {
   /** The page (or the status) of a charge, from the cache while it holds; only found charges are kept. */
   const cached = async (key: string, render: () => Promise<string>) => {
     const clockMs = deps.clock.now().getTime()
-    const writes = deps.store.charges.writes()
+    const writes = chargeWritesSoFar(deps)
     const hit = rendered.get(key, clockMs, writes)
     if (hit !== undefined) return hit
     const body = await render()

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import QRCode from 'qrcode'
 import {
   cancelRemoval, checkPasskey, checkTotp, enrolPasskey, enrolTotp, factorLabel, factorsOf, hasFactor, newTotpSecret, passkeyCheckOptions,
-  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
+  passkeyRegistrationOptions, removeFactor, renewRecoveryCodes, requireStepUp, takeFactorTry, totpUriOf, useRecoveryCode, type CheckedFactor, type FactorDeps, type FactorsView,
 } from '../app/second-factors.ts'
 import { DomainError } from '../domain/errors.ts'
 import { factorName, PENDING_SIGN_IN_MS, stepUpFresh, type Holder } from '../domain/second-factor.ts'
@@ -76,9 +76,6 @@ export function formPageOf(prefix: '/wallet' | '/console', url: string): string 
   return nextUnder(prefix, path.replace(/\/confirm$/, ''))
 }
 
-/** Per holder: tries at a factor an hour, across sessions and addresses. */
-const FACTOR_TRIES = { perMinute: 20 / 60, burst: 20 }
-
 /** What the factor routes need of the site they serve. */
 export type FactorSite = {
   prefix: '/wallet' | '/console'
@@ -142,10 +139,6 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
     if (holder === null) throw new DomainError('wallet_code_invalid', { message: translate(langFor(request), 'checkExpired'), localized: true })
     return holder
   }
-  const takeTry = async (holder: Holder) => {
-    const wait = await deps.store.rateBuckets.take(`factor:${holder}`, FACTOR_TRIES)
-    if (wait > 0) throw new DomainError('rate_limited', { retryAfterSeconds: wait })
-  }
   /** A factor passed: a pending sign-in completes, and the session remembers the check. */
   const passed = (request: FastifyRequest, holder: Holder, checked: CheckedFactor) => {
     if (site.signedInHolder(request) === null) site.signIn(request, holder)
@@ -178,7 +171,7 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
 
   const afterCheck = async (request: FastifyRequest, reply: FastifyReply, check: (holder: Holder) => Promise<CheckedFactor>) => {
     const holder = requireChecking(request)
-    await takeTry(holder)
+    await takeFactorTry(deps, holder)
     const checked = await deps.authFailures.guard(request, () => check(holder))
     passed(request, holder, checked)
     return reply.redirect(nextUnder(prefix, (request.body as Record<string, unknown>).next), 303)
@@ -259,7 +252,7 @@ export function registerFactorRoutes(app: FastifyInstance, site: FactorSite): Fa
     if (secret === null) return reply.redirect(`${prefix}/factors/totp`, 303)
     const holder = signedHolder(request)
     const name = nameFrom(request, 'totpDefaultName')
-    await takeTry(holder)
+    await takeFactorTry(deps, holder)
     const result = await enrolTotp(factorDeps, { holder, secret, code: field(request.body, 'code', 20), name, notify: await notifyOf(request, holder) })
     delete request.session.totpSecret
     return enrolled(request, reply, result, { factorId: result.factorId, kind: 'totp', name })

@@ -2,20 +2,19 @@
 import type { FastifyRequest } from 'fastify'
 import QRCode from 'qrcode'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { createApiRateLimit } from '../../app/api-rate-limit.ts'
 import { authenticate, requireMerchantId, type Merchant } from '../../app/authenticate.ts'
 import { cancelCharge } from '../../app/cancel-charge.ts'
 import { createCharge } from '../../app/create-charge.ts'
 import { getBalance } from '../../app/get-balance.ts'
-import { getCharge } from '../../app/get-charge.ts'
+import { chargeQrCode, getCharge } from '../../app/get-charge.ts'
 import { listMerchantCharges } from '../../app/list-charges.ts'
 import { listBalanceTransactions } from '../../app/statement.ts'
 import { listWebhookDeliveries, redeliverWebhook } from '../../app/webhook-deliveries.ts'
 import { Type } from 'typebox'
-import { isChargeId } from '../../domain/charge.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { createChargeDeps, type RouteDeps } from '../../web/deps.ts'
 import { createAddressWindows } from '../../web/address-windows.ts'
-import { createApiRateLimit } from '../api-rate-limit.ts'
 import { documentAudience } from '../../web/audiences.ts'
 import { idempotencyKeyCodes, idempotencyKeyOf } from './idempotency-key.ts'
 import { withdrawalRoutes } from './withdrawals.ts'
@@ -42,13 +41,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // Per real token, after it authenticated: a bogus token never reaches the database's buckets
   // (its failure is counted in memory, per address); shared by the deployment's instances.
   const tokenLimit = deps.config.rateLimitPerMinute > 0
-    ? createApiRateLimit({
-      perMinute: deps.config.rateLimitPerMinute,
-      burst: deps.config.rateLimitBurst,
-      takeTokens: (key, limit, count) => deps.store.rateBuckets.take(key, limit, count),
-      forgetIdle: (idleSeconds) => deps.store.rateBuckets.forgetIdle('api:', idleSeconds),
-      log: app.log,
-    })
+    ? createApiRateLimit({ store: deps.store, log: app.log }, { perMinute: deps.config.rateLimitPerMinute, burst: deps.config.rateLimitBurst })
     : null
   // The public QR image has no token: its readers are counted per address, in memory.
   const qrReaders = createAddressWindows({ limit: deps.config.rateLimitPerMinute, windowMs: 60_000 })
@@ -64,7 +57,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
       }
       return authenticate(deps, typeof header === 'string' ? header : undefined)
     })
-    const wait = tokenLimit ? await tokenLimit.take(`api:token:${request.merchant.tokenId}`) : 0
+    const wait = tokenLimit ? await tokenLimit.take(request.merchant.tokenId) : 0
     if (wait > 0) throw limited(wait)
   }
 
@@ -302,10 +295,9 @@ export const apiRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
     const wait = qrReaders.wait(request.ip)
     if (wait > 0) throw limited(wait)
     qrReaders.count(request.ip)
-    const id = request.params.file.replace(/\.png$/, '')
-    const charge = request.params.file.endsWith('.png') && isChargeId(id) ? await deps.store.charges.findById(id) : undefined
-    if (!charge) throw new DomainError('payment_not_found', { param: 'payment_id' })
-    const png = await QRCode.toBuffer(charge.qr_copy_paste, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 })
+    if (!request.params.file.endsWith('.png')) throw new DomainError('payment_not_found', { param: 'payment_id' })
+    const code = await chargeQrCode(deps, request.params.file.slice(0, -'.png'.length))
+    const png = await QRCode.toBuffer(code, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 })
     return reply.type('image/png').header('cache-control', 'public, max-age=31536000, immutable').send(png)
   })
 }

@@ -2,11 +2,12 @@
 // the deployment's last check of the provider found it answering (app/check-provider.ts: one
 // /ping a minute for the whole deployment, so every instance gives the same answer and a restarted
 // one is ready at once). An unready answer says why, in its body and, when it changes, in the log.
-// /readyz also reports the mail server: the outbox's latest attempt when one was made in the last
-// five minutes, else the server itself, asked at most every 30 s. Mail that cannot leave makes no
-// instance unready, since every instance shares it, but an operator must see it.
+// /readyz also reports the mail server (app/check-readiness.ts: the outbox's latest attempt, else
+// the server itself). Mail that cannot leave makes no instance unready, since every instance
+// shares it, but an operator must see it.
 import type { FastifyPluginAsync } from 'fastify'
 import { checkProvider } from '../../app/check-provider.ts'
+import { createMailCheck, databaseAnswers } from '../../app/check-readiness.ts'
 import { productionWarnings } from '../../config.ts'
 import type { ProviderReadiness } from '../../domain/provider-check.ts'
 import type { AppDeps } from '../../web/deps.ts'
@@ -14,9 +15,6 @@ import { documentAudience } from '../../web/audiences.ts'
 
 /** How long a probe waits for a ping this instance started; a slower answer counts from the next probe on. */
 const PROVIDER_WAIT_MS = 2_000
-const MAIL_CHECK_EVERY_MS = 30_000
-/** An attempt to send this recent says more about the mail server than asking it. */
-const RECENT_MAIL_MS = 5 * 60_000
 
 export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider' | 'clock' | 'config' | 'mailServerAnswers'>> = async (app, deps) => {
   documentAudience(app, 'health')
@@ -24,17 +22,7 @@ export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider'
   // What this instance last answered, so the log says when (and why) it changes, not at every probe.
   let lastAnswer: string | null = null
 
-  let mailCheck: { at: number; ok: boolean } | null = null
-  async function mailWorks(): Promise<boolean> {
-    const last = await deps.store.mail.lastAttempt()
-    if (last && deps.clock.now().getTime() - last.at.getTime() < RECENT_MAIL_MS) return last.ok
-    if (!mailCheck || performance.now() - mailCheck.at >= MAIL_CHECK_EVERY_MS) {
-      // A mail server that hangs must not hang readiness: two seconds is all it gets.
-      const answered = await Promise.race([deps.mailServerAnswers(), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false).unref())])
-      mailCheck = { at: performance.now(), ok: answered }
-    }
-    return mailCheck.ok
-  }
+  const mailWorks = createMailCheck(deps)
 
   app.get(
     '/healthz',
@@ -72,7 +60,7 @@ export const healthRoutes: FastifyPluginAsync<Pick<AppDeps, 'store' | 'provider'
       response: { 200: readiness, 503: readiness },
     },
   }, async (request, reply) => {
-    const database = await deps.store.ping()
+    const database = await databaseAnswers(deps)
     const provider = database ? await checkProvider({ ...deps, log: request.log, waitMs: PROVIDER_WAIT_MS }).catch(() => null) : null
     const mail = database && (await mailWorks())
     const ready = database && provider !== null && provider.ready

@@ -8,6 +8,7 @@ import { activateToken } from '../../app/activate-token.ts'
 import { assignIdentity } from '../../app/assign-identity.ts'
 import { checkLedger } from '../../app/check-ledger.ts'
 import { checkTreasury } from '../../app/check-treasury.ts'
+import { latestAuditEntries } from '../../app/console-views.ts'
 import { withdrawalRecord, withdrawalRecords } from '../../app/list-withdrawals.ts'
 import { reviewWithdrawal } from '../../app/review-withdrawal.ts'
 import { withdrawalsInReview } from '../../app/withdrawals-in-review.ts'
@@ -310,7 +311,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   )
 
   app.get('/ops/treasury', { schema: operation('checkTreasury', 'What the accounts are owed beside what the treasury holds, per currency', { treasury: [{ currency: 'DEPIX', owed: 123456, treasury: 500000, shortfall: 0, receivable: 900 }] }, ['service_unavailable']) }, async (request) => ({
-    treasury: await checkTreasury({ store: deps.store, treasury: deps.treasury, log: request.log }),
+    treasury: await checkTreasury({ ...deps, log: request.log }),
   }))
 
   app.post(
@@ -379,11 +380,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
         ),
       }),
     },
-    async (request) => {
-      const quotes = await setQuoteOverrides({ ...deps, bandPercent: deps.config.quoteBandPercent }, request.body)
-      await deps.store.audit.record({ actor: actorOf(request), action: 'quotes.set', subject: 'quotes', details: { ...quotes, force: request.body.force ?? false }, at: deps.clock.now() })
-      return quotes
-    },
+    async (request) => setQuoteOverrides({ ...deps, bandPercent: deps.config.quoteBandPercent }, request.body, { actor: actorOf(request) }),
   )
 
   // The prices in use: overrides with their expiry, and the last accepted price per currency with its source and age.
@@ -412,7 +409,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // The books against what happened (app/check-ledger.ts): `ok` is healthy.
   app.get('/ops/ledger-check', { schema: operation('checkLedger', 'The books against the charges and their running balances', { ok: true, disagreements: [], unbalanced: [], foreign_currency: [], charges: [], books: [{ book: 'fees', currency: 'DEPIX', total: 100 }] }, []) }, async () => checkLedger(deps))
 
-  app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', { entries: [{ id: 1, actor: 'ana', action: 'hold.release', subject: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', details: {}, at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({ entries: await deps.store.audit.list() }))
+  app.get('/ops/audit', { schema: operation('listAudit', 'The audit log of operator actions', { entries: [{ id: 1, actor: 'ana', action: 'hold.release', subject: '3f2a9c0e5b7d4e1f8a6b2c4d9e0f1a2b', details: {}, at: '2026-11-23T12:00:00.000Z' }] }, []) }, async () => ({ entries: await latestAuditEntries(deps) }))
 
   // Behind the operator token too: business volumes are not for the public.
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>

@@ -3,23 +3,24 @@
 // so the hot path costs one database write per lease rather than one per request. Leased tokens
 // are spent locally; those a lease leaves unused are simply lost, so the deployment as a whole
 // never allows more than the limit, only (briefly) less.
+import type { Store } from '../store/store.ts'
 
-export type TakeTokens = (key: string, limit: { perMinute: number; burst: number }, count: number) => Promise<number>
+/** The buckets' keys: the housekeeping drops idle ones by this prefix. */
+const PREFIX = 'api:'
 
 /** How long an instance may keep leased tokens before giving them up. */
 const LEASE_TTL_MS = 10_000
 /** Local leases kept at most; beyond it the oldest are dropped (they are only an optimisation). */
 const MAX_LEASES = 10_000
 
-export function createApiRateLimit(options: {
+export function createApiRateLimit(deps: {
+  store: Pick<Store, 'rateBuckets'>
+  /** Housekeeping runs beside the request that triggered it; its failure is only logged. */
+  log: { warn: (details: object, message: string) => void }
+}, options: {
   perMinute: number
   /** What a full bucket holds: a fresh or idle token may spend this at once. */
   burst: number
-  takeTokens: TakeTokens
-  /** Drops the deployment's idle buckets (a full bucket needs no row); called at most once a minute. */
-  forgetIdle: (idleSeconds: number) => Promise<void>
-  /** Housekeeping runs beside the request that triggered it; its failure is only logged. */
-  log: { warn: (details: object, message: string) => void }
   nowMs?: () => number
 }) {
   const limit = { perMinute: options.perMinute, burst: options.burst }
@@ -37,8 +38,9 @@ export function createApiRateLimit(options: {
   let forgotAt = nowMs()
 
   return {
-    /** Takes one request's token for `key`: 0 when allowed, else the seconds to wait. */
-    async take(key: string): Promise<number> {
+    /** Takes one request's token for the API token `tokenId`: 0 when allowed, else the seconds to wait. */
+    async take(tokenId: string): Promise<number> {
+      const key = `${PREFIX}token:${tokenId}`
       const until = refused.get(key)
       if (until !== undefined) {
         if (until > nowMs()) return Math.max(1, Math.ceil((until - nowMs()) / 1000))
@@ -51,10 +53,10 @@ export function createApiRateLimit(options: {
       }
       if (nowMs() - forgotAt > 60_000) {
         forgotAt = nowMs()
-        // A bucket idle for a minute has refilled to its burst (the limit per minute).
-        options.forgetIdle(60).catch((error: unknown) => options.log.warn({ err: error }, 'could not drop idle rate-limit buckets'))
+        // A bucket idle for a minute has refilled to its burst (the limit per minute), so it needs no row.
+        deps.store.rateBuckets.forgetIdle(PREFIX, 60).catch((error: unknown) => deps.log.warn({ err: error }, 'could not drop idle rate-limit buckets'))
       }
-      if (leaseSize > 1 && (await options.takeTokens(key, limit, leaseSize)) === 0) {
+      if (leaseSize > 1 && (await deps.store.rateBuckets.take(key, limit, leaseSize)) === 0) {
         // Requests that found no lease at the same moment each took one: they add up, none is lost.
         const current = leases.get(key)
         if (current && current.until > nowMs()) {
@@ -66,7 +68,7 @@ export function createApiRateLimit(options: {
         }
         return 0
       }
-      const wait = await options.takeTokens(key, limit, 1)
+      const wait = await deps.store.rateBuckets.take(key, limit, 1)
       return wait > 0 ? remember(key, wait) : 0
     },
   }
