@@ -34,7 +34,10 @@ export function encodeKeyCursor(text: string): string {
   return opaque(text)
 }
 
-/** The key of most lists: a time (the list's own) and an id, ties broken by id; the id checked by `isId`. */
+/**
+ * The key of most lists: a time (the list's own) and an id, ties broken by id; the id checked by
+ * `isId`. A time past 2286 (14 digits) is none we wrote, and one the database could not read back.
+ */
 export function timeAndId<Row>(keyOf: (row: Row) => RowKey, isId: (id: string) => boolean): CursorKey<Row, RowKey> {
   return {
     write: (row) => {
@@ -42,7 +45,7 @@ export function timeAndId<Row>(keyOf: (row: Row) => RowKey, isId: (id: string) =
       return `${key.at.getTime()}_${key.id}`
     },
     read: (text) => {
-      const match = /^(\d{1,15})_(.+)$/.exec(text)
+      const match = /^(\d{1,13})_(.+)$/.exec(text)
       return match && isId(match[2]!) ? { at: new Date(Number(match[1])), id: match[2]! } : null
     },
   }

@@ -34,14 +34,14 @@ const isRefundId = (id: string) => /^ref_[0-9a-f]{24}$/.test(id)
 // The provider's qrId and our payout ids are its words or ours, not a pattern of one kind: bounded only.
 const isOtherId = (id: string) => /^[\x21-\x7e]{1,128}$/.test(id)
 
-/** The provider-refusals queue's key: the time, the kind (claw-backs first at one time), the id. */
+/** The provider-refusals queue's key: the time, then the kind (claw-backs first at one time) and the id, as `c_<id>` or `p_<id>`. */
+const refusalTimes = timeAndId((row: Refusal) => (row.kind === 'clawback' ? { at: row.since, id: `c_${row.charge.id}` } : { at: row.since, id: `p_${row.payout.id}` }),
+  (id) => (id.startsWith('c_') ? isChargeId(id.slice(2)) : id.startsWith('p_') && isOtherId(id.slice(2))))
 const refusalKey: CursorKey<Refusal, RefusalKey> = {
-  write: (row) => row.kind === 'clawback' ? `${row.since.getTime()}_c_${row.charge.id}` : `${row.since.getTime()}_p_${row.payout.id}`,
+  write: refusalTimes.write,
   read: (text) => {
-    const match = /^(\d{1,15})_([cp])_(.+)$/.exec(text)
-    if (match === null) return null
-    const kind = match[2] === 'c' ? 'clawback' : 'payout'
-    return (kind === 'clawback' ? isChargeId(match[3]!) : isOtherId(match[3]!)) ? { at: new Date(Number(match[1])), kind, id: match[3]! } : null
+    const key = refusalTimes.read(text)
+    return key === null ? null : { at: key.at, kind: key.id.startsWith('c_') ? 'clawback' : 'payout', id: key.id.slice(2) }
   },
 }
 

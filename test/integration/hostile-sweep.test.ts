@@ -60,7 +60,7 @@ const hostileQueries = ['payment_id=%00', 'payment_id=%zz', 'payment_id=a&paymen
   'month=%00&from=%zz&to=9999-99-99&currency=%00&type=__proto__&flavour=%00', 'month=2026-02&from=2026-02-30&to=0000-01-01&currency=EUR&type=constructor&flavour=excel',
   'month=a&month=b&flavour=br&flavour=standard&currency=DEPIX&currency=BTC', 'month[]=x&flavour[x]=1&from[a]=b', `cursor=${'A'.repeat(200)}`, 'cursor=TDk5OTk5OTk5OTk5OTk5OTk5XzE',
   // Cursors of the right shape with extreme parts (the queues' time and id, a kind, the audit log's id), and two cursors.
-  `cursor=${Buffer.from(`999999999999999_c_${'f'.repeat(32)}`).toString('base64url')}`, `cursor=${Buffer.from(`0_p_${'~'.repeat(128)}`).toString('base64url')}`,
+  `cursor=${Buffer.from(`999999999999999_${'f'.repeat(32)}`).toString('base64url')}`, `cursor=${Buffer.from(`999999999999999_c_${'f'.repeat(32)}`).toString('base64url')}`, `cursor=${Buffer.from(`0_p_${'~'.repeat(128)}`).toString('base64url')}`,
   `cursor=${Buffer.from('A999999999999999').toString('base64url')}`, 'cursor=a&cursor=b',
   'created_from=2026-02-30&created_to=1e400&limit=0', `month=${'9'.repeat(30)}&to=${'2'.repeat(30)}`]
 const deep = '['.repeat(6000) + ']'.repeat(6000)
