@@ -10,6 +10,7 @@ import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
 import type { Account, Charge, ChargeClawback, MerchantRefund, Payout, Refund, Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { chargeView } from './apply-charge-decision.ts'
+import { pageAfter, type CursorKey } from './page-cursor.ts'
 
 export type TimelineEntry =
   | { at: Date; kind: 'created'; valueCents: number; currency: string }
@@ -160,10 +161,24 @@ export function findCharge(deps: { store: Store }, idOrQrId: string): Promise<Ch
   return deps.store.console.findCharge(idOrQrId)
 }
 
-/** A page of the audit log, newest first, after the entry `beforeId`; with the actors and actions to filter by. */
-export async function auditLogPage(deps: { store: Store }, filter: { actor: string | null; action: string | null; beforeId: number | null; limit: number }) {
-  const [rows, facets] = await Promise.all([deps.store.console.auditLog(filter), deps.store.console.auditFacets()])
-  return { rows, facets }
+export const AUDIT_PAGE_SIZE = 50
+
+/** The audit log's key: its entry's id, which grows with each entry. */
+const auditKey: CursorKey<{ id: number }, number> = {
+  write: (row) => `A${row.id}`,
+  read: (text) => (/^A\d{1,15}$/.test(text) ? Number(text.slice(1)) : null),
+}
+
+/**
+ * A page of the audit log, newest first, after the cursor (the page before's `nextCursor`), by the
+ * keyset of every list (app/page-cursor.ts); with the actors and actions to filter by.
+ */
+export async function auditLogPage(deps: { store: Store }, filter: { actor: string | null; action: string | null }, cursor: string | undefined, limit = AUDIT_PAGE_SIZE) {
+  const [page, facets] = await Promise.all([
+    pageAfter({ cursor, limit }, auditKey, (beforeId, upTo) => deps.store.console.auditLog({ ...filter, beforeId, limit: upTo })),
+    deps.store.console.auditFacets(),
+  ])
+  return { rows: page.rows, nextCursor: page.nextCursor, facets }
 }
 
 export async function findAccounts(deps: { store: Store }, text: string): Promise<Account[]> {

@@ -1,48 +1,71 @@
 // The queues support works (docs/rules.md#console), read the one way for /ops and the console:
 // oldest first, each row with what support needs beside it, read in batches (never one read per
-// row). The console reads them a page at a time with their counts; /ops reads each whole, up to
-// its bound.
+// row). The console reads them a page at a time, by cursor, with their counts; /ops reads each
+// whole, up to its bound.
 import type { Clock } from '../clock.ts'
+import { isChargeId } from '../domain/charge.ts'
 import type { ConsoleQueue } from '../domain/support-queues.ts'
+import type { RefusalKey } from '../store/console.ts'
 import type { PaidAmountProposalRow } from '../store/paid-amount-proposals.ts'
 import type { Charge, Payout, Refund } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { listHolds, type HeldPayment } from './list-holds.ts'
+import { isWithdrawalId } from './list-withdrawals.ts'
+import { pageAfter, timeAndId, type CursorKey } from './page-cursor.ts'
 import { withdrawalsInReview, type WithdrawalInReview } from './withdrawals-in-review.ts'
 
 export const QUEUE_PAGE_SIZE = 20
+
+type Refusal = Awaited<ReturnType<Store['console']['providerRefusals']>>[number]
 
 export type QueuePage =
   | { queue: 'holds'; rows: HeldPayment[] }
   | { queue: 'refunds'; rows: Refund[] }
   | { queue: 'withdrawals'; rows: WithdrawalInReview[] }
   | { queue: 'unknown_deposits'; rows: Awaited<ReturnType<Store['console']['unknownDeposits']>> }
-  | { queue: 'provider_refusals'; rows: Awaited<ReturnType<Store['console']['providerRefusals']>> }
+  | { queue: 'provider_refusals'; rows: Refusal[] }
   | { queue: 'stuck_reconciliations'; rows: Awaited<ReturnType<Store['console']['stuckReconciliations']>> }
 
 export function queueCounts(deps: { store: Store; clock: Clock }): Promise<Record<ConsoleQueue, number>> {
   return deps.store.console.queueCounts(deps.clock.now())
 }
 
-/** One page of a queue (`page` from 1); one row more is read to tell whether a next page exists. */
-export async function queuePage(deps: { store: Store; clock: Clock }, queue: ConsoleQueue, pageNumber: number): Promise<QueuePage & { hasNext: boolean }> {
-  const page = { offset: (pageNumber - 1) * QUEUE_PAGE_SIZE, limit: QUEUE_PAGE_SIZE + 1 }
-  const cut = <T>(rows: T[]) => ({ rows: rows.slice(0, QUEUE_PAGE_SIZE), hasNext: rows.length > QUEUE_PAGE_SIZE })
+const isRefundId = (id: string) => /^ref_[0-9a-f]{24}$/.test(id)
+// The provider's qrId and our payout ids are its words or ours, not a pattern of one kind: bounded only.
+const isOtherId = (id: string) => /^[\x21-\x7e]{1,128}$/.test(id)
+
+/** The provider-refusals queue's key: the time, then the kind (claw-backs first at one time) and the id, as `c_<id>` or `p_<id>`. */
+const refusalTimes = timeAndId((row: Refusal) => (row.kind === 'clawback' ? { at: row.since, id: `c_${row.charge.id}` } : { at: row.since, id: `p_${row.payout.id}` }),
+  (id) => (id.startsWith('c_') ? isChargeId(id.slice(2)) : id.startsWith('p_') && isOtherId(id.slice(2))))
+const refusalKey: CursorKey<Refusal, RefusalKey> = {
+  write: refusalTimes.write,
+  read: (text) => {
+    const key = refusalTimes.read(text)
+    return key === null ? null : { at: key.at, kind: key.id.startsWith('c_') ? 'clawback' : 'payout', id: key.id.slice(2) }
+  },
+}
+
+/**
+ * One page of a queue, oldest first, after the cursor (the page before's `nextCursor`; none for
+ * the first), by the keyset of every list (app/page-cursor.ts): rows with one time are ordered by
+ * id, so a page border between them neither skips nor repeats one.
+ */
+export async function queuePage(deps: { store: Store; clock: Clock }, queue: ConsoleQueue, cursor: string | undefined, limit = QUEUE_PAGE_SIZE): Promise<QueuePage & { nextCursor: string | null }> {
+  const page = { cursor, limit }
   const store = deps.store
   switch (queue) {
     case 'holds':
-      return { queue, ...cut(await listHolds(deps, page)) }
+      return { queue, ...(await pageAfter(page, timeAndId(({ charge }: HeldPayment) => ({ at: charge.updated_at, id: charge.id }), isChargeId), (after, upTo) => listHolds(deps, { after, limit: upTo }))) }
     case 'refunds':
-      return { queue, ...cut(await store.console.refundsOwed(page)) }
-    case 'withdrawals': {
-      return { queue, ...cut(await withdrawalsInReview(deps, page)) }
-    }
+      return { queue, ...(await pageAfter(page, timeAndId((refund: Refund) => ({ at: refund.created_at, id: refund.id }), isRefundId), (after, upTo) => store.console.refundsOwed({ after, limit: upTo }))) }
+    case 'withdrawals':
+      return { queue, ...(await pageAfter(page, timeAndId((withdrawal: WithdrawalInReview) => ({ at: withdrawal.updated_at, id: withdrawal.id }), isWithdrawalId), (after, upTo) => withdrawalsInReview(deps, { after, limit: upTo }))) }
     case 'unknown_deposits':
-      return { queue, ...cut(await store.console.unknownDeposits(page)) }
+      return { queue, ...(await pageAfter(page, timeAndId((deposit: { first_seen_at: Date; qr_id: string }) => ({ at: deposit.first_seen_at, id: deposit.qr_id }), isOtherId), (after, upTo) => store.console.unknownDeposits({ after, limit: upTo }))) }
     case 'provider_refusals':
-      return { queue, ...cut(await store.console.providerRefusals(page)) }
+      return { queue, ...(await pageAfter(page, refusalKey, (after, upTo) => store.console.providerRefusals({ after, limit: upTo }))) }
     case 'stuck_reconciliations':
-      return { queue, ...cut(await store.console.stuckReconciliations(deps.clock.now(), page)) }
+      return { queue, ...(await pageAfter(page, timeAndId((charge: Charge) => ({ at: charge.created_at, id: charge.id }), isChargeId), (after, upTo) => store.console.stuckReconciliations(deps.clock.now(), { after, limit: upTo }))) }
   }
 }
 

@@ -3,13 +3,14 @@
 // knowing what the owner's confirm would know (docs/treasury.md, "Payouts").
 import type { Clock } from '../clock.ts'
 import type { Currency } from '../domain/money.ts'
+import type { RowKey } from '../store/keyset.ts'
 import type { Withdrawal } from '../store/schema.ts'
 import type { Store } from '../store/store.ts'
 import { withdrawalBlockersOf, type WithdrawalBlocker } from './withdrawal-blockers.ts'
 
 export type WithdrawalInReview = Withdrawal & { email: string | null; balances: Record<Currency, number> | null; blockers: WithdrawalBlocker[] }
 
-export async function withdrawalsInReview(deps: { store: Store; clock: Clock }, page: { offset: number; limit: number }): Promise<WithdrawalInReview[]> {
+export async function withdrawalsInReview(deps: { store: Store; clock: Clock }, page: { after: RowKey | null; limit: number }): Promise<WithdrawalInReview[]> {
   const rows = await deps.store.console.withdrawalsInReview(page)
   const accounts = await deps.store.accounts.findByIds([...new Set(rows.map((row) => row.account_id))])
   // Each account read once for the page, not once per row.

@@ -126,7 +126,8 @@ function clawbackSeen(page: Page, charge: { clawback: string | null; taken_back_
 const holdReasonKey = (reason: string | null): ConsoleKey =>
   reason === 'prior_med' ? 'holdPriorMed' : reason === 'identity_bound_elsewhere' ? 'holdBoundElsewhere' : reason === 'amount_mismatch' ? 'holdAmountMismatch' : reason === 'payer_mismatch' ? 'holdPayerMismatch' : reason === 'quote_unavailable' ? 'holdQuoteUnavailable' : 'holdUnknown'
 
-export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, hasNext: boolean): string {
+/** A queue's page: `first` when it is the queue's first page, `next` the link to the one after (null on the last). */
+export function queuePageHtml(page: Page, queue: QueuePage, links: { first: boolean; next: string | null }): string {
   const say = t(page)
   const open = (path: string, label: string) => html`<a href="${href(path)}">${label}</a>`
   let table: Html
@@ -183,9 +184,9 @@ export function queuePageHtml(page: Page, queue: QueuePage, pageNumber: number, 
   const path = `/console/queues/${queue.queue}`
   return layout({ ...page, title: queueKey[queue.queue] }, html`
 <h1>${say(queueKey[queue.queue])}</h1>
-<p>${say('oldestFirst')} ${say('pageN', { n: String(pageNumber) })}</p>
+<p>${say('oldestFirst')}</p>
 ${table}
-<nav class="pages" aria-label="${say('pages')}">${pageNumber > 1 && html`<a href="${href(`${path}?page=${pageNumber - 1}`)}" rel="prev">${say('previous')}</a>`} ${hasNext && html`<a href="${href(`${path}?page=${pageNumber + 1}`)}" rel="next">${say('next')}</a>`}</nav>`)
+<nav class="pages" aria-label="${say('pages')}">${!links.first && html`<a href="${href(path)}" rel="first">${say('firstPage')}</a>`} ${links.next !== null && html`<a href="${href(links.next)}" rel="next">${say('next')}</a>`}</nav>`)
 }
 
 /**

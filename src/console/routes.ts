@@ -48,6 +48,13 @@ function optionalField(body: unknown, name: string, max: number): string | undef
   return value === undefined ? undefined : field(body, name, max)
 }
 
+/** A list's `?cursor=` (the page before's "next" link): one value or none; anything else is refused. */
+function cursorOf(request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown>).cursor
+  if (value !== undefined && typeof value !== 'string') throw new DomainError('invalid_request', { param: 'cursor' })
+  return value
+}
+
 /** A local path to go back to after an action; anything else goes home. */
 function backTo(value: string | undefined): string {
   return value !== undefined && /^\/console\/[a-z0-9_/-]{0,120}$/.test(value) ? value : '/console'
@@ -193,13 +200,13 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     return send(reply, pages.homePage(pageOf(request, reply), await queueCounts(deps)))
   })
 
-  app.get<{ Params: { queue: string }; Querystring: { page?: string } }>('/console/queues/:queue', signedInOnly, async (request, reply) => {
+  app.get<{ Params: { queue: string } }>('/console/queues/:queue', signedInOnly, async (request, reply) => {
     const queue = request.params.queue
     if (!(consoleQueues as readonly string[]).includes(queue)) throw new DomainError('not_found', { param: 'queue' })
-    const asked = typeof request.query.page === 'string' && /^\d{1,6}$/.test(request.query.page) ? Number(request.query.page) : 1
-    const pageNumber = Math.max(1, asked)
-    const listed = await queuePage(deps, queue as ConsoleQueue, pageNumber)
-    return send(reply, pages.queuePageHtml(pageOf(request, reply), listed, pageNumber, listed.hasNext))
+    const cursor = cursorOf(request)
+    const listed = await queuePage(deps, queue as ConsoleQueue, cursor)
+    const next = listed.nextCursor === null ? null : `/console/queues/${queue}?${new URLSearchParams({ cursor: listed.nextCursor })}`
+    return send(reply, pages.queuePageHtml(pageOf(request, reply), listed, { first: cursor === undefined, next }))
   })
 
   app.get<{ Params: { id: string } }>('/console/charges/:id', signedInOnly, async (request, reply) =>
@@ -370,14 +377,12 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleDeps> = async (app, deps) 
     return reply.type('text/csv; charset=utf-8').header('cache-control', 'no-store').header('content-disposition', `attachment; filename="${report}"`).send(csvStream(file, flavour))
   })
 
-  app.get<{ Querystring: { actor?: string; action?: string; before?: string } }>('/console/audit', signedInOnly, async (request, reply) => {
+  app.get<{ Querystring: { actor?: string; action?: string } }>('/console/audit', signedInOnly, async (request, reply) => {
     const text = (value: unknown) => (typeof value === 'string' && value !== '' && value.length <= 200 ? value : null)
     const actor = text(request.query.actor)
     const action = text(request.query.action)
-    const before = typeof request.query.before === 'string' && /^\d{1,15}$/.test(request.query.before) ? Number(request.query.before) : null
-    const limit = 50
-    const { rows, facets } = await auditLogPage(deps, { actor, action, beforeId: before, limit })
-    const next = rows.length === limit ? `/console/audit?${new URLSearchParams({ ...(actor ? { actor } : {}), ...(action ? { action } : {}), before: String(rows.at(-1)!.id) })}` : null
+    const { rows, facets, nextCursor } = await auditLogPage(deps, { actor, action }, cursorOf(request))
+    const next = nextCursor === null ? null : `/console/audit?${new URLSearchParams({ ...(actor ? { actor } : {}), ...(action ? { action } : {}), cursor: nextCursor })}`
     return send(reply, pages.auditPage(pageOf(request, reply), rows, facets, { actor, action }, next))
   })
 }

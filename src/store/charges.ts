@@ -5,7 +5,7 @@ import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
 import type { Account, AccountsTable, Charge, ChargesTable, Database } from './schema.ts'
-import { olderThan } from './keyset.ts'
+import { newerThan, olderThan, type RowKey } from './keyset.ts'
 
 /** A charge and its receiving account, both locked until commit; the account as read under its lock. */
 export type LockedCharge = { charge: Charge; account: Account }
@@ -198,10 +198,11 @@ export function chargesRepository(db: Kysely<Database>) {
       return db.selectFrom('charges').selectAll().where('provider_deposit_id', 'in', ids).execute()
     },
 
-    /** Charges in security_hold, oldest first: the support queue. */
-    listHeld(page?: { offset: number; limit: number }): Promise<Charge[]> {
-      const query = db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id')
-      return (page === undefined ? query : query.offset(page.offset).limit(page.limit)).execute()
+    /** Charges in security_hold, oldest first: the support queue, whole or a page after a key. */
+    listHeld(page?: { after: RowKey | null; limit: number }): Promise<Charge[]> {
+      let query = db.selectFrom('charges').selectAll().where('status', '=', 'security_hold').orderBy('updated_at').orderBy('id')
+      if (page?.after) query = query.where(newerThan('updated_at', 'id', page.after))
+      return (page === undefined ? query : query.limit(page.limit)).execute()
     },
 
     /**
@@ -288,7 +289,7 @@ export function chargesRepository(db: Kysely<Database>) {
      */
     list(
       scope: { merchantAccountId: number } | { accountId: number },
-      options: { status: ChargeStatus | null; before: { createdAt: Date; id: string } | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
+      options: { status: ChargeStatus | null; before: RowKey | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
     ): Promise<Charge[]> {
       let query = db
         .selectFrom('charges')

@@ -1,22 +1,29 @@
 // What the support console reads and keeps (docs/rules.md#console; its sessions are in
 // sessions.ts): the queues with their counts, a charge's timeline, the audit log by operator and
-// action, and the look-ups. Every queue is oldest first.
+// action, and the look-ups. Every queue is oldest first, paged by keyset (time, then id) after the
+// last row of the page before.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { ConsoleQueue } from '../domain/support-queues.ts'
+import { newerThan, type RowKey } from './keyset.ts'
 import type { Account, Charge, Database, Payout, Refund, Withdrawal } from './schema.ts'
-
 
 /** Charges still waiting on the provider this long after creation are stuck. */
 export const STUCK_AFTER_MS = 48 * 3_600_000
 /** A reconciliation that failed this many times in a row is stuck. */
 export const STUCK_AFTER_FAILURES = 3
 
-export type Page = { offset: number; limit: number }
+/** A page of a queue: the rows after `after` (from the start when null), `limit` of them at most. */
+export type Page<Key = RowKey> = { after: Key | null; limit: number }
+
+/** Where the provider-refusals queue resumes: both kinds merge by time, claw-backs first at one time, each kind by id. */
+export type RefusalKey = { at: Date; kind: 'clawback' | 'payout'; id: string }
+
+/** A row's (time, id) past the key, compared as the database compares ids of one kind (hex after a fixed prefix). */
+const pastKey = (at: Date, id: string, after: RowKey | null) => after === null || at.getTime() > after.at.getTime() || (at.getTime() === after.at.getTime() && id > after.id)
 
 export type ChargeEventRow = { id: number; kind: 'report' | 'status'; source: string | null; from_status: string | null; to_status: string | null; body: unknown; at: Date }
 
 export function consoleRepository(db: Kysely<Database>) {
-  const paged = <O>(query: SelectQueryBuilder<Database, any, O>, page: Page) => query.offset(page.offset).limit(page.limit).execute()
   const count = async (query: SelectQueryBuilder<Database, any, object>): Promise<number> =>
     (await query.select(sql<number>`count(*)::int4`.as('n')).executeTakeFirstOrThrow() as { n: number }).n
 
@@ -37,14 +44,17 @@ export function consoleRepository(db: Kysely<Database>) {
   const openTooLong = (now: Date) => db.selectFrom('charges').where('status', 'in', ['pending', 'under_review', 'will_refund']).where('created_at', '<', new Date(now.getTime() - STUCK_AFTER_MS))
   const failingReconciliations = () =>
     db.selectFrom('jobs').select(['attempts', 'last_error', sql<string>`payload->>'chargeId'`.as('charge_id')]).where('kind', '=', 'reconcile_charge').where('attempts', '>=', STUCK_AFTER_FAILURES)
-  const stuckCharges = async (now: Date, upTo: number) => {
-    const [open, failing] = await Promise.all([openTooLong(now).selectAll().orderBy('created_at').orderBy('id').limit(upTo).execute(), failingReconciliations().limit(1000).execute()])
+  const stuckCharges = async (now: Date, page: Page) => {
+    let open = openTooLong(now).selectAll().orderBy('created_at').orderBy('id')
+    if (page.after !== null) open = open.where(newerThan('created_at', 'id', page.after))
+    const [opened, failing] = await Promise.all([open.limit(page.limit).execute(), failingReconciliations().limit(1000).execute()])
     const failingCharges = failing.length === 0 ? [] : await db.selectFrom('charges').selectAll().where('id', 'in', failing.map((job) => job.charge_id)).execute()
     const byId = new Map<string, Charge>()
-    for (const charge of [...open, ...failingCharges]) byId.set(charge.id, charge)
+    for (const charge of [...opened, ...failingCharges.filter((charge) => pastKey(charge.created_at, charge.id, page.after))]) byId.set(charge.id, charge)
     const jobOf = new Map(failing.map((job) => [job.charge_id, job]))
     return [...byId.values()]
-      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id))
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, page.limit)
       .map((charge) => ({ ...charge, failures: jobOf.get(charge.id)?.attempts ?? null, last_error: jobOf.get(charge.id)?.last_error ?? null }))
   }
 
@@ -58,40 +68,56 @@ export function consoleRepository(db: Kysely<Database>) {
         count(unknownDeposits()),
         count(failedPayouts()),
         count(clawbacksToReview()),
-        stuckCharges(now, 10_000).then((rows) => rows.length),
+        stuckCharges(now, { after: null, limit: 10_000 }).then((rows) => rows.length),
       ])
       return { holds, refunds: owed, withdrawals, unknown_deposits: unknown, provider_refusals: payouts + clawbacks, stuck_reconciliations: stuckCount }
     },
 
     refundsOwed(page: Page): Promise<Refund[]> {
-      return paged(refunds().selectAll().orderBy('created_at').orderBy('id'), page)
+      let query = refunds().selectAll().orderBy('created_at').orderBy('id')
+      if (page.after !== null) query = query.where(newerThan('created_at', 'id', page.after))
+      return query.limit(page.limit).execute()
     },
 
     withdrawalsInReview(page: Page): Promise<Withdrawal[]> {
-      return paged(withdrawalsInReview().selectAll().orderBy('updated_at').orderBy('id'), page)
+      let query = withdrawalsInReview().selectAll().orderBy('updated_at').orderBy('id')
+      if (page.after !== null) query = query.where(newerThan('updated_at', 'id', page.after))
+      return query.limit(page.limit).execute()
     },
 
     unknownDeposits(page: Page) {
-      return paged(unknownDeposits().selectAll().orderBy('first_seen_at').orderBy('qr_id'), page)
+      let query = unknownDeposits().selectAll().orderBy('first_seen_at').orderBy('qr_id')
+      if (page.after !== null) query = query.where(newerThan('first_seen_at', 'qr_id', page.after))
+      return query.limit(page.limit).execute()
     },
 
-    /** Both kinds at once, oldest first: charges whose claw-back needs a look, and payouts the provider did not pay. */
-    async providerRefusals(page: Page): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; payout: Payout; chargeId: string | null; since: Date }>> {
-      const upTo = page.offset + page.limit
-      const [charges, payouts] = await Promise.all([
-        clawbacksToReview().selectAll().orderBy('updated_at').orderBy('id').limit(upTo).execute(),
-        failedPayouts().leftJoin('merchant_refunds', 'merchant_refunds.id', 'payouts.merchant_refund_id').selectAll('payouts').select('merchant_refunds.charge_id as refunded_charge_id')
-          .orderBy('payouts.updated_at').orderBy('payouts.id').limit(upTo).execute(),
+    /**
+     * Both kinds at once, oldest first: charges whose claw-back needs a look, and payouts the provider
+     * did not pay. Each kind is read past the key in its own order; at one time claw-backs come
+     * first, so ids of the two kinds are never compared.
+     */
+    async providerRefusals(page: Page<RefusalKey>): Promise<Array<{ kind: 'clawback'; charge: Charge; since: Date } | { kind: 'payout'; payout: Payout; chargeId: string | null; since: Date }>> {
+      const after = page.after
+      let charges = clawbacksToReview().selectAll()
+      let payouts = failedPayouts().leftJoin('merchant_refunds', 'merchant_refunds.id', 'payouts.merchant_refund_id').selectAll('payouts').select('merchant_refunds.charge_id as refunded_charge_id')
+      if (after !== null) {
+        charges = after.kind === 'clawback' ? charges.where(newerThan('updated_at', 'id', after)) : charges.where('updated_at', '>', after.at)
+        payouts = after.kind === 'payout' ? payouts.where(newerThan('payouts.updated_at', 'payouts.id', after)) : payouts.where('payouts.updated_at', '>=', after.at)
+      }
+      const [clawbacks, failed] = await Promise.all([
+        charges.orderBy('updated_at').orderBy('id').limit(page.limit).execute(),
+        payouts.orderBy('payouts.updated_at').orderBy('payouts.id').limit(page.limit).execute(),
       ])
+      // A stable sort by time keeps each kind in the database's order, claw-backs before payouts at one time.
       return [
-        ...charges.map((charge) => ({ kind: 'clawback' as const, charge, since: charge.updated_at })),
+        ...clawbacks.map((charge) => ({ kind: 'clawback' as const, charge, since: charge.updated_at })),
         // A merchant's refund is read on its charge's page.
-        ...payouts.map(({ refunded_charge_id: chargeId, ...payout }) => ({ kind: 'payout' as const, payout, chargeId, since: payout.updated_at })),
-      ].sort((a, b) => a.since.getTime() - b.since.getTime()).slice(page.offset, upTo)
+        ...failed.map(({ refunded_charge_id: chargeId, ...payout }) => ({ kind: 'payout' as const, payout, chargeId, since: payout.updated_at })),
+      ].sort((a, b) => a.since.getTime() - b.since.getTime()).slice(0, page.limit)
     },
 
-    async stuckReconciliations(now: Date, page: Page): Promise<Array<Charge & { failures: number | null; last_error: string | null }>> {
-      return (await stuckCharges(now, page.offset + page.limit)).slice(page.offset, page.offset + page.limit)
+    stuckReconciliations(now: Date, page: Page): Promise<Array<Charge & { failures: number | null; last_error: string | null }>> {
+      return stuckCharges(now, page)
     },
 
     chargeEvents(chargeId: string): Promise<ChargeEventRow[]> {

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Insertable } from 'kysely'
 import type { Database, PaymentLink, PaymentLinksTable } from './schema.ts'
-import { olderThan } from './keyset.ts'
+import { olderThan, type RowKey } from './keyset.ts'
 
 /** A charge that took money through a link (received, whether final, held or credited). */
 const paidStatuses = ['pending', 'under_review', 'security_hold', 'depix_sent', 'after7d'] as const
@@ -48,7 +48,7 @@ export function paymentLinksRepository(db: Kysely<Database>) {
     },
 
     /** The account's links, newest first, from just before a cursor's row. */
-    listForAccount(accountId: number, page: { before: { createdAt: Date; id: string } | null; limit: number }): Promise<PaymentLink[]> {
+    listForAccount(accountId: number, page: { before: RowKey | null; limit: number }): Promise<PaymentLink[]> {
       let query = db.selectFrom('payment_links').selectAll().where('account_id', '=', accountId)
       if (page.before !== null) query = query.where(olderThan('payment_links', page.before))
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute()

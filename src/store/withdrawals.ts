@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
 import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
-import { olderThan } from './keyset.ts'
+import { olderThan, type RowKey } from './keyset.ts'
 
 
 export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label'>
@@ -131,7 +131,7 @@ export function withdrawalsRepository(db: Kysely<Database>) {
 
     list(
       accountId: number,
-      options: { status: WithdrawalStatus | null; before: { createdAt: Date; id: string } | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
+      options: { status: WithdrawalStatus | null; before: RowKey | null; createdFrom?: Date | null; createdTo?: Date | null; limit: number },
     ): Promise<Withdrawal[]> {
       let query = db.selectFrom('withdrawals').selectAll().where('account_id', '=', accountId)
       if (options.status !== null) query = query.where('status', '=', options.status)

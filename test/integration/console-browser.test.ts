@@ -134,6 +134,24 @@ test('production mode: an operator releases a held charge from the queue, audite
     await page.getByRole('link', { name: /Pagamentos retidos/ }).click()
     assert.equal(await page.getByRole('row').filter({ hasText: released }).count(), 0)
 
+    // A queue longer than a page, its rows seen at one instant: "Próxima" carries the cursor, every row shows once, and "Primeira página" goes back.
+    const seenAt = service.clock.now()
+    const qrIds = Array.from({ length: 23 }, (_, i) => `browser${String((i * 7) % 23).padStart(2, '0')}`)
+    await service.database.db.insertInto('unknown_deposits').values(qrIds.map((qr_id) => ({ qr_id, status: 'depix_sent', value_cents: 100, seen_by: 'sweep', first_seen_at: seenAt, last_seen_at: seenAt }))).execute()
+    await page.goto(`${base}/console/queues/unknown_deposits`)
+    const shown = async () => page.locator('code.id').filter({ hasText: /^browser\d+$/ }).allInnerTexts()
+    const firstPage = await shown()
+    assert.equal(firstPage.length, 20)
+    assert.equal(await page.getByRole('link', { name: 'Primeira página' }).count(), 0)
+    await page.getByRole('link', { name: 'Próxima' }).click()
+    await page.getByRole('link', { name: 'Primeira página' }).waitFor()
+    assert.match(page.url(), /\/console\/queues\/unknown_deposits\?cursor=[\w-]+$/)
+    assert.deepEqual([...firstPage, ...(await shown())], [...qrIds].sort())
+    assert.equal(await page.getByRole('link', { name: 'Próxima' }).count(), 0, 'the last page')
+    await screenshot(page, '4b-queue-second-page')
+    await page.getByRole('link', { name: 'Primeira página' }).click()
+    assert.deepEqual(await shown(), firstPage)
+
     // The audit log, filtered by operator and action.
     await page.getByRole('link', { name: 'Auditoria' }).click()
     await page.getByLabel('Operador', { exact: true }).selectOption('ana@example.com')

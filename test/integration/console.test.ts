@@ -7,16 +7,17 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { loadConfig } from '../../src/config.ts'
 import { nextDigestAt, sendOperatorDigest } from '../../src/app/operator-digest.ts'
+import { queuePage } from '../../src/app/support-queues.ts'
 import { createMailSeal } from '../../src/mail/sealed-mail.ts'
 import { openAccount } from '../../src/app/open-account.ts'
-import { startTestService, type TestService } from '../support/harness.ts'
+import { startTestService, T0, type TestService } from '../support/harness.ts'
 import { signedInOperator } from '../support/factors.ts'
 import { newestCode, walletClient } from '../support/wallet-client.ts'
 
 let service: TestService
 let token: string
 before(async () => {
-  service = await startTestService({ OPERATORS: 'Ana@Example.com:admin, joao@example.com:support', AUTH_FAILURES_PER_MINUTE: '0' })
+  service = await startTestService({ OPERATORS: 'Ana@Example.com:admin, joao@example.com:support, maria@example.com:support', AUTH_FAILURES_PER_MINUTE: '0' })
   token = (await service.merchant('console-shop@example.com', '52998224725')).token
 })
 after(() => service.close())
@@ -270,4 +271,77 @@ test('identity release is an admin action: support is refused, the admin gives t
   const released = await ana.post(`/console/accounts/${account.id}/identity`, { euid, note: 'owner sent documents' })
   assert.equal(released.status, 303, released.html.slice(0, 300))
   assert.equal((await service.store.accounts.findById(account.id))!.kyc, 'verified')
+})
+
+/** Every page of a console list from `first`, following its "next" link: the page's ids (by `pattern`) in order. */
+async function walk(client: Awaited<ReturnType<typeof signedIn>>, first: string, pattern: RegExp): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = []
+  let pages = 0
+  for (let url: string | undefined = first; url !== undefined; pages++) {
+    const page = await client.get(url)
+    assert.equal(page.status, 200, `${url}: ${page.html.slice(0, 300)}`)
+    ids.push(...[...page.html.matchAll(pattern)].map((found) => found[1]!))
+    url = /<a href="([^"]+)" rel="next">/.exec(page.html)?.[1]?.replaceAll('&#38;', '&').replaceAll('&amp;', '&')
+    if (url !== undefined) assert.match(url, /[?&]cursor=[\w-]+$/, 'the next page is named by an opaque cursor')
+  }
+  return { ids, pages }
+}
+
+test('queues and the audit log page by an opaque cursor: rows of one time across a page border are neither skipped nor repeated, a row leaving meanwhile shifts nothing, a cursor not ours is an error page', async () => {
+  // Support reads the queues and the audit log too (an operator of her own: each e-mail has a budget of sign-in codes an hour).
+  const maria = await signedIn('maria@example.com', '10.0.0.30')
+  const db = service.database.db
+  // 45 deposits seen at one instant (the test clock stands still): only the id orders them, and the ids are not in insertion order.
+  const qrIds = Array.from({ length: 45 }, (_, i) => `pg${String((i * 17) % 45).padStart(2, '0')}${'0'.repeat(8)}`)
+  await db.insertInto('unknown_deposits').values(qrIds.map((qr_id) => ({ qr_id, status: 'depix_sent', value_cents: 100, seen_by: 'sweep', first_seen_at: T0, last_seen_at: T0 }))).execute()
+  const first = await maria.get('/console/queues/unknown_deposits')
+  assert.doesNotMatch(first.html, /rel="first"/, 'the first page links to no first page')
+  // A row of the first page settled while the operator reads it: with offset pages the row after the border would be skipped.
+  const gone = /<code class="id">(pg\d+)<\/code>/.exec(first.html)![1]!
+  await db.deleteFrom('unknown_deposits').where('qr_id', '=', gone).execute()
+  const walked = await walk(maria, '/console/queues/unknown_deposits', /<code class="id">(pg\d+)<\/code>/g)
+  assert.equal(walked.pages, 3)
+  assert.equal(new Set(walked.ids).size, walked.ids.length, 'no row twice')
+  assert.deepEqual(walked.ids, qrIds.filter((id) => id !== gone).sort(), 'every row once, by id at one time')
+  const second = await maria.get(/<a href="([^"]+)" rel="next">/.exec(first.html)![1]!)
+  assert.match(second.html, /<a href="\/console\/queues\/unknown_deposits" rel="first">/, 'a later page links back to the first')
+
+  // The provider's refusals merge two kinds: at one time claw-backs come first, each kind by id, one row a page.
+  const charges = await Promise.all([heldCharge(), heldCharge(), heldCharge(), heldCharge()])
+  const at = new Date('2020-01-01T00:00:00.000Z')
+  await db.updateTable('charges').set({ status: 'depix_sent', clawback: 'will_refund', updated_at: at }).where('id', 'in', charges.slice(0, 2)).execute()
+  const payoutIds = charges.slice(2).map((_, i) => `po_${String(i).repeat(24)}`)
+  for (const [i, chargeId] of charges.slice(2).entries()) {
+    const refundId = `ref_${String(i + 5).repeat(24)}`
+    await db.insertInto('refunds').values({ id: refundId, charge_id: chargeId, amount_cents: 100, owed_cents: 0, status: 'paid', created_by: 'test', created_at: at }).execute()
+    await db.insertInto('payouts').values({ id: payoutIds[i]!, refund_id: refundId, rail: 'pix', currency: 'DEPIX', amount: 100, status: 'sent', provider_status: 'error', created_by: 'test', created_at: at, updated_at: at }).execute()
+  }
+  const refusals = async (cursor: string | undefined, limit: number) => {
+    const page = await queuePage(service, 'provider_refusals', cursor, limit)
+    assert.equal(page.queue, 'provider_refusals')
+    return { ids: page.queue === 'provider_refusals' ? page.rows.map((row) => (row.kind === 'clawback' ? row.charge.id : row.payout.id)) : [], next: page.nextCursor ?? undefined }
+  }
+  const whole = (await refusals(undefined, 1000)).ids
+  assert.deepEqual(whole.slice(0, 4), [...charges.slice(0, 2).sort(), ...payoutIds])
+  let page = await refusals(undefined, 1)
+  const oneByOne = [...page.ids]
+  while (page.next !== undefined) {
+    page = await refusals(page.next, 1)
+    oneByOne.push(...page.ids)
+  }
+  assert.deepEqual(oneByOne, whole)
+
+  // The audit log, newest first, 50 a page, the filter carried by the next link.
+  for (let i = 0; i < 120; i++) await service.store.audit.record({ actor: 'pager@example.com', action: 'test.page', subject: `pager-${i}`, details: {}, at: T0 })
+  const audit = await walk(maria, '/console/audit?actor=pager%40example.com', /<code class="id">pager-(\d+)<\/code>/g)
+  assert.equal(audit.pages, 3)
+  assert.deepEqual(audit.ids.map(Number), Array.from({ length: 120 }, (_, i) => 119 - i))
+
+  // A cursor we did not give, one of another list, or two of them: the catalogue's page, never a 5xx.
+  const holdsCursor = Buffer.from(`${T0.getTime()}_${charges[0]}`).toString('base64url')
+  for (const url of ['/console/queues/holds?cursor=bm9wZQ', `/console/queues/refunds?cursor=${holdsCursor}`, `/console/audit?cursor=${holdsCursor}`, '/console/audit?cursor=a&cursor=b', `/console/queues/provider_refusals?cursor=${holdsCursor}`]) {
+    const refused = await maria.get(url)
+    assert.deepEqual([refused.status, refused.headers['x-error-code']], [400, 'invalid_request'], url)
+  }
+  assert.equal((await maria.get(`/console/queues/holds?cursor=${holdsCursor}`)).status, 200)
 })

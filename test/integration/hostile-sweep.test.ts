@@ -33,6 +33,8 @@ before(async () => {
   const charge = (await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'sweep-payer@example.com', tax_number: '11144477735' } })).body
   realParams['/pay/:id'] = `/pay/${charge.id}`
   realParams['/pay/:id/status'] = `/pay/${charge.id}/status`
+  // The queue whose cursor names two kinds, so its handler meets the hostile cursors.
+  realParams['/console/queues/:queue'] = '/console/queues/provider_refusals'
 })
 after(() => service.close())
 
@@ -57,6 +59,9 @@ const hostileQueries = ['payment_id=%00', 'payment_id=%zz', 'payment_id=a&paymen
   // The statement's, the exports' and the reports' filters.
   'month=%00&from=%zz&to=9999-99-99&currency=%00&type=__proto__&flavour=%00', 'month=2026-02&from=2026-02-30&to=0000-01-01&currency=EUR&type=constructor&flavour=excel',
   'month=a&month=b&flavour=br&flavour=standard&currency=DEPIX&currency=BTC', 'month[]=x&flavour[x]=1&from[a]=b', `cursor=${'A'.repeat(200)}`, 'cursor=TDk5OTk5OTk5OTk5OTk5OTk5XzE',
+  // Cursors of the right shape with extreme parts (the queues' time and id, a kind, the audit log's id), and two cursors.
+  `cursor=${Buffer.from(`999999999999999_${'f'.repeat(32)}`).toString('base64url')}`, `cursor=${Buffer.from(`999999999999999_c_${'f'.repeat(32)}`).toString('base64url')}`, `cursor=${Buffer.from(`0_p_${'~'.repeat(128)}`).toString('base64url')}`,
+  `cursor=${Buffer.from('A999999999999999').toString('base64url')}`, 'cursor=a&cursor=b',
   'created_from=2026-02-30&created_to=1e400&limit=0', `month=${'9'.repeat(30)}&to=${'2'.repeat(30)}`]
 const deep = '['.repeat(6000) + ']'.repeat(6000)
 const hostileBodies: Array<{ payload: string | Buffer; contentType?: string }> = [

@@ -276,7 +276,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<Pick<RouteDeps, 'store' | 'clo
   // Withdrawals waiting for support (docs/rules.md#withdrawal-lifecycle): why, and what was asked;
   // approve, reject, or record that a sent payout came back to the treasury.
   app.get('/ops/withdrawals', { schema: operation('listWithdrawalsInReview', 'Withdrawals waiting for review, oldest first', { withdrawals: [{ id: 'wd_0f1e2d3c4b5a69788796a5b4', review_reason: 'over_threshold', currency: 'DEPIX', amount: 500000 }] }, []) }, async () => {
-    const rows = await withdrawalsInReview(deps, { offset: 0, limit: 200 })
+    const rows = await withdrawalsInReview(deps, { after: null, limit: 200 })
     const records = await withdrawalRecords(deps.store, rows)
     return { withdrawals: rows.map((withdrawal, i) => ({
       ...records[i]!,
