@@ -4,6 +4,7 @@
 // stays, so two runs that raced each keep the first, and the row answered is what stands.
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import { columnsApart } from './columns-apart.ts'
+import { compiledOnce } from './database.ts'
 import type { Database, Payout, PayoutsTable } from './schema.ts'
 
 const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'network_fee_sats', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
@@ -33,14 +34,16 @@ export function payoutsRepository(db: Kysely<Database>) {
       [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as (typeof writeOnceColumns)[number]), eb.val(value as string)) : value],
     )))
     .where('id', '=', id)
+  // Each run of the payout worker starts with it: built once.
+  const byId = compiledOnce(db, 'payout-by-id', () => db.selectFrom('payouts').selectAll().where('id', '=', ''))
   return {
     /** Undefined when the owner already has a live payout (a unique index keeps one). */
     async insert(values: Insertable<PayoutsTable>): Promise<Payout | undefined> {
       return db.insertInto('payouts').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst()
     },
 
-    findById(id: string): Promise<Payout | undefined> {
-      return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst()
+    async findById(id: string): Promise<Payout | undefined> {
+      return (await byId([id]))[0]
     },
 
     /** Inside a transaction, after its owner's locks: the payout, locked until commit. */
