@@ -164,7 +164,7 @@ export type PayoutMoveDeps = WithdrawalDeps
 
 /** The payout's owner, as locked before it. */
 export type LockedOwner =
-  | { kind: 'withdrawal'; locked: LockedWithdrawal }
+  | { kind: 'withdrawal'; locked: LockedWithdrawal; payout?: Payout }
   | { kind: 'refund'; refund: Refund | undefined }
   | { kind: 'merchant_refund'; refund: MerchantRefund | undefined }
 
@@ -202,8 +202,11 @@ export async function movePayout(deps: PayoutMoveDeps, id: string, move: PayoutM
 /** The owner's locks, in the order every move of that owner takes them. */
 export async function lockOwner(store: Store, payout: Payout): Promise<LockedOwner | null> {
   if (payout.withdrawal_id !== null) {
-    const locked = await store.withdrawals.lockWithAccount(payout.withdrawal_id)
-    return locked ? { kind: 'withdrawal', locked } : null
+    // The payout is locked by the same statement, after its owner's rows.
+    const locked = await store.withdrawals.lockWithAccount(payout.withdrawal_id, payout.id)
+    if (!locked) return null
+    const { payout: lockedPayout, ...owner } = locked
+    return { kind: 'withdrawal', locked: owner, ...(lockedPayout ? { payout: lockedPayout } : {}) }
   }
   if (payout.merchant_refund_id !== null) {
     // The charge first, as the refund was made and as its completion moves the charge.
@@ -219,7 +222,7 @@ export async function lockOwner(store: Store, payout: Payout): Promise<LockedOwn
 /** Inside a transaction that holds the owner's locks (or, `owner` undefined, where the caller took them). */
 export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: PayoutMove, owner: LockedOwner | null = null): Promise<PayoutMoveResult> {
   const { store } = deps
-  const payout = await store.payouts.lockById(id)
+  const payout = owner?.kind === 'withdrawal' && owner.payout?.id === id ? owner.payout : await store.payouts.lockById(id)
   if (!payout) return { kind: 'not_found' }
   const now = deps.clock.now()
   const event = await move.event({ store, payout, owner, now })

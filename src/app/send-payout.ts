@@ -103,12 +103,12 @@ async function ownerFacts(store: Store, owner: LockedOwner | null, payout: Payou
     const { refund } = owner
     return { ownerWants: refund !== undefined && refund.status === 'owed' && refund.owed_cents >= payout.amount, destinationActive: true, accountAllowed: true }
   }
-  const { withdrawal, account } = owner.locked
-  const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
+  // The destination as read with the locks (store/withdrawals.ts).
+  const { withdrawal, account, destination } = owner.locked
   return {
     // Confirmed at the start; sending at every run after (it follows its payout).
     ownerWants: withdrawal.status === 'confirmed' || withdrawal.status === 'sending',
-    destinationActive: destination !== undefined && destination.state !== 'canceled',
+    destinationActive: destination.state !== 'canceled',
     accountAllowed: await mayWithdraw(store, account, now),
   }
 }
@@ -161,6 +161,9 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
   if (target === null || amount <= 0) return hold(deps, row, 'payout_mismatch')
   const payment: TreasuryPayment = { currency: row.currency, units: toAssetUnits(row.currency, amount), address: target.address, scriptHex: target.scriptHex, blindingKeyHex: target.blindingKeyHex }
 
+  // The row as the statement that stored the signed transaction answered it, still sending then:
+  // as current as a read before the broadcast would be.
+  let signedNow = false
   if (row.tx_hex === null || row.txid === null) {
     try {
       if (row.psbt === null) {
@@ -175,6 +178,7 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
       const stored = await deps.store.payouts.storeSendingStep(row.id, { tx_hex: signed.hex, txid: signed.txid, network_fee_sats: Number(signed.feeUnits) })
       if (stored === undefined) return null
       row = stored
+      signedNow = true
     } catch (error) {
       if (error instanceof TreasuryInsufficientError) return hold(deps, row, 'treasury_insufficient')
       if (error instanceof TreasuryRefusedError) {
@@ -191,7 +195,7 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
   }
 
   // Only a payout still sending is broadcast: one support held or ended meanwhile is left as it is.
-  if ((await deps.store.payouts.findById(row.id))?.status !== 'sending') return null
+  if (!signedNow && (await deps.store.payouts.findById(row.id))?.status !== 'sending') return null
   const broadcast = await deps.treasury.broadcast({ hex: row.tx_hex!, txid: row.txid! })
   if (broadcast !== 'broadcast') return hold(deps, row, 'broadcast_rejected')
   await move(deps, row, { kind: 'sent' })

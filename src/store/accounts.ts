@@ -1,7 +1,13 @@
 import { sql, type Kysely, type Updateable } from 'kysely'
+import { columnsApart } from './columns-apart.ts'
 import { compiledOnce } from './database.ts'
 import { probedBlocks } from './identities.ts'
 import type { Account, AccountsTable, BlockKind, Database } from './schema.ts'
+
+/** The account's columns in a row that carries another table's too (a charge's or a withdrawal's, locked with it). */
+export const accountApart = columnsApart<AccountsTable>('accounts', 'account', {
+  id: true, email: true, owner_tax_number: true, owner_name: true, euid: true, kyc: true, created_at: true, time_zone: true, display_name: true, notify_sales: true, language: true,
+})
 
 export function accountsRepository(db: Kysely<Database>) {
   // Every create-payment reads its receiving account: built once, prepared once per connection.

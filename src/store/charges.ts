@@ -1,10 +1,11 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
+import { accountApart } from './accounts.ts'
 import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
-import type { Account, AccountsTable, Charge, ChargesTable, Database } from './schema.ts'
+import type { Account, Charge, ChargesTable, Database } from './schema.ts'
 import { newerThan, olderThan, type RowKey } from './keyset.ts'
 
 /** A charge and its receiving account, both locked until commit; the account as read under its lock. */
@@ -49,8 +50,6 @@ export function chargesRepository(db: Kysely<Database>) {
     .select(['charges.id', 'charges.status', 'charges.value_cents', 'charges.paid_cents', 'charges.qr_copy_paste', 'charges.expires_at', 'charges.confirmed_at', 'charges.updated_at',
       'charges.payer_name', 'charges.payer_tax_number', 'charges.bank_tx_id', 'charges.provider_deposit_id', 'charges.return_url', 'accounts.display_name'])
     .where('charges.id', '=', ''))
-  // The receiving account's columns, named apart from the charge's in the row that carries both.
-  const accountColumns = { id: 'account__id', email: 'account__email', owner_tax_number: 'account__owner_tax_number', owner_name: 'account__owner_name', euid: 'account__euid', kyc: 'account__kyc', created_at: 'account__created_at', time_zone: 'account__time_zone', display_name: 'account__display_name', notify_sales: 'account__notify_sales', language: 'account__language' } as const satisfies { [Column in keyof AccountsTable]-?: `account__${Column}` }
   // One statement locks both rows, the charge's then the account's (FOR UPDATE locks each row of
   // the join in the order the tables are named): a move starts with one round trip, not two. The
   // whole account, read under its lock: a move's checks, bindings and webhook body need it, and
@@ -59,7 +58,7 @@ export function chargesRepository(db: Kysely<Database>) {
   const lockedRows = (by: 'id' | 'provider_deposit_id') => compiledOnce(db, `charge-locked-by-${by.replaceAll('_', '-')}`, () =>
     db.selectFrom('charges').innerJoin('accounts', 'accounts.id', 'charges.account_id')
       .selectAll('charges')
-      .select((eb) => Object.entries(accountColumns).map(([column, alias]) => eb.ref(`accounts.${column as keyof AccountsTable}`).as(alias)))
+      .select(accountApart.select())
       .where(`charges.${by}`, '=', '')
       .forUpdate())
   const lockedById = lockedRows('id')
@@ -67,12 +66,8 @@ export function chargesRepository(db: Kysely<Database>) {
   const lockWithAccount = async (rows: Promise<Array<Record<string, unknown>>>): Promise<LockedCharge | undefined> => {
     const [row] = await rows
     if (!row) return undefined
-    const account: Record<string, unknown> = {}
-    for (const [column, alias] of Object.entries(accountColumns)) {
-      account[column] = row[alias]
-      delete row[alias]
-    }
-    return { charge: row as Charge, account: account as Account }
+    const account = accountApart.take<Account>(row)
+    return { charge: row as Charge, account }
   }
 
   // get-payment's read, by the primary key alone: with the merchant in the condition too, the

@@ -2,6 +2,7 @@
 // claimed with FOR UPDATE SKIP LOCKED so several instances never run one job twice at once.
 import { sql, type Kysely } from 'kysely'
 import { payloadProblem, type JobKind, type JobPayload, type JobRow } from './job-kinds.ts'
+import { compiledOnce } from './database.ts'
 import type { Database } from './schema.ts'
 
 /** The notification channel committed work is announced on. */
@@ -35,6 +36,9 @@ export function jobRow<K extends JobKind>(kind: K, payload: JobPayload<K>, runAt
 }
 
 export function jobsRepository(db: Kysely<Database>) {
+  // A payout's run after its transaction is sent asks to run again: built once. Parameters: run_at, the id.
+  const rescheduled = compiledOnce(db, 'job-rescheduled', () => db.updateTable('jobs')
+    .set({ run_at: new Date(0), locked_until: sql.lit(null), last_error: sql.lit(null), attempts: sql.lit(0) }).where('id', '=', 0))
   return {
     /**
      * Queues a job and notifies every instance listening on JOBS_CHANNEL; inside a transaction the
@@ -166,7 +170,7 @@ export function jobsRepository(db: Kysely<Database>) {
 
     /** A run that did its work and asks for another at `runAt`: not a failure, so the count of failures starts again. */
     async reschedule(id: number, runAt: Date): Promise<void> {
-      await db.updateTable('jobs').set({ run_at: runAt, locked_until: null, last_error: null, attempts: 0 }).where('id', '=', id).execute()
+      await rescheduled([runAt, id])
     },
 
     /** Sets aside a job no handler can run, with why: retried, it would fail the same way forever. */

@@ -1,9 +1,36 @@
 import { sql, type Kysely } from 'kysely'
-import { notifying } from './jobs.ts'
+import { compiledOnce } from './database.ts'
+import { JOBS_CHANNEL, notifying } from './jobs.ts'
 import type { Database } from './schema.ts'
 
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
+  // A payout's three moves each queue a mail, and the lane reads and settles each: these three
+  // statements are built once (docs/performance.md, "Withdrawals").
+  // The message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), built from
+  // the row the statement inserts. Parameters: code id, address, sealed text, created, send before,
+  // the job's run_at and created_at, and the notification's channel and kind.
+  const queued = compiledOnce(db, 'mail-queued', () => db
+    .with('queued', (query) => query
+      .insertInto('mail_outbox')
+      .values({ code_id: 0, to_address: '', sealed: '', state: sql.lit('pending'), created_at: new Date(0), send_before: new Date(0) })
+      .returning('id'))
+    .with('job', (query) => query
+      .insertInto('jobs')
+      .columns(['kind', 'payload', 'run_at', 'created_at'])
+      .expression((eb) => eb.selectFrom('queued').select([
+        sql.lit('send_mail').as('kind'), sql<string>`jsonb_build_object('mailId', queued.id)`.as('payload'), sql<Date>`${new Date(0)}`.as('run_at'), sql<Date>`${new Date(0)}`.as('created_at'),
+      ]))
+      .returning('id'))
+    .selectFrom('job')
+    .select(notifying('send_mail')))
+  const byId = compiledOnce(db, 'mail-by-id', () => db.selectFrom('mail_outbox').selectAll().where('id', '=', 0))
+  // Parameters: sent_at, last_attempt_at, the id.
+  const sent = compiledOnce(db, 'mail-sent', () => db.updateTable('mail_outbox')
+    .set({ state: sql.lit('sent'), sent_at: new Date(0), last_attempt_at: new Date(0), last_error: sql.lit(null) })
+    .where('id', '=', 0).where('state', '=', sql.lit('pending'))
+    .returning('code_id'))
+
   return {
     /**
      * Queues a message with the send_mail job that sends it, in one statement that notifies the
@@ -23,37 +50,18 @@ export function mailRepository(db: Kysely<Database>) {
         .execute()
       const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))
       if (codeIds.length > 0) await db.updateTable('wallet_codes').set({ mail_state: 'superseded' }).where('id', 'in', codeIds).execute()
-      // The job's payload is { mailId } (store/job-kinds.ts), built from the row the statement inserts.
-      await db
-        .with('queued', (query) => query
-          .insertInto('mail_outbox')
-          .values({ code_id: values.codeId, to_address: values.to, sealed: values.sealed, state: 'pending', created_at: values.now, send_before: values.sendBefore })
-          .returning('id'))
-        .with('job', (query) => query
-          .insertInto('jobs')
-          .columns(['kind', 'payload', 'run_at', 'created_at'])
-          .expression((eb) => eb.selectFrom('queued').select([
-            sql.lit('send_mail').as('kind'), sql<string>`jsonb_build_object('mailId', queued.id)`.as('payload'), sql<Date>`${values.now}`.as('run_at'), sql<Date>`${values.now}`.as('created_at'),
-          ]))
-          .returning('id'))
-        .selectFrom('job')
-        .select(notifying('send_mail'))
-        .execute()
+      await queued([values.codeId, values.to, values.sealed, values.now, values.sendBefore, values.now, values.now, JOBS_CHANNEL, 'send_mail'])
     },
 
-    find(id: number) {
-      return db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirst()
+    async find(id: number) {
+      return (await byId([id]))[0]
     },
 
     /** The message left the outbox one way or another; its code's state follows. */
     async settle(id: number, outcome: { state: 'sent' | 'failed'; now: Date; error?: string }): Promise<void> {
-      const row = await db
-        .updateTable('mail_outbox')
-        .set({ state: outcome.state, ...(outcome.state === 'sent' ? { sent_at: outcome.now, last_attempt_at: outcome.now, last_error: null } : { last_error: outcome.error ?? null }) })
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .returning('code_id')
-        .executeTakeFirst()
+      const [row] = outcome.state === 'sent'
+        ? await sent([outcome.now, outcome.now, id])
+        : await db.updateTable('mail_outbox').set({ state: 'failed', last_error: outcome.error ?? null }).where('id', '=', id).where('state', '=', 'pending').returning('code_id').execute()
       if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: outcome.state }).where('id', '=', row.code_id).execute()
     },
 

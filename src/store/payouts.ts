@@ -3,6 +3,8 @@
 // signed transaction, the provider's nonce and reply) are written once: a value already there
 // stays, so two runs that raced each keep the first, and the row answered is what stands.
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
+import { columnsApart } from './columns-apart.ts'
+import { compiledOnce } from './database.ts'
 import type { Database, Payout, PayoutsTable } from './schema.ts'
 
 const writeOnceColumns = ['psbt', 'tx_hex', 'txid', 'network_fee_sats', 'provider_nonce', 'provider_withdrawal_id', 'provider_deposit_address', 'provider_deposit_cents', 'provider_expires_at'] as const
@@ -17,6 +19,14 @@ export type PayoutOwner = { withdrawalId: string } | { refundId: string } | { me
 /** A provider reply that failed or was refunded after our DePix left: support looks. */
 const failedAtProvider = ['error', 'canceled', 'refunded']
 
+/** The payout's columns in a row that carries its withdrawal's too (locked with it: store/withdrawals.ts). */
+export const payoutApart = columnsApart<PayoutsTable>('payouts', 'payout', {
+  id: true, withdrawal_id: true, refund_id: true, merchant_refund_id: true, rail: true, currency: true, amount: true, pix_key: true, tax_number: true, address: true, status: true,
+  review_reason: true, failure_code: true, created_by: true, note: true, created_at: true, updated_at: true, sent_at: true, completed_at: true,
+  psbt: true, tx_hex: true, txid: true, network_fee_sats: true, confirmations: true, provider_nonce: true, provider_withdrawal_id: true, provider_deposit_address: true,
+  provider_deposit_cents: true, provider_expires_at: true, provider_status: true, provider_receipt_url: true, payout_cents: true,
+})
+
 export function payoutsRepository(db: Kysely<Database>) {
   const stepUpdate = (id: string, values: PayoutStep) => db
     .updateTable('payouts')
@@ -24,14 +34,16 @@ export function payoutsRepository(db: Kysely<Database>) {
       [column, writeOnce.has(column) ? eb.fn.coalesce(eb.ref(column as (typeof writeOnceColumns)[number]), eb.val(value as string)) : value],
     )))
     .where('id', '=', id)
+  // Each run of the payout worker starts with it: built once.
+  const byId = compiledOnce(db, 'payout-by-id', () => db.selectFrom('payouts').selectAll().where('id', '=', ''))
   return {
     /** Undefined when the owner already has a live payout (a unique index keeps one). */
     async insert(values: Insertable<PayoutsTable>): Promise<Payout | undefined> {
       return db.insertInto('payouts').values(values).onConflict((oc) => oc.doNothing()).returningAll().executeTakeFirst()
     },
 
-    findById(id: string): Promise<Payout | undefined> {
-      return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst()
+    async findById(id: string): Promise<Payout | undefined> {
+      return (await byId([id]))[0]
     },
 
     /** Inside a transaction, after its owner's locks: the payout, locked until commit. */

@@ -1,31 +1,56 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { WithdrawalStatus } from '../domain/withdrawal.ts'
-import type { Account, Database, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
+import type { Account, Database, Payout, Withdrawal, WithdrawalDestination, WithdrawalDestinationsTable, WithdrawalsTable } from './schema.ts'
 import { olderThan, type RowKey } from './keyset.ts'
+import { accountApart } from './accounts.ts'
+import { compiledOnce } from './database.ts'
+import { payoutApart } from './payouts.ts'
 
 
-export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label'>
+/** What a withdrawal's moves need of its destination: kind, key and label (never changed once confirmed) and its state. */
+export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label' | 'state'>
 export type LockedWithdrawal = { withdrawal: Withdrawal; account: Account; destination: DestinationShown }
+
+/** The statement below's row: the withdrawal's columns, then its account's and its payout's named apart, and the destination's. */
+type LockedRow = Withdrawal & { destination__type: DestinationShown['type']; destination__value: string; destination__label: string | null; destination__state: DestinationShown['state'] }
 
 /** An owner's withdrawal destinations and withdrawals. */
 export function withdrawalsRepository(db: Kysely<Database>) {
+  // The withdrawal, its account and, for a payout's move, the payout, locked by one statement in
+  // that order (FOR UPDATE OF locks a row of each table in the order named), every move's order:
+  // one round trip where there were three. The destination is read with them, not locked: a
+  // cancel takes none of these locks, so a read after them would be no later in any order that
+  // matters. Built once, prepared once per connection; the parameters are the withdrawal's id
+  // and the payout's.
+  const locked = (withPayout: boolean) => compiledOnce(db, withPayout ? 'withdrawal-locked-with-payout' : 'withdrawal-locked', () => {
+    const query = db.selectFrom('withdrawals')
+      .innerJoin('accounts', 'accounts.id', 'withdrawals.account_id')
+      .innerJoin('withdrawal_destinations as destination', (join) => join.onRef('destination.id', '=', 'withdrawals.destination_id').onRef('destination.account_id', '=', 'accounts.id'))
+      .selectAll('withdrawals')
+      .select(accountApart.select())
+      .select(['destination.type as destination__type', 'destination.value as destination__value', 'destination.label as destination__label', 'destination.state as destination__state'])
+      .where('withdrawals.id', '=', '')
+    return withPayout
+      ? query.innerJoin('payouts', (join) => join.on('payouts.id', '=', '').onRef('payouts.withdrawal_id', '=', 'withdrawals.id')).select(payoutApart.select()).forUpdate(['withdrawals', 'accounts', 'payouts'])
+      : query.forUpdate(['withdrawals', 'accounts'])
+  })
+  const lockedAlone = locked(false)
+  const lockedWithPayout = locked(true)
+
   /**
-   * The withdrawal and its account, locked, with what its e-mails say of its destination, read
-   * with the account's lock: a payout's three moves each need all three, and a destination's
-   * kind, key and label never change once it is confirmed.
+   * The withdrawal and its account, locked, with what its e-mails and its payout's start need of
+   * its destination; with `payoutId` (one of its payouts), that payout locked after them.
    */
-  async function lockWithAccount(id: string): Promise<LockedWithdrawal | undefined> {
-    const withdrawal = await db.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
-    if (!withdrawal) return undefined
-    const { destination_type: type, destination_value: value, destination_label: label, ...account } = await db
-      .selectFrom('accounts')
-      .innerJoin('withdrawal_destinations as destination', (join) => join.on('destination.id', '=', withdrawal.destination_id).onRef('destination.account_id', '=', 'accounts.id'))
-      .selectAll('accounts')
-      .select(['destination.type as destination_type', 'destination.value as destination_value', 'destination.label as destination_label'])
-      .where('accounts.id', '=', withdrawal.account_id)
-      .forUpdate('accounts')
-      .executeTakeFirstOrThrow()
-    return { withdrawal, account, destination: { type, value, label } }
+  async function lockWithAccount(id: string, payoutId?: string): Promise<(LockedWithdrawal & { payout?: Payout }) | undefined> {
+    // The payout's id comes first: its join precedes the withdrawal's condition in the text.
+    const [row] = payoutId === undefined ? await lockedAlone([id]) : await lockedWithPayout([payoutId, id])
+    // A payout not of this withdrawal (never asked): the withdrawal alone, as without one.
+    if (!row) return payoutId === undefined ? undefined : lockWithAccount(id)
+    const fields = row as unknown as Record<string, unknown>
+    const account = accountApart.take<Account>(fields)
+    const payout = payoutId === undefined ? undefined : payoutApart.take<Payout>(fields)
+    const { destination__type: type, destination__value: value, destination__label: label, destination__state: state, ...withdrawal } = row as unknown as LockedRow
+    return { withdrawal, account, destination: { type, value, label, state }, ...(payout ? { payout } : {}) }
   }
 
   return {

@@ -1,0 +1,1 @@
+select * from "mail_outbox" where "id" = $1

@@ -1,0 +1,1 @@
+select * from "payouts" where "id" = $1
