@@ -4,13 +4,14 @@
 // while starting (a first start on a new folder: initdb and migrations), idle 10 s after a first
 // charge, its peak under 50 clients reading and creating charges, and a minute after they stop.
 // The embedded database's floor is a bare PGlite opened with the service's settings in a process
-// of its own (bench/pglite-floor.ts). Prints one line per figure; the last line is the figures as
-// JSON, which `npm run bench` writes into docs/performance.md.
+// of its own (bench/pglite-floor.ts). Prints one line per figure, then docs/performance.md's table;
+// the last line is the figures as JSON, which `npm run bench` writes into docs/performance.md.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runScript, throwawayDatabase } from './harness.ts'
+import { memoryTable } from './memory-table.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 60)
 const restSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60)
@@ -163,4 +164,6 @@ if (database) {
 } else {
   process.stdout.write("PostgreSQL: not measured (no server answered)\n")
 }
-process.stdout.write(`${JSON.stringify({ seconds, restSeconds, connections, startEnv, nodeFlags, ceilings, floor, embedded, postgres })}\n`)
+const figures = { seconds, restSeconds, connections, startEnv, nodeFlags, ceilings, floor, embedded, postgres }
+// The table docs/performance.md shows (npm run bench writes it there), then the figures.
+process.stdout.write(`\n${memoryTable(figures)}\n\n${JSON.stringify(figures)}\n`)

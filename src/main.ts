@@ -1,6 +1,7 @@
 // Composition root: read the config, start the service, listen, stop cleanly on SIGTERM/SIGINT.
 import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig, productionWarnings } from './config.ts'
+import { collectWhenQuiet } from './quiet-gc.ts'
 import { ensureDemoMerchant } from './sandbox/demo.ts'
 import { DataDirLockedError } from './store/database.ts'
 import { startService } from './service.ts'
@@ -25,6 +26,7 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
   const address = await service.app.listen({ port: config.port, host: config.host })
   service.jobs.start()
+  collectWhenQuiet()
 
   if (service.sandbox) {
     const demo = await ensureDemoMerchant({ store: service.store, clock: service.clock, fake: service.sandbox.fake, tokenCache: service.tokenCache })

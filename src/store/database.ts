@@ -2,10 +2,9 @@
 // server when a URL is given. Both come back as the same Kysely instance.
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { CompiledQuery, Kysely, PostgresDialect, type Compilable } from 'kysely'
 import pg from 'pg'
-import { FastPgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
 
 const INT8_OID = 20
@@ -214,6 +213,8 @@ const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
  * FastPgliteDialect (pglite-dialect.ts): each SQL text prepared once, one call per query.
  */
 export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
+  // Loaded here, not with this module: a service on PostgreSQL never holds PGlite's code.
+  const [{ PGlite }, { FastPgliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect.ts')])
   let unlock = () => {}
   let pglite: PGlite
   if (dataDir === null) {
