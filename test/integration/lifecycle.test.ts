@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
-import { ok } from '../support/api.ts'
+import { ok, refused } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -336,8 +336,8 @@ test('the payer ladder climbs with confirmed history: 5 payments and 7 days → 
 test('support: a pending token is activated, an unidentified account released', async () => {
   await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'old@example.com', tax_number: generateCpf() } })
   const pending = await service.request({ method: 'POST', url: '/sandbox/accounts/old@example.com/tokens', body: { kind: 'pending' } })
-  const read = () => service.request({ method: 'GET', url: '/api/get-balance', token: pending.body.token })
-  assert.equal((await read()).body.code, 'token_pending')
+  const read = () => service.api.get('/api/get-balance', { token: pending.body.token })
+  assert.equal(refused(await read()).code, 'token_pending')
   const activated = await service.ops('POST', `/ops/tokens/${pending.body.token_id}/activate`, { note: 'verified' })
   assert.equal(activated.status, 200, JSON.stringify(activated.body))
   assert.equal((await read()).status, 200)
