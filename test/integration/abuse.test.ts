@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -76,8 +77,8 @@ test('a body announced but not sent, slow headers and idle keep-alive connection
 
 test('a MED for a charge never credited records the blocks but does not close it: a later payment is held for support', async () => {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'med-first@example.com', tax_number: payer } })
-  const charge = (await service.store.charges.findById(created.body.id))!
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'med-first@example.com', tax_number: payer }, { token }))
+  const charge = (await service.store.charges.findById(created.id))!
   const med = await service.providerWebhook('med', { webhookType: 'med', qrId: charge.provider_deposit_id, taxNumber: payer, euid: null })
   assert.equal(med.status, 200)
   assert.equal((await service.store.charges.findById(charge.id))!.status, 'waiting_payment')
@@ -93,8 +94,8 @@ test('a MED for a charge never credited records the blocks but does not close it
 
 test('invalid UTF-8 in a provider report or a merchant request is refused, never rewritten', async () => {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'utf8@example.com', tax_number: payer } })
-  const charge = (await service.store.charges.findById(created.body.id))!
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'utf8@example.com', tax_number: payer }, { token }))
+  const charge = (await service.store.charges.findById(created.id))!
   const report = Buffer.concat([
     Buffer.from(`{"qrId":"${charge.provider_deposit_id}","status":"depix_sent","valueInCents":1000,"payerTaxNumber":"${payer}","payerName":"Jo`),
     Buffer.from([0xe3, 0x6f]),

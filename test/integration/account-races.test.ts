@@ -10,7 +10,8 @@ import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { openPostgres } from '../../src/store/database.ts'
 import { startService, type Service } from '../../src/service.ts'
-import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { ok } from '../support/api.ts'
+import { T0, openTestDatabase, reachable, testDatabase } from '../support/harness.ts'
 
 const NET_CENTS = 900
 const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', OPS_TOKEN: 'ops-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', RATE_LIMIT_PER_MINUTE: '0' }
@@ -29,12 +30,12 @@ async function race<T>(tasks: Array<() => Promise<T>>, width = 8): Promise<T[]> 
 
 test('concurrent confirmations, reviews, MEDs and releases for one account never fail and credit once', { timeout: 120_000 }, async () => {
   const database = await openTestDatabase()
-  const instances: Service[] = []
+  const instances: Array<ReturnType<typeof reachable<Service>>> = []
   try {
-    const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
+    const first = reachable(await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false }))
     instances.push(first)
     if (testDatabase === 'postgres') {
-      instances.push(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false }))
+      instances.push(reachable(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })))
     }
     const at = (i: number) => instances[i % instances.length]!
     const post = async (i: number, url: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -61,9 +62,8 @@ test('concurrent confirmations, reviews, MEDs and releases for one account never
         const body = spec.plan === 'third_party'
           ? { value: '10.00', email: spec.email, euid: established.euid }
           : { value: '10.00', email: spec.email, tax_number: informed, payer_name: 'Informed Payer' }
-        const created = await post(i, '/api/create-payment', body, { 'x-api-token': token })
-        assert.equal(created.statusCode, 200, created.body)
-        const charge = (await first.store.charges.findById(created.json().id))!
+        const created = ok(await at(i).api.post('/api/create-payment', body, { token }))
+        const charge = (await first.store.charges.findById(created.id))!
         // Confirmations are paid by the informed payer; holds and third-party payments by someone else.
         const payer = spec.plan === 'hold' || spec.plan === 'third_party' ? generateCpf() : informed
         planned.push({ id: charge.id, depositId: charge.provider_deposit_id, plan: spec.plan, payer })

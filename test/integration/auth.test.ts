@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { hashToken } from '../../src/secrets/token-hash.ts'
+import { refused } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -9,15 +10,16 @@ before(async () => {
 })
 after(() => service.close())
 
-const balance = (token?: string) => service.request({ method: 'GET', url: '/api/get-balance', ...(token === undefined ? {} : { token }) })
-const create = (token: string) =>
-  service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'c@example.com', tax_number: '11144477735' } })
+const balance = (token?: string) => service.api.get('/api/get-balance', { token })
+const create = (token: string) => service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: '11144477735' }, { token })
 
-function assertError(response: { status: number; body: any }, status: number, code: string) {
+/** The error body, checked field by field: the API's answers and the sandbox's alike. */
+function assertError(response: { status: number; body: unknown }, status: number, code: string) {
   assert.equal(response.status, status, JSON.stringify(response.body))
-  assert.equal(response.body.code, code)
-  for (const field of ['error', 'docs_url', 'support_email', 'request_id']) assert.equal(typeof response.body[field], 'string', field)
-  assert.equal(response.body.docs_url, `http://pix.test/docs#${response.body.code}`)
+  const body = response.body as Record<string, unknown>
+  assert.equal(body.code, code)
+  for (const field of ['error', 'docs_url', 'support_email', 'request_id']) assert.equal(typeof body[field], 'string', field)
+  assert.equal(body.docs_url, `http://pix.test/docs#${code}`)
 }
 
 test('a missing or empty X-API-Token is token_missing (401)', async () => {
@@ -101,11 +103,11 @@ test('a token revoked by another instance stops working within TOKEN_CACHE_MS (0
   const strict = await startTestService({ TOKEN_CACHE_MS: '0' })
   try {
     const merchant = await strict.merchant('cache@example.com', '52998224725')
-    const read = () => strict.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })
+    const read = () => strict.api.get('/api/get-balance', { token: merchant.token })
     assert.equal((await read()).status, 200)
     // Another instance revokes: straight in the database, not through this instance's cache.
     await strict.database.db.updateTable('api_tokens').set({ status: 'revoked' }).where('id', '=', merchant.tokenId).execute()
-    assert.equal((await read()).body.code, 'token_inactive')
+    assert.equal(refused(await read()).code, 'token_inactive')
   } finally {
     await strict.close()
   }

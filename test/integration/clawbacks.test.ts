@@ -3,6 +3,8 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -14,12 +16,14 @@ before(async () => {
 after(() => service.close())
 
 type Created = { id: string; payer: string; depositId: string }
-async function create(email: string, body: Record<string, unknown> = {}): Promise<Created> {
+async function create(email: string, body: Partial<CreatePaymentRequest> = {}): Promise<Created> {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email, tax_number: payer, ...body } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  return { id: created.body.id, payer, depositId: (await service.store.charges.findById(created.body.id))!.provider_deposit_id }
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: payer, ...body }, { token }))
+  return { id: created.id, payer, depositId: (await service.store.charges.findById(created.id))!.provider_deposit_id }
 }
+/** A BTC charge to the given payer's identity. */
+const createBtc = async (value: string, email: string, euid: string) => ok(await service.api.post('/api/create-payment', { value, email, euid, swap_to: 'BTC' }, { token }))
+const record = async (id: string) => ok(await service.api.get(`/api/get-payment/${id}`, { token }))
 const med = async (id: string, body: Record<string, unknown> = {}) => {
   const answer = await service.request({ method: 'POST', url: `/sandbox/payments/${id}/med`, body })
   assert.equal(answer.status, 200, JSON.stringify(answer.body))
@@ -179,22 +183,22 @@ test('a partial MED debits only its part; refunded only when everything is taken
 test('a partial MED on a BTC credit is converted at the charge\'s own quote, and taken from where the credit sits', async () => {
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '100.00', email: 'btc-med@example.com', euid, swap_to: 'BTC' } })
+  const created = await createBtc('100.00', 'btc-med@example.com', euid)
   await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { BTC: '350000.00' } })
-  await service.pay(created.body.id, generateCpf())
-  assert.equal((await charge(created.body.id)).status, 'after7d')
-  const credited = (await charge(created.body.id)).credited_units!
+  await service.pay(created.id, generateCpf())
+  assert.equal((await charge(created.id)).status, 'after7d')
+  const credited = (await charge(created.id)).credited_units!
   assert.equal(credited, 26684)
   // A different price now changes nothing: the charge's own quote converts.
   await service.request({ method: 'PUT', url: '/sandbox/quotes', body: { BTC: '330000.00' } })
-  await med(created.body.id, { principal_cents: 2000 })
+  await med(created.id, { principal_cents: 2000 })
   // floor(2000 × 10^8 × 100 / (35 000 000 × 106)) = 5390 sats, from the held credit.
   assert.equal((await balances('btc-med@example.com', 'held')).BTC, credited - 5390)
   await service.advance(7 * 24 * 3600)
-  assert.equal((await charge(created.body.id)).status, 'depix_sent')
+  assert.equal((await charge(created.id)).status, 'depix_sent')
   assert.equal((await balances('btc-med@example.com')).BTC, credited - 5390, 'the release releases only what is left')
-  await med(created.body.id)
-  assert.equal((await charge(created.body.id)).status, 'refunded')
+  await med(created.id)
+  assert.equal((await charge(created.id)).status, 'refunded')
   assert.equal((await balances('btc-med@example.com')).BTC, 0)
   await assertBooksBalance()
 })
@@ -202,12 +206,12 @@ test('a partial MED on a BTC credit is converted at the charge\'s own quote, and
 test('a claw-back is posted in DEPIX against clearing, through conversion; the check finds the old way of posting', async () => {
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '20.00', email: 'books@example.com', euid, swap_to: 'BTC' } })
-  await service.pay(created.body.id, payer)
-  await med(created.body.id)
+  const created = await createBtc('20.00', 'books@example.com', euid)
+  await service.pay(created.id, payer)
+  await med(created.id)
   const entries = await service.database.db
     .selectFrom('ledger_entries as e').innerJoin('ledger_postings as p', 'p.id', 'e.posting_id')
-    .select(['e.book', 'e.currency', 'e.amount']).where('p.charge_id', '=', created.body.id).execute()
+    .select(['e.book', 'e.currency', 'e.amount']).where('p.charge_id', '=', created.id).execute()
   const sum = (book: string, currency: string) => entries.filter((entry) => entry.book === book && entry.currency === currency).reduce((total, entry) => total + entry.amount, 0)
   assert.equal(sum('provider_clearing', 'BTC'), 0, 'the provider never held BTC')
   assert.equal(sum('provider_clearing', 'DEPIX'), 0, 'what the provider delivered, it took back')
@@ -219,20 +223,20 @@ test('a claw-back is posted in DEPIX against clearing, through conversion; the c
   // The MED as it used to be posted: BTC into clearing, nothing for the DePix taken.
   const otherPayer = generateCpf()
   const otherEuid = (await service.sandbox!.fake.endUser(otherPayer, 'Payer')).euid
-  const other = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '20.00', email: 'books-old@example.com', euid: otherEuid, swap_to: 'BTC' } })
-  await service.pay(other.body.id, otherPayer)
+  const other = await createBtc('20.00', 'books-old@example.com', otherEuid)
+  await service.pay(other.id, otherPayer)
   const account = (await service.store.accounts.findByEmail('books-old@example.com'))!
-  const units = (await charge(other.body.id)).credited_units!
-  await service.store.ledger.post({ key: `med:${other.body.id}`, kind: 'clawback', entries: [
+  const units = (await charge(other.id)).credited_units!
+  await service.store.ledger.post({ key: `med:${other.id}`, kind: 'clawback', entries: [
     { book: 'available', accountId: account.id, currency: 'BTC', amount: -units },
     { book: 'provider_clearing', accountId: null, currency: 'BTC', amount: units },
-  ] }, other.body.id, new Date())
+  ] }, other.id, new Date())
   const check = (await service.ops('GET', '/ops/ledger-check')).body
   assert.equal(check.ok, false)
   assert.deepEqual(check.foreign_currency, [{ book: 'provider_clearing', currency: 'BTC', total: units }])
-  assert.ok(check.charges.some((row: { charge_id: string; book: string }) => row.charge_id === other.body.id && row.book === 'provider_clearing'))
+  assert.ok(check.charges.some((row: { charge_id: string; book: string }) => row.charge_id === other.id && row.book === 'provider_clearing'))
   // Take the injected posting out again, so the suite's later checks see healthy books.
-  const injected = await service.database.db.selectFrom('ledger_postings').select('id').where('key', '=', `med:${other.body.id}`).executeTakeFirstOrThrow()
+  const injected = await service.database.db.selectFrom('ledger_postings').select('id').where('key', '=', `med:${other.id}`).executeTakeFirstOrThrow()
   await service.database.db.deleteFrom('ledger_entries').where('posting_id', '=', injected.id).execute()
   await service.database.db.deleteFrom('ledger_postings').where('id', '=', injected.id).execute()
   await service.database.db.updateTable('account_balances').set((eb) => ({ amount: eb('amount', '+', units) })).where('account_id', '=', account.id).where('book', '=', 'available').where('currency', '=', 'BTC').execute()
@@ -241,10 +245,10 @@ test('a claw-back is posted in DEPIX against clearing, through conversion; the c
 
 test('what arrived is in get-payment (paidAmount) and in the webhook body (paid_in_cents)', async () => {
   const paid = await create('paid-amount@example.com', { webhook_url: 'http://127.0.0.1:1/h' })
-  assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${paid.id}`, token })).body.paidAmount, null)
+  assert.equal((await record(paid.id)).paidAmount, null)
   await service.pay(paid.id, paid.payer, undefined, { paid_cents: 1040 })
-  const record = (await service.request({ method: 'GET', url: `/api/get-payment/${paid.id}`, token })).body
-  assert.deepEqual([record.amount, record.paidAmount], [1000, 1040])
+  const arrived = await record(paid.id)
+  assert.deepEqual([arrived.amount, arrived.paidAmount], [1000, 1040])
   const event = await service.database.db.selectFrom('webhook_events').select('body').where('charge_id', '=', paid.id).executeTakeFirstOrThrow()
   assert.match(event.body, /"value_in_cents":1000,"paid_in_cents":1040,"payer_euid"/)
 })

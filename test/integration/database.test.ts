@@ -153,7 +153,7 @@ test('a column a newer version adds (docs/operations.md, upgrades) leaves this v
   const service = await startTestService()
   try {
     const { token } = await service.merchant('upgrade@example.com', '52998224725')
-    const create = (i: number) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: `payer${i}@example.com`, tax_number: '11144477735' } })
+    const create = (i: number) => service.api.post('/api/create-payment', { value: '10.00', email: `payer${i}@example.com`, tax_number: '11144477735' }, { token })
     // At once, so each of the pool's connections prepares the account reads.
     for (const response of await Promise.all(Array.from({ length: 10 }, (_, i) => create(i)))) assert.equal(response.status, 200, JSON.stringify(response.body))
     // What a newer version's migration does while this version runs.

@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { errorCatalogue } from '../../src/domain/errors.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInOperator } from '../support/factors.ts'
 import { newestCode, signedInClient, walletClient } from '../support/wallet-client.ts'
@@ -25,12 +26,12 @@ before(async () => {
   const operator = await signedInOperator(service, 'sweep-operator@example.com')
   const queues = await operator.get('/console')
   consoleSession = { cookie: [...operator.jar].map(([name, value]) => `${name}=${value}`).join('; '), csrf: /name="_csrf" value="([^"]+)"/.exec(queues.html)![1]! }
-  const link = (await service.request({ method: 'POST', url: '/api/payment-links', token, body: { title: 'Sweep', min_amount: '10.00', max_amount: '20.00' } })).body
+  const link = ok(await service.api.post('/api/payment-links', { title: 'Sweep', min_amount: '10.00', max_amount: '20.00' }, { token }))
   realParams['/l/:slug'] = new URL(link.url).pathname
   realParams['/api/payment-links/:id'] = `/api/payment-links/${link.id}`
   realParams['/api/payment-links/:id/deactivate'] = `/api/payment-links/${link.id}/deactivate`
   realParams['/wallet/links/:id'] = `/wallet/links/${link.id}`
-  const charge = (await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'sweep-payer@example.com', tax_number: '11144477735' } })).body
+  const charge = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'sweep-payer@example.com', tax_number: '11144477735' }, { token }))
   realParams['/pay/:id'] = `/pay/${charge.id}`
   realParams['/pay/:id/status'] = `/pay/${charge.id}/status`
   // The queue whose cursor names two kinds, so its handler meets the hostile cursors.

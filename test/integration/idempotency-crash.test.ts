@@ -6,7 +6,9 @@ import assert from 'node:assert/strict'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startService } from '../../src/service.ts'
+import type { FakeEulenTables } from '../../src/sandbox/fake-eulen-store.ts'
 import { createStore } from '../../src/store/store.ts'
+import { reachable } from '../support/harness.ts'
 import { seedOwner, startProductionRig } from '../support/production-rig.ts'
 
 test('a key whose owner was killed mid-request is taken over after its lease, and makes one charge', { timeout: 60_000 }, async () => {
@@ -31,21 +33,21 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
     gate.release()
 
     const serviceClock = createAdjustableClock(new Date())
-    const service = await startService(loadConfig(node.env), { database: await node.open(), clock: serviceClock, logger: false })
+    const service = reachable(await startService(loadConfig(node.env), { database: await node.open(), clock: serviceClock, logger: false }))
     try {
-      const create = () => service.app.inject({ method: 'POST', url: '/api/create-payment', headers, payload: body })
+      const create = () => service.api.post('/api/create-payment', body, { token, headers: { 'idempotency-key': headers['idempotency-key'] } })
       const busy = await create()
-      assert.equal(busy.statusCode, 409, busy.body)
-      assert.equal(busy.json().code, 'idempotency_key_in_use')
+      assert.equal(busy.status, 409, JSON.stringify(busy.body))
+      assert.equal(busy.body.code, 'idempotency_key_in_use')
       assert.ok(Number(busy.headers['retry-after']) > 0)
 
       serviceClock.advance(61)
       const made = await create()
-      assert.equal(made.statusCode, 200, made.body)
+      assert.equal(made.status, 200, JSON.stringify(made.body))
       const replay = await create()
-      assert.deepEqual(replay.json(), made.json())
+      assert.deepEqual(replay.body, made.body)
       const charges = await service.database.db.selectFrom('charges').select('id').execute()
-      assert.deepEqual(charges.map((row) => row.id), [made.json().id])
+      assert.deepEqual(charges.map((row) => row.id), [made.body.id])
       // The deposit the killed process left at the provider was looked up first and kept for support.
       const orphans = await service.app.inject({ method: 'GET', url: '/ops/unknown-deposits', headers: { authorization: `Bearer ${node.env.OPS_TOKEN}` } })
       const kept = orphans.json().deposits as Array<{ seen_by: string; value_in_cents: number }>
@@ -53,13 +55,13 @@ test('a key whose owner was killed mid-request is taken over after its lease, an
 
       // Killed after the charge was stored but before the key was marked done: the retry finds it.
       await service.database.db.updateTable('idempotency_keys').set({ state: 'in_flight', response_status: null, response_body: null, lease_until: serviceClock.now() }).execute()
-      const depositsBefore = await providerDb.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }
+      const deposits = async () => Number((await providerDb.db.withTables<FakeEulenTables>().selectFrom('fake_eulen_deposits').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+      const depositsBefore = await deposits()
       serviceClock.advance(1)
       const found = await create()
-      assert.equal(found.statusCode, 200, found.body)
-      assert.deepEqual(found.json(), made.json())
-      const depositsAfter = await providerDb.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }
-      assert.equal(Number(depositsAfter.n), Number(depositsBefore.n), 'no second deposit was asked for')
+      assert.equal(found.status, 200, JSON.stringify(found.body))
+      assert.deepEqual(found.body, made.body)
+      assert.equal(await deposits(), depositsBefore, 'no second deposit was asked for')
     } finally {
       await service.close()
     }

@@ -10,20 +10,21 @@ import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { openPostgres } from '../../src/store/database.ts'
 import { startService, type Service } from '../../src/service.ts'
-import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { ok } from '../support/api.ts'
+import { T0, openTestDatabase, reachable, testDatabase } from '../support/harness.ts'
 
 const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', OPS_TOKEN: 'ops-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', RATE_LIMIT_PER_MINUTE: '0' }
 const PAIRS = 8
 
 test('two charges for different accounts paid at once by one new CPF: one is credited and bound, the other held', { timeout: 120_000 }, async () => {
   const database = await openTestDatabase()
-  const instances: Service[] = []
+  const instances: Array<ReturnType<typeof reachable<Service>>> = []
   try {
-    instances.push(await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false }))
+    instances.push(reachable(await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })))
     if (testDatabase === 'postgres') {
-      instances.push(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false }))
+      instances.push(reachable(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })))
     }
-    const [first] = instances as [Service]
+    const first = instances[0]!
     const at = (i: number) => instances[i % instances.length]!
     const post = async (i: number, url: string, body: unknown, headers: Record<string, string> = {}) => {
       const response = await at(i).app.inject({ method: 'POST', url, payload: body as object, headers })
@@ -37,7 +38,7 @@ test('two charges for different accounts paid at once by one new CPF: one is cre
       const cpf = generateCpf()
       const euid = (await first.sandbox!.fake.endUser(cpf, 'Nova Pagadora')).euid
       const charges = await Promise.all(['a', 'b'].map(async (side, i) => {
-        const created = await post(i, '/api/create-payment', { value: '10.00', email: `${side}${pair}@example.com`, tax_number: cpf, payer_name: 'Nova Pagadora' }, { 'x-api-token': token })
+        const created = ok(await at(i).api.post('/api/create-payment', { value: '10.00', email: `${side}${pair}@example.com`, tax_number: cpf, payer_name: 'Nova Pagadora' }, { token }))
         return (await first.store.charges.findById(created.id))!
       }))
       // Both payments arrive together, each at another instance.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { sql } from 'kysely'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -64,9 +65,8 @@ after(async () => {
 /** A charge with this webhook_url, created on `on` and confirmed by the provider's webhook straight to the service: no sandbox control waits for the work. */
 async function confirmedCharge(on: TestService, merchantToken: string, webhookUrl: string) {
   const payer = generateCpf()
-  const created = await on.request({ method: 'POST', url: '/api/create-payment', token: merchantToken, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: payer, webhook_url: webhookUrl } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  const charge = (await on.store.charges.findById(created.body.id))!
+  const created = ok(await on.api.post('/api/create-payment', { value: '10.00', email: 'runner-customer@example.com', tax_number: payer, webhook_url: webhookUrl }, { token: merchantToken }))
+  const charge = (await on.store.charges.findById(created.id))!
   const answer = await on.providerWebhook('deposit', { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer })
   assert.equal(answer.status, 200)
   return charge
@@ -80,7 +80,7 @@ test('ten hanging receivers (three events each) hold at most two attempts apiece
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < hanging.length; i++) await paidCharge(`http://127.0.0.${i + 2}:${ports[i]}/hook`)
   }
-  const unpaid = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'runner-customer@example.com', tax_number: generateCpf() } })
+  const unpaid = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'runner-customer@example.com', tax_number: generateCpf() }, { token }))
 
   service.jobs.start(50)
   // Every hanging receiver is being held before the healthy merchant's payment even happens.
@@ -92,7 +92,7 @@ test('ten hanging receivers (three events each) hold at most two attempts apiece
   // Expiry is charge work, in its own lane: it happens while the deliveries still hang.
   service.sandbox!.clock.advance(601)
   service.jobs.wake()
-  while ((await service.store.charges.findById(unpaid.body.id))!.status !== 'expired') await new Promise((resolve) => setTimeout(resolve, 10))
+  while ((await service.store.charges.findById(unpaid.id))!.status !== 'expired') await new Promise((resolve) => setTimeout(resolve, 10))
   assert.ok(hanging.every((entry) => entry.open.size > 0), 'expired while every hanging receiver was still held')
   for (const entry of hanging) assert.ok(entry.maxOpen <= 2, `a destination had ${entry.maxOpen} attempts at once`)
   await service.jobs.stop()

@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -15,10 +16,10 @@ test('balances move with each posting; /ops/ledger-check reports a balance that 
   const merchant = await service.merchant('ledger@example.com', '52998224725')
   for (let i = 0; i < 3; i++) {
     const payer = generateCpf()
-    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'ledger@example.com', tax_number: payer } })
-    await service.pay(created.body.id, payer)
+    const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'ledger@example.com', tax_number: payer }, { token: merchant.token }))
+    await service.pay(created.id, payer)
   }
-  assert.equal((await service.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })).body.balances.DEPIX.available_cents, 2700)
+  assert.equal(ok(await service.api.get('/api/get-balance', { token: merchant.token })).balances.DEPIX.available_cents, 2700)
   const healthy = (await service.ops('GET', '/ops/ledger-check')).body
   assert.equal(healthy.ok, true)
   assert.deepEqual([healthy.disagreements, healthy.unbalanced, healthy.foreign_currency, healthy.charges], [[], [], [], []])

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
-import { ok } from '../support/api.ts'
+import { ok, refused } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -101,7 +101,7 @@ test('a different payer on a first, tax-number-only charge → security_hold, no
   const paid = await service.pay(id, stranger)
   assert.equal(paid.body.status, 'security_hold')
   const holds = await service.ops('GET', '/ops/holds')
-  const hold = holds.body.holds.find((entry: any) => entry.payment_id === id)
+  const hold = holds.body.holds.find((entry: { payment_id: string }) => entry.payment_id === id)
   assert.equal(hold.reason, 'payer_mismatch')
   assert.equal(hold.payer_tax_number, `***.${stranger.slice(3, 6)}.${stranger.slice(6, 9)}-**`)
   const credits = await service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()
@@ -114,7 +114,7 @@ test('a prior MED on the e-mail, tax number or EUID → security_hold even throu
   const blocked = await service.ops('POST', '/ops/blocks', { email: 'later-blocked@example.com', reason: 'MED reported by phone' })
   assert.equal(blocked.status, 200, JSON.stringify(blocked.body))
   assert.equal((await service.pay(id, payer)).body.status, 'security_hold')
-  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'prior_med')
+  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: { payment_id: string }) => entry.payment_id === id).reason, 'prior_med')
 })
 
 test('an identity bound to another account → security_hold', async () => {
@@ -123,7 +123,7 @@ test('an identity bound to another account → security_hold', async () => {
   assert.equal((await service.pay(seed, payer)).body.status, 'depix_sent')
   const id = await create({ value: '10.00', email: 'owner2@example.com', tax_number: payer })
   assert.equal((await service.pay(id, payer)).body.status, 'security_hold')
-  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: any) => entry.payment_id === id).reason, 'identity_bound_elsewhere')
+  assert.equal((await service.ops('GET', '/ops/holds')).body.holds.find((entry: { payment_id: string }) => entry.payment_id === id).reason, 'identity_bound_elsewhere')
 })
 
 test('an EUID bound to another account → security_hold, though the tax number is new', async () => {
@@ -229,8 +229,8 @@ test('support review: release credits and sends the webhook; refund goes will_re
   assert.equal((await service.pay(refunded, stranger, 'refunded')).body.status, 'refunded')
 
   const audit = (await service.ops('GET', '/ops/audit')).body.entries
-  const actions = audit.filter((entry: any) => entry.subject === `payment:${released}` || entry.subject === `payment:${refunded}`)
-  assert.deepEqual(actions.map((entry: any) => [entry.actor, entry.action]).sort(), [['ana@support', 'review.refund'], ['ana@support', 'review.release']])
+  const actions = audit.filter((entry: { subject: string }) => entry.subject === `payment:${released}` || entry.subject === `payment:${refunded}`)
+  assert.deepEqual(actions.map((entry: { actor: string; action: string }) => [entry.actor, entry.action]).sort(), [['ana@support', 'review.refund'], ['ana@support', 'review.release']])
   assert.equal((await service.request({ method: 'GET', url: '/ops/holds' })).body.code, 'ops_token_missing')
   assert.equal((await service.request({ method: 'GET', url: '/ops/holds', headers: { authorization: 'Bearer nope' } })).body.code, 'ops_token_invalid')
 })
@@ -336,8 +336,8 @@ test('the payer ladder climbs with confirmed history: 5 payments and 7 days → 
 test('support: a pending token is activated, an unidentified account released', async () => {
   await service.request({ method: 'POST', url: '/sandbox/accounts', body: { email: 'old@example.com', tax_number: generateCpf() } })
   const pending = await service.request({ method: 'POST', url: '/sandbox/accounts/old@example.com/tokens', body: { kind: 'pending' } })
-  const read = () => service.request({ method: 'GET', url: '/api/get-balance', token: pending.body.token })
-  assert.equal((await read()).body.code, 'token_pending')
+  const read = () => service.api.get('/api/get-balance', { token: pending.body.token })
+  assert.equal(refused(await read()).code, 'token_pending')
   const activated = await service.ops('POST', `/ops/tokens/${pending.body.token_id}/activate`, { note: 'verified' })
   assert.equal(activated.status, 200, JSON.stringify(activated.body))
   assert.equal((await read()).status, 200)

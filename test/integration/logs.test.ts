@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { loggerOptions } from '../../src/http/app.ts'
+import { ok } from '../support/api.ts'
 import { startTestService } from '../support/harness.ts'
 
 test('logs carry request ids and never a secret or a full tax number', async () => {
@@ -16,18 +17,16 @@ test('logs carry request ids and never a secret or a full tax number', async () 
   try {
     const merchant = await service.merchant('logs@example.com', '52998224725')
     secrets.push(merchant.token)
-    const created = await service.request({
-      method: 'POST', url: '/api/create-payment', token: merchant.token, headers: { 'idempotency-key': 'order-77' },
-      body: { value: '10.00', email: 'payer@example.com', tax_number: payer, payer_name: 'Ana', webhook_url: 'http://127.0.0.1:1/hook', webhook_secret: 'webhook-secret-value' },
-    })
-    assert.equal(created.status, 200)
-    await service.pay(created.body.id, payer)
+    const created = ok(await service.api.post('/api/create-payment', {
+      value: '10.00', email: 'payer@example.com', tax_number: payer, payer_name: 'Ana', webhook_url: 'http://127.0.0.1:1/hook', webhook_secret: 'webhook-secret-value',
+    }, { token: merchant.token, headers: { 'idempotency-key': 'order-77' } }))
+    await service.pay(created.id, payer)
     await service.advance(10)
-    await service.request({ method: 'GET', url: `/api/get-payment/${created.body.id}`, token: merchant.token })
-    await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '11.00', email: 'payer@example.com', tax_number: payer } })
+    await service.api.get(`/api/get-payment/${created.id}`, { token: merchant.token })
+    await service.api.post('/api/create-payment', { value: '11.00', email: 'payer@example.com', tax_number: payer }, { token: merchant.token })
     await service.ops('GET', '/ops/holds')
     await service.providerWebhook('deposit', { qrId: 'x', status: 'depix_sent', payerTaxNumber: payer }, 'Basic wrong-secret')
-    await service.request({ method: 'POST', url: `/sandbox/payments/${created.body.id}/med`, body: {} })
+    await service.request({ method: 'POST', url: `/sandbox/payments/${created.id}/med`, body: {} })
   } finally {
     await service.close()
   }

@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService } from '../support/harness.ts'
 
 function value(text: string, metric: string): number | undefined {
@@ -13,10 +14,10 @@ test('/metrics (operator token): requests by route, charges by currency, webhook
   try {
     const merchant = await service.merchant('metrics@example.com', '52998224725')
     const payer = generateCpf()
-    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'c@example.com', tax_number: payer, webhook_url: 'http://127.0.0.1:1/h' } })
-    await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '20.00', email: 'c@example.com', euid: merchant.euid, swap_to: 'BTC' } })
-    await service.pay(created.body.id, payer)
-    await service.request({ method: 'GET', url: `/api/get-payment/${created.body.id}`, token: merchant.token })
+    const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: payer, webhook_url: 'http://127.0.0.1:1/h' }, { token: merchant.token }))
+    await service.api.post('/api/create-payment', { value: '20.00', email: 'c@example.com', euid: merchant.euid, swap_to: 'BTC' }, { token: merchant.token })
+    await service.pay(created.id, payer)
+    await service.api.get(`/api/get-payment/${created.id}`, { token: merchant.token })
 
     assert.equal((await service.request({ method: 'GET', url: '/metrics' })).body.code, 'ops_token_missing')
     const scrape = await service.ops('GET', '/metrics')
@@ -27,7 +28,7 @@ test('/metrics (operator token): requests by route, charges by currency, webhook
     assert.equal(value(text, 'pix_charges_confirmed{currency="DEPIX"}'), 1)
     assert.equal(value(text, 'pix_webhook_attempts{outcome="network_error"}'), 1)
     assert.ok(text.includes('pix_http_request_duration_seconds_count{route="/api/get-payment/:payment_id",method="GET",status="200"} 1'), 'route template, not the raw URL')
-    assert.ok(!text.includes(created.body.id), 'no charge id in labels')
+    assert.ok(!text.includes(created.id), 'no charge id in labels')
     // Each charge's one job is queued for its expiry; nothing is due yet,
     // except the retry of the failed webhook, due in about 5 s.
     assert.equal(value(text, 'pix_job_queue_oldest_due_seconds'), 0)

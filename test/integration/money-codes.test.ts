@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { newestCode, signedInClient, type WalletPage } from '../support/wallet-client.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
@@ -110,8 +111,8 @@ test('a withdrawal\'s code: each wrong try is counted although refused, the fift
   assert.equal(errorCode(await confirm(wrong(code))), 'action_code_burned')
   assert.equal(errorCode(await confirm(code)), 'action_code_burned', 'the right code no longer works')
   assert.equal((await service.store.withdrawals.findById(id))!.status, 'requested')
-  const balance = await service.request({ method: 'GET', url: '/api/get-balance', token: rich.token })
-  assert.equal(balance.body.balances.DEPIX.available_cents, 29_900, 'nothing reserved')
+  const balance = ok(await service.api.get('/api/get-balance', { token: rich.token }))
+  assert.equal(balance.balances.DEPIX.available_cents, 29_900, 'nothing reserved')
 
   // Six tries so far from this session on this withdrawal: four more are answered, the next is 429.
   for (let i = 7; i <= 10; i++) assert.equal(errorCode(await confirm(code)), 'action_code_burned', `try ${i}`)

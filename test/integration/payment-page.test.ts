@@ -4,6 +4,8 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInClient } from '../support/wallet-client.ts'
 
@@ -15,8 +17,8 @@ before(async () => {
 })
 after(() => service.close())
 
-async function create(body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'cliente@example.com', tax_number: generateCpf(), ...body }, headers })
+async function create(body: Partial<CreatePaymentRequest>, headers: Record<string, string> = {}) {
+  return service.api.post('/api/create-payment', { value: '10.00', email: 'cliente@example.com', tax_number: generateCpf(), ...body }, { token: merchant.token, headers })
 }
 
 const page = (id: string, query = '') => service.request({ method: 'GET', url: `/pay/${id}${query}` })
@@ -68,8 +70,8 @@ test('create-payment answers payUrl; the page shows the amount, the QR, the code
 })
 
 test('the page with its stylesheet, script and QR image is under 50 kB on the wire', async () => {
-  const created = await create({ metadata: { order_id: '1042' }, return_url: 'https://doces.example/pedidos/1042' })
-  const parts = [`/pay/${created.body.id}`, '/wallet/assets/wallet.css', '/wallet/assets/wallet.js', `/api/qr/${created.body.id}.png`]
+  const created = ok(await create({ metadata: { order_id: '1042' }, return_url: 'https://doces.example/pedidos/1042' }))
+  const parts = [`/pay/${created.id}`, '/wallet/assets/wallet.css', '/wallet/assets/wallet.js', `/api/qr/${created.id}.png`]
   let bytes = 0
   for (const url of parts) {
     const response = await service.app.inject({ method: 'GET', url })
@@ -91,14 +93,14 @@ test('after payment: a receipt (amount paid, date and time, payer masked, the pr
   assert.match(refused.html, /data-code="display_name_invalid"/)
 
   const payer = generateCpf()
-  const created = await create({ tax_number: payer, payer_name: 'Maria Clara Souza', return_url: 'https://doces.example/pedidos/7' })
-  const waiting = (await page(created.body.id)).body as string
+  const created = ok(await create({ tax_number: payer, payer_name: 'Maria Clara Souza', return_url: 'https://doces.example/pedidos/7' }))
+  const waiting = (await page(created.id)).body as string
   assert.match(waiting, /<h1>Pagamento para Doces da Ana &lt;3<\/h1>/)
   // Not over yet: no way back to the store that might make the payer leave a QR unpaid.
   assert.doesNotMatch(waiting, /Voltar à loja/)
-  assert.equal((await service.pay(created.body.id, payer)).body.status, 'depix_sent')
+  assert.equal((await service.pay(created.id, payer)).body.status, 'depix_sent')
 
-  const html = (await page(created.body.id)).body as string
+  const html = (await page(created.id)).body as string
   assert.equal(phaseOf(html), 'paid')
   assert.match(html, /Pagamento confirmado/)
   assert.match(html, /<h2 id="receipt">Comprovante<\/h2>/)
@@ -106,32 +108,32 @@ test('after payment: a receipt (amount paid, date and time, payer masked, the pr
   assert.match(html, /<dt>Data e hora<\/dt><dd><time datetime="2026-11-22T12:00:00.000Z">22\/11\/2026, 09:00:00<\/time><\/dd>/)
   assert.ok(html.includes(`<dt>Pagador</dt><dd>Payer P. · ***.${payer.slice(3, 6)}.${payer.slice(6, 9)}-**</dd>`), 'the payer, masked')
   assert.ok(!html.includes(payer), 'the whole tax number is never shown')
-  const charge = await service.database.db.selectFrom('charges').select(['provider_deposit_id', 'bank_tx_id']).where('id', '=', created.body.id).executeTakeFirstOrThrow()
+  const charge = await service.database.db.selectFrom('charges').select(['provider_deposit_id', 'bank_tx_id']).where('id', '=', created.id).executeTakeFirstOrThrow()
   assert.ok(html.includes(`<code class="id">${charge.bank_tx_id ?? charge.provider_deposit_id}</code>`), 'the provider transaction id')
   assert.match(html, /<a class="button" href="https:\/\/doces.example\/pedidos\/7">Voltar à loja<\/a>/)
   // Over: no QR to pay again, nothing left to follow.
   assert.doesNotMatch(html, /class="qr"|data-countdown|http-equiv="refresh"|data-follow/)
-  assert.match(((await page(created.body.id, '?lang=en')).body as string), /<dt>Amount paid<\/dt>.*Back to the store/s)
+  assert.match(((await page(created.id, '?lang=en')).body as string), /<dt>Amount paid<\/dt>.*Back to the store/s)
 })
 
 test('expired and held charges are said plainly, and an unknown page is a page, not JSON', async () => {
-  const held = await create({})
-  assert.equal((await service.pay(held.body.id, generateCpf())).body.status, 'security_hold')
-  const heldPage = (await page(held.body.id)).body as string
+  const held = ok(await create({}))
+  assert.equal((await service.pay(held.id, generateCpf())).body.status, 'security_hold')
+  const heldPage = (await page(held.id)).body as string
   assert.equal(phaseOf(heldPage), 'held')
   assert.match(heldPage, /retido para uma revisão de segurança\. Não pague de novo/)
   assert.doesNotMatch(heldPage, /class="qr"|payer_mismatch/)
 
-  const expiring = await create({})
+  const expiring = ok(await create({}))
   // The QR's time is up before the expiry job has run: the payer is told not to pay it.
   await service.advance(600)
-  const expired = (await page(expiring.body.id)).body as string
+  const expired = (await page(expiring.id)).body as string
   assert.equal(phaseOf(expired), 'expired')
   assert.match(expired, /Este Pix expirou sem pagamento\. Não pague este código/)
   assert.doesNotMatch(expired, /class="qr"|copy-paste|http-equiv="refresh"/)
-  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${expiring.body.id}/status` })).body, { phase: 'expired' })
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${expiring.id}/status` })).body, { phase: 'expired' })
 
-  for (const id of ['0'.repeat(32), 'not-a-charge', `${held.body.id}x`]) {
+  for (const id of ['0'.repeat(32), 'not-a-charge', `${held.id}x`]) {
     const missing = await page(id)
     assert.equal(missing.status, 404, id)
     assert.match(String(missing.headers['content-type']), /^text\/html/)
@@ -149,23 +151,23 @@ test('return_url must be an absolute http(s) URL; a replayed create answers payU
   }
   const key = { 'idempotency-key': 'order-77' }
   const body = { tax_number: generateCpf() }
-  const first = await create(body, key)
-  const again = await create(body, key)
-  assert.deepEqual(again.body, first.body)
-  assert.equal(again.body.payUrl, `http://pix.test/pay/${first.body.id}`)
+  const first = ok(await create(body, key))
+  const again = ok(await create(body, key))
+  assert.deepEqual(again, first)
+  assert.equal(again.payUrl, `http://pix.test/pay/${first.id}`)
 })
 
 test('a page is served again as rendered for PAY_PAGE_CACHE_MS; a payment recorded here shows at once, one recorded elsewhere within that time', async () => {
-  const created = await create({})
-  assert.equal(phaseOf((await page(created.body.id)).body), 'waiting')
-  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'waiting' })
+  const created = ok(await create({}))
+  assert.equal(phaseOf((await page(created.id)).body), 'waiting')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.id}/status` })).body, { phase: 'waiting' })
   // Another instance records the payment (this process does not write the charge): the page
   // rendered a moment ago is still what this instance serves...
-  await service.database.db.updateTable('charges').set({ status: 'depix_sent', confirmed_at: service.clock.now() }).where('id', '=', created.body.id).execute()
-  assert.equal(phaseOf((await page(created.body.id)).body), 'waiting')
-  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'waiting' })
+  await service.database.db.updateTable('charges').set({ status: 'depix_sent', confirmed_at: service.clock.now() }).where('id', '=', created.id).execute()
+  assert.equal(phaseOf((await page(created.id)).body), 'waiting')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.id}/status` })).body, { phase: 'waiting' })
   // ...for at most PAY_PAGE_CACHE_MS (1 s): then the page is rendered again.
   await service.advance(1)
-  assert.equal(phaseOf((await page(created.body.id)).body), 'paid')
-  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.body.id}/status` })).body, { phase: 'paid' })
+  assert.equal(phaseOf((await page(created.id)).body), 'paid')
+  assert.deepEqual((await service.request({ method: 'GET', url: `/pay/${created.id}/status` })).body, { phase: 'paid' })
 })

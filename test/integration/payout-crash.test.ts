@@ -12,6 +12,9 @@ import { randomBytes } from 'node:crypto'
 import { checkLedger } from '../../src/app/check-ledger.ts'
 import { createStore } from '../../src/store/store.ts'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import type { WithdrawalStatus } from '../../sdk/src/types.ts'
+import type { FakeEulenTables } from '../../src/sandbox/fake-eulen-store.ts'
+import { ok } from '../support/api.ts'
 import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
 
 const OWNER_TAX = '52998224725'
@@ -42,13 +45,13 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     const pix = await destination('pix', OWNER_TAX)
     await setup.close()
 
-    const api = (method: 'GET' | 'POST', path: string, body?: unknown) => node.request({ method, url: path, token, ...(body === undefined ? {} : { body }) })
+    const withdraw = (amount: number, destinationId: string) => node.api.post('/api/withdrawals', { currency: 'DEPIX', amount, destination_id: destinationId }, { token })
     /** Waits (real time: the child's clock) until the withdrawal reaches `status`. */
-    const reaches = async (id: string, status: string) => {
+    const reaches = async (id: string, status: WithdrawalStatus) => {
       for (let i = 0; i < 300; i++) {
-        const record = await api('GET', `/api/withdrawals/${id}`)
-        if (record.body.status === status) return record.body
-        if (['failed', 'canceled', 'in_review'].includes(record.body.status)) assert.fail(`withdrawal ${id} ended ${record.body.status}: ${JSON.stringify(record.body)}`)
+        const record = await node.api.get(`/api/withdrawals/${id}`, { token })
+        if (record.status === 200 && record.body.status === status) return record.body
+        if (record.status === 200 && ['failed', 'canceled', 'in_review'].includes(record.body.status)) assert.fail(`withdrawal ${id} ended ${record.body.status}: ${JSON.stringify(record.body)}`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       assert.fail(`withdrawal ${id} never reached ${status}`)
@@ -56,9 +59,9 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
 
     // The balance comes in as it does in production: a charge, paid by the owner, reported by the provider's webhook.
     await start()
-    const charge = await api('POST', '/api/create-payment', { value: '400.00', email: 'payout@example.com', euid })
-    assert.equal(charge.status, 200, JSON.stringify(charge.body))
-    const deposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).executeTakeFirstOrThrow()) as { id: string }
+    const charge = ok(await node.api.post('/api/create-payment', { value: '400.00', email: 'payout@example.com', euid }, { token }))
+    const fakeDeposits = () => providerDb.db.withTables<FakeEulenTables>().selectFrom('fake_eulen_deposits').select('id')
+    const deposit = await fakeDeposits().executeTakeFirstOrThrow()
     assert.equal(await provider.settle(deposit.id, { payerName: 'Owner Person', payerTaxNumber: OWNER_TAX, outcome: 'depix_sent' }), 200)
     // Production charges carry a delay: the provider delivers the DePix an hour later.
     providerClock.advance(3_601)
@@ -73,22 +76,21 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
         await kill()
         return 'drop'
       })
-      const made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destinationId })
-      assert.equal(made.status, 200, JSON.stringify(made.body))
-      withdrawals.push({ id: made.body.id, scriptHex })
+      const made = ok(await withdraw(1_000, destinationId))
+      withdrawals.push({ id: made.id, scriptHex })
       while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
       await start()
-      await reaches(made.body.id, 'sent')
+      await reaches(made.id, 'sent')
       treasury.elements.mine(2)
-      await reaches(made.body.id, 'completed')
+      await reaches(made.id, 'completed')
       treasury.elements.setHook(null)
     }
 
     for (const where of pixKills) {
-      let made: { status: number; body: { id: string } }
+      let asked: Awaited<ReturnType<typeof withdraw>>
       if (where === 'withdraw') {
         const gate = provider.holdPayoutReplies()
-        made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 2_000, destination_id: pix.id })
+        asked = await withdraw(2_000, pix.id)
         await gate.payoutStored
         await kill()
         gate.release()
@@ -100,29 +102,29 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
           await kill()
           return 'drop'
         })
-        made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 2_000, destination_id: pix.id })
+        asked = await withdraw(2_000, pix.id)
         while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
         treasury.elements.setHook(null)
       }
-      assert.equal(made.status, 200, JSON.stringify(made.body))
-      withdrawals.push({ id: made.body.id, scriptHex: null })
+      const made = ok(asked)
+      withdrawals.push({ id: made.id, scriptHex: null })
       await start()
-      await reaches(made.body.id, 'sent')
+      await reaches(made.id, 'sent')
       const payouts = await provider.payouts()
       assert.equal(await provider.finishPayout(payouts.at(-1)!.id, 'sent'), 200)
-      await reaches(made.body.id, 'completed')
+      await reaches(made.id, 'completed')
     }
 
     // A refund owed paid by Pix-out takes the same steps: killed while the provider holds its POST /withdraw reply.
     const ops = node.ops
     // A first charge named by a tax number, paid by someone else: held for support, who refunds it.
-    const strangers = await api('POST', '/api/create-payment', { value: '10.00', email: 'payout@example.com', tax_number: '11144477735', payer_name: 'Named Payer' })
-    const strangersDeposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).where('amount_cents' as never, '=', 1000 as never).executeTakeFirstOrThrow()) as { id: string }
+    const strangers = ok(await node.api.post('/api/create-payment', { value: '10.00', email: 'payout@example.com', tax_number: '11144477735', payer_name: 'Named Payer' }, { token }))
+    const strangersDeposit = await fakeDeposits().where('amount_cents', '=', 1000).executeTakeFirstOrThrow()
     assert.equal(await provider.settle(strangersDeposit.id, { payerName: 'Someone Else', payerTaxNumber: '12345678909', outcome: 'depix_sent' }), 200)
     providerClock.advance(3_601)
     assert.equal(await provider.deliverDelayed(), 1)
-    assert.equal((await api('GET', `/api/get-payment/${strangers.body.id}`)).body.status, 'security_hold')
-    assert.equal((await ops('POST', `/ops/payments/${strangers.body.id}/review`, { decision: 'refund', note: 'not the owner' })).body.status, 'will_refund')
+    assert.equal(ok(await node.api.get(`/api/get-payment/${strangers.id}`, { token })).status, 'security_hold')
+    assert.equal((await ops('POST', `/ops/payments/${strangers.id}/review`, { decision: 'refund', note: 'not the owner' })).body.status, 'will_refund')
     const refundId = (await ops('GET', '/ops/refunds')).body.refunds[0].refund_id as string
     const gate = provider.holdPayoutReplies()
     const ordered = await ops('POST', `/ops/refunds/${refundId}/payout`, { note: 'to the payer' })
@@ -140,20 +142,25 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     await kill()
     assert.equal(await provider.finishPayout((await provider.payouts()).at(-1)!.id, 'sent').catch(() => 'undelivered'), 'undelivered')
     await start()
-    const chargeStatus = async () => (await api('GET', `/api/get-payment/${strangers.body.id}`)).body.status
+    const chargeStatus = async () => {
+      const answer = await node.api.get(`/api/get-payment/${strangers.id}`, { token })
+      return answer.status === 200 ? answer.body.status : undefined
+    }
     for (let i = 0; i < 300 && (await chargeStatus()) !== 'refunded'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal(await chargeStatus(), 'refunded')
 
     // A merchant's refund (docs/rules.md#merchant-refunds) is a payout of its own owner: killed while
     // the provider holds its POST /withdraw reply, and where its completion would be written.
     const refundGate = provider.holdPayoutReplies()
-    const merchantRefund = await api('POST', `/api/payments/${charge.body.id}/refunds`, { amount: '5.00' })
-    assert.equal(merchantRefund.status, 200, JSON.stringify(merchantRefund.body))
+    const merchantRefund = ok(await node.api.post(`/api/payments/${charge.id}/refunds`, { amount: '5.00' }, { token }))
     await refundGate.payoutStored
     await kill()
     refundGate.release()
     await start()
-    const refundStatus = async () => (await api('GET', `/api/refunds/${merchantRefund.body.id}`)).body.status
+    const refundStatus = async () => {
+      const answer = await node.api.get(`/api/refunds/${merchantRefund.id}`, { token })
+      return answer.status === 200 ? answer.body.status : undefined
+    }
     for (let i = 0; i < 300 && (await refundStatus()) !== 'sent'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal(await refundStatus(), 'sent')
     await kill()
@@ -161,7 +168,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     await start()
     for (let i = 0; i < 300 && (await refundStatus()) !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     assert.equal(await refundStatus(), 'completed')
-    assert.equal((await api('GET', `/api/get-payment/${charge.body.id}`)).body.refundedAmount, 500)
+    assert.equal(ok(await node.api.get(`/api/get-payment/${charge.id}`, { token })).refundedAmount, 500)
     await kill()
 
     // One transaction to each Liquid destination; one provider payout, paid once, per Pix-out.
@@ -183,7 +190,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
       assert.deepEqual(refundPayouts.map((row) => row.status), ['completed'])
       const refund = await createStore(after.db).refunds.findById(refundId)
       assert.deepEqual([refund!.status, refund!.owed_cents, refund!.paid_by_us_cents], ['paid', 0, 1000])
-      const merchantPayouts = await after.db.selectFrom('payouts').select('status').where('merchant_refund_id', '=', merchantRefund.body.id).execute()
+      const merchantPayouts = await after.db.selectFrom('payouts').select('status').where('merchant_refund_id', '=', merchantRefund.id).execute()
       assert.deepEqual(merchantPayouts.map((row) => row.status), ['completed'])
     } finally {
       await after.close()

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { createAdjustableClock } from '../../src/clock.ts'
 import { euidForTaxNumber, startFakeEulen, type FakeEulen } from '../../src/sandbox/fake-eulen.ts'
+import type { FakeEulenTables } from '../../src/sandbox/fake-eulen-store.ts'
 import type { OpenedDatabase } from '../../src/store/database.ts'
+import type { CreatePaymentRequest } from '../../sdk/src/types.ts'
+import { ok } from '../support/api.ts'
 import { openMigratedPglite, openTestDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -17,11 +20,14 @@ before(async () => {
 })
 after(() => service.close())
 
-const create = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', ...body } })
+const create = (body: Omit<CreatePaymentRequest, 'value'> & ({ euid: string } | { tax_number: string })) => service.api.post('/api/create-payment', { value: '10.00', ...body }, { token })
+/** The fake provider's own tables, on the service's database. */
+const fakeTables = (database: OpenedDatabase) => database.db.withTables<FakeEulenTables>()
 const fakeDeposit = async (chargeId: string) => {
   const charge = (await service.store.charges.findById(chargeId))!
-  return service.database.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', charge.provider_deposit_id as never).executeTakeFirstOrThrow() as Promise<Record<string, any>>
+  return fakeTables(service.database).selectFrom('fake_eulen_deposits').selectAll().where('id', '=', charge.provider_deposit_id).executeTakeFirstOrThrow()
 }
+const fakeDeposits = async () => Number((await fakeTables(service.database).selectFrom('fake_eulen_deposits').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
 
 test('every merchant charge asks for the configured delay; the money is pending until the provider delivers it', async () => {
   const payer = generateCpf()
@@ -35,7 +41,7 @@ test('every merchant charge asks for the configured delay; the money is pending 
   assert.equal((await service.store.ledger.balances(account.id)).DEPIX, 0)
   const deposit = await fakeDeposit(created.body.id)
   assert.equal(deposit.status, 'delayed')
-  assert.equal(new Date(deposit.delay_until).getTime(), service.clock.now().getTime() + 24 * 3_600_000)
+  assert.equal(new Date(deposit.delay_until!).getTime(), service.clock.now().getTime() + 24 * 3_600_000)
 
   await service.advance(23 * 3600)
   assert.equal((await service.store.charges.findById(created.body.id))!.status, 'pending')
@@ -50,10 +56,10 @@ test('every merchant charge asks for the configured delay; the money is pending 
 test('the 7-day hold of a third-party payment counts from our confirmation, after the provider delay', async () => {
   const known = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(known, 'Known Payer')).euid
-  const created = await create({ email: 'held-delay@example.com', euid })
-  assert.equal((await service.pay(created.body.id, generateCpf())).body.status, 'pending')
+  const created = ok(await create({ email: 'held-delay@example.com', euid }))
+  assert.equal((await service.pay(created.id, generateCpf())).body.status, 'pending')
   await service.advance(24 * 3600)
-  const held = (await service.store.charges.findById(created.body.id))!
+  const held = (await service.store.charges.findById(created.id))!
   assert.equal(held.status, 'after7d')
   assert.equal(held.release_at!.getTime(), held.confirmed_at!.getTime() + 7 * 24 * 3_600_000)
   assert.equal(held.confirmed_at!.getTime(), service.clock.now().getTime())
@@ -63,7 +69,7 @@ test('a delay below the provider\'s floor is refused the way Eulen refuses it: n
   const low = await startTestService({ PROVIDER_DELAY_HOURS: '1', SANDBOX_PROVIDER_MIN_DELAY_HOURS: '24' })
   try {
     const merchant = await low.merchant('floor@example.com', '52998224725')
-    const refused = await low.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'x@example.com', tax_number: generateCpf() } })
+    const refused = await low.api.post('/api/create-payment', { value: '10.00', email: 'x@example.com', tax_number: generateCpf() }, { token: merchant.token })
     assert.equal(refused.status, 422)
     assert.equal(refused.body.code, 'provider_rejected')
     assert.match(refused.body.error, /delayDepixInHours mínimo para lojistas é 24 h/)
@@ -75,26 +81,26 @@ test('a delay below the provider\'s floor is refused the way Eulen refuses it: n
 
 test('a tax number the provider knows shows its payerEuid before payment; an unknown one does not', async () => {
   const returning = generateCpf()
-  const first = await create({ email: 'euid-early@example.com', tax_number: returning })
-  await service.pay(first.body.id, returning)
+  const record = async (id: string) => ok(await service.api.get(`/api/get-payment/${id}`, { token }))
+  const first = ok(await create({ email: 'euid-early@example.com', tax_number: returning }))
+  await service.pay(first.id, returning)
   await service.advance(24 * 3600)
-  const second = await create({ email: 'euid-early@example.com', tax_number: returning })
-  const record = await service.request({ method: 'GET', url: `/api/get-payment/${second.body.id}`, token })
-  assert.equal(record.body.status, 'waiting_payment')
-  assert.equal(record.body.payerEuid, (await service.sandbox!.fake.endUser(returning, null)).euid)
-  const fresh = await create({ email: 'euid-early@example.com', tax_number: generateCpf() })
-  assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${fresh.body.id}`, token })).body.payerEuid, null)
+  const second = ok(await create({ email: 'euid-early@example.com', tax_number: returning }))
+  const known = await record(second.id)
+  assert.equal(known.status, 'waiting_payment')
+  assert.equal(known.payerEuid, (await service.sandbox!.fake.endUser(returning, null)).euid)
+  const fresh = ok(await create({ email: 'euid-early@example.com', tax_number: generateCpf() }))
+  assert.equal((await record(fresh.id)).payerEuid, null)
 })
 
 test('asynchronous provider replies are followed to their result, with one deposit', async () => {
   service.sandbox!.fake.setAsyncReplies('enveloped')
   try {
-    const before = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
+    const before = await fakeDeposits()
     const created = await create({ email: 'async@example.com', tax_number: generateCpf() })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     assert.match(created.body.qrCopyPaste, /^000201/)
-    const after = (await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n
-    assert.equal(Number(after), Number(before) + 1)
+    assert.equal(await fakeDeposits(), before + 1)
   } finally {
     service.sandbox!.fake.setAsyncReplies('off')
   }
@@ -175,12 +181,11 @@ test('Eulen\'s 429 on /deposit is 503 provider_unavailable with its Retry-After,
 test('an asynchronous result served without the envelope is read, with one deposit, never taken as "unavailable"', async () => {
   assert.equal((await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'bare' } })).status, 200)
   try {
-    const count = async () => Number((await service.database.db.selectFrom('fake_eulen_deposits' as never).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow() as { n: unknown }).n)
-    const before = await count()
+    const before = await fakeDeposits()
     const created = await create({ email: 'bare@example.com', tax_number: generateCpf() })
     assert.equal(created.status, 200, JSON.stringify(created.body))
     assert.match(created.body.qrCopyPaste, /^000201/)
-    assert.equal(await count(), before + 1)
+    assert.equal(await fakeDeposits(), before + 1)
   } finally {
     await service.request({ method: 'PUT', url: '/sandbox/provider', body: { async_replies: 'off' } })
   }
@@ -196,7 +201,7 @@ test('the fake\'s payer rules hold on both of its ways to store a deposit', asyn
       const response = await fetch(`${fake.url}/deposit`, { method: 'POST', headers: { authorization: 'Bearer jwt', 'content-type': 'application/json' }, body: JSON.stringify({ merchantId: 'EU000000000000001', ...body }) })
       return { status: response.status, body: (await response.json()) as any }
     }
-    const stored = (id: string) => database.db.selectFrom('fake_eulen_deposits' as never).selectAll().where('id' as never, '=', id as never).executeTakeFirst() as Promise<Record<string, any> | undefined>
+    const stored = (id: string) => fakeTables(database).selectFrom('fake_eulen_deposits').selectAll().where('id', '=', id).executeTakeFirst()
     const payer = generateCpf()
 
     assert.equal((await deposit({ amountInCents: 1000, endUserTaxNumber: payer })).status, 400, 'a tax number never seen needs the payer\'s name')

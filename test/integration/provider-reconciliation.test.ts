@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { sql } from 'kysely'
 import { nextReconcileAt } from '../../src/domain/reconciliation.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -21,9 +22,8 @@ before(async () => {
 after(() => service.close())
 
 const create = async (email: string, payer: string) => {
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email, tax_number: payer } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  return (await service.store.charges.findById(created.body.id))!
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: payer }, { token }))
+  return (await service.store.charges.findById(created.id))!
 }
 const unknownDeposits = async () => (await service.ops('GET', '/ops/unknown-deposits')).body.deposits as Array<{ qr_id: string; seen_by: string; status: string; value_in_cents: number }>
 
@@ -61,7 +61,7 @@ test('a paid deposit the sweep finds with no charge of ours is kept for support'
 test('a lost reply to POST /deposit is looked up before answering, and what is found is kept for support', async () => {
   const gate = service.sandbox!.fake.holdDepositReplies()
   try {
-    const refused = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '17.00', email: 'lost-reply@example.com', euid: (await service.sandbox!.fake.endUser(generateCpf(), 'P')).euid } })
+    const refused = await service.api.post('/api/create-payment', { value: '17.00', email: 'lost-reply@example.com', euid: (await service.sandbox!.fake.endUser(generateCpf(), 'P')).euid }, { token })
     assert.equal(refused.status, 503)
     assert.equal(refused.body.code, 'provider_unavailable')
   } finally {

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -21,10 +22,9 @@ before(async () => {
 after(() => service.close())
 
 async function paidCharge(email: string, swapTo: 'BTC' | 'USDt' = 'BTC', value = '100.00') {
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value, email, euid, swap_to: swapTo } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  await service.pay(created.body.id, payer)
-  return (await service.store.charges.findById(created.body.id))!
+  const created = ok(await service.api.post('/api/create-payment', { value, email, euid, swap_to: swapTo }, { token }))
+  await service.pay(created.id, payer)
+  return (await service.store.charges.findById(created.id))!
 }
 const prices = (body: Record<string, unknown>) => service.request({ method: 'PUT', url: '/sandbox/quotes', body })
 const postings = (id: string) => service.database.db.selectFrom('ledger_postings').select('key').where('charge_id', '=', id).execute()

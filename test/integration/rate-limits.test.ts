@@ -6,14 +6,14 @@ import { loadConfig } from '../../src/config.ts'
 import { startService } from '../../src/service.ts'
 import { eulenPublishedLimits } from '../../src/provider/rate-limits.ts'
 import { openPostgres } from '../../src/store/database.ts'
-import { T0, openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
+import { T0, openTestDatabase, reachable, startTestService, testDatabase } from '../support/harness.ts'
 
 test('per-token rate limit: 429 rate_limited with Retry-After; other tokens unaffected; 0 switches it off', async () => {
   const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_BURST: '3' })
   try {
     const a = await limited.merchant('a@example.com', '52998224725')
     const b = await limited.merchant('b@example.com', '11144477735')
-    const read = (token: string) => limited.request({ method: 'GET', url: '/api/get-balance', token })
+    const read = (token: string) => limited.api.get('/api/get-balance', { token })
     for (let i = 0; i < 3; i++) assert.equal((await read(a.token)).status, 200)
     const refused = await read(a.token)
     assert.equal(refused.status, 429)
@@ -27,7 +27,7 @@ test('per-token rate limit: 429 rate_limited with Retry-After; other tokens unaf
   const unlimited = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' })
   try {
     const a = await unlimited.merchant('a@example.com', '52998224725')
-    for (let i = 0; i < 20; i++) assert.equal((await unlimited.request({ method: 'GET', url: '/api/get-balance', token: a.token })).status, 200)
+    for (let i = 0; i < 20; i++) assert.equal((await unlimited.api.get('/api/get-balance', { token: a.token })).status, 200)
   } finally {
     await unlimited.close()
   }
@@ -37,7 +37,7 @@ test('calls to the provider are held to its published limits: the 51st deposit i
   const service = await startTestService({ SANDBOX_PROVIDER_LIMITS: 'on', RATE_LIMIT_PER_MINUTE: '0' })
   try {
     const merchant = await service.merchant('burst@example.com', '52998224725')
-    const create = () => service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'c@example.com', tax_number: generateCpf() } })
+    const create = () => service.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: generateCpf() }, { token: merchant.token })
     // The bucket refills one deposit every 4 s on the database's clock: 49 taken at once, as 49
     // deposits would, leave the 50th and 51st a moment apart however slow the machine (50 real
     // creates took over 4 s on a loaded one, and the 51st found a token refilled).
@@ -60,10 +60,10 @@ test('the provider\'s limits hold for the deployment: two instances on one datab
     const queue = Array.from({ length: 70 }, (_, i) => i)
     await Promise.all(Array.from({ length: 8 }, async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-        const app = i % 2 === 0 ? first.app : second.app
-        const response = await app.inject({ method: 'POST', url: '/api/create-payment', headers: { 'x-api-token': token }, payload: { value: '10.00', email: 'c@example.com', tax_number: generateCpf(), payer_name: 'Payer Person' } })
-        assert.ok(response.statusCode === 200 || (response.statusCode === 503 && response.json().code === 'provider_unavailable'), response.body)
-        statuses.push(response.statusCode)
+        const instance = i % 2 === 0 ? first : second
+        const response = await instance.api.post('/api/create-payment', { value: '10.00', email: 'c@example.com', tax_number: generateCpf(), payer_name: 'Payer Person' }, { token })
+        assert.ok(response.status === 200 || (response.status === 503 && response.body.code === 'provider_unavailable'), JSON.stringify(response.body))
+        statuses.push(response.status)
       }
     }))
     // The burst, and what the sustained 15/min refilled while the test ran: never 50 per instance.
@@ -87,10 +87,10 @@ test('the per-token API limit holds for the deployment: two instances on one dat
     await Promise.all(Array.from({ length: 8 }, async () => {
       for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
         const which = i % 2 === 0 ? 'first' : 'second'
-        const response = await (which === 'first' ? first : second).app.inject({ method: 'GET', url: '/api/get-balance', headers: { 'x-api-token': token } })
-        if (response.statusCode === 200) served[which]++
+        const response = await (which === 'first' ? first : second).api.get('/api/get-balance', { token })
+        if (response.status === 200) served[which]++
         else {
-          assert.equal(response.json().code, 'rate_limited')
+          assert.equal(response.body.code, 'rate_limited')
           assert.match(String(response.headers['retry-after']), /^\d+$/)
           refused++
         }
@@ -112,8 +112,8 @@ test('the per-token API limit holds for the deployment: two instances on one dat
 async function twoInstancesWithOneToken(settings: Record<string, string>) {
   const database = await openTestDatabase()
   const env = { ...settings, PROVIDER_WEBHOOK_SECRET: 's', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
-  const first = await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false })
-  const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const first = reachable(await startService(loadConfig(env), { database, clock: createAdjustableClock(T0), logger: false }))
+  const second = reachable(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false }))
   await first.app.inject({ method: 'POST', url: '/sandbox/accounts', payload: { email: 'shared@example.com', tax_number: '52998224725' } })
   const token: string = (await first.app.inject({ method: 'POST', url: '/sandbox/accounts/shared@example.com/tokens', payload: {} })).json().token
   return { first, second, token }
@@ -152,7 +152,7 @@ test('issue 21 (point 5): bogus tokens write nothing; a token over its limit is 
     assert.equal(await rows(), before, 'no rate-limit row for a token that does not exist')
 
     // A real token: 10 at once (a sixth of 60), then refused; refused requests ask the database nothing.
-    const read = () => service.request({ method: 'GET', url: '/api/get-balance', token: merchant.token })
+    const read = () => service.api.get('/api/get-balance', { token: merchant.token })
     let served = 0
     for (let i = 0; i < 10; i++) if ((await read()).status === 200) served++
     assert.equal(served, 10)

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -17,12 +18,11 @@ after(() => service.close())
 
 /** A R$ 10,00 charge paid by a stranger, held, and refunded by support: R$ 10,00 owed to that stranger. */
 async function refundOwed(email: string): Promise<{ paymentId: string; refundId: string; payer: string }> {
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email, tax_number: generateCpf() } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: generateCpf() }, { token }))
   const payer = generateCpf()
-  assert.equal((await service.pay(created.body.id, payer)).body.status, 'security_hold')
-  assert.equal((await service.ops('POST', `/ops/payments/${created.body.id}/review`, { decision: 'refund', note: 'paid by a stranger' })).body.status, 'will_refund')
-  return { paymentId: created.body.id, refundId: (await service.store.refunds.findByCharge(created.body.id))!.id, payer }
+  assert.equal((await service.pay(created.id, payer)).body.status, 'security_hold')
+  assert.equal((await service.ops('POST', `/ops/payments/${created.id}/review`, { decision: 'refund', note: 'paid by a stranger' })).body.status, 'will_refund')
+  return { paymentId: created.id, refundId: (await service.store.refunds.findByCharge(created.id))!.id, payer }
 }
 const payout = async (id: string) => (await service.store.payouts.findById(id))!
 async function assertBooksBalance() {

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { sql } from 'kysely'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { FIXED_FEE_CENTS } from '../../src/domain/money.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -30,9 +31,8 @@ test('property: any sequence of provider events, replayed in any order, credits 
         const email = `replay-${run}@example.com`
         const payer = generateCpf()
         const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-        const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '25.00', email, euid, swap_to: currency } })
-        assert.equal(created.status, 200, JSON.stringify(created.body))
-        const charge = (await service.store.charges.findById(created.body.id))!
+        const created = ok(await service.api.post('/api/create-payment', { value: '25.00', email, euid, swap_to: currency }, { token }))
+        const charge = (await service.store.charges.findById(created.id))!
         const paidBy = thirdParty ? generateCpf() : payer
         const paidByEuid = thirdParty ? (await service.sandbox!.fake.endUser(paidBy, 'Other')).euid : euid
         const event = (status: string) => ({ qrId: charge.provider_deposit_id, status, valueInCents: 2500, payerName: 'Payer', payerTaxNumber: paidBy, payerEUID: paidByEuid, webhookType: 'deposit' })
@@ -89,9 +89,8 @@ test('property: claw-backs, refunds and reviews in any order, replayed at the ex
       const email = `clawback-replay-${run}@example.com`
       const payer = generateCpf()
       const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-      const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '25.00', email, euid, swap_to: currency } })
-      assert.equal(created.status, 200, JSON.stringify(created.body))
-      const charge = (await service.store.charges.findById(created.body.id))!
+      const created = ok(await service.api.post('/api/create-payment', { value: '25.00', email, euid, swap_to: currency }, { token }))
+      const charge = (await service.store.charges.findById(created.id))!
       const paidBy = thirdParty ? generateCpf() : payer
       const paidByEuid = thirdParty ? (await service.sandbox!.fake.endUser(paidBy, 'Other')).euid : euid
       const amounts = { exact: 2500, near: 2550, far: 3000, missing: undefined }

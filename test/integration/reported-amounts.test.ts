@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 let service: TestService
@@ -16,9 +17,8 @@ after(() => service.close())
 
 async function charge(email: string) {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email, tax_number: payer } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  return { id: created.body.id as string, payer }
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: payer }, { token }))
+  return { id: created.id, payer }
 }
 const available = async (email: string) => (await service.store.ledger.balances((await service.store.accounts.findByEmail(email))!.id)).DEPIX
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { parse } from 'csv-parse/sync'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInOperator } from '../support/factors.ts'
 import { walletClient } from '../support/wallet-client.ts'
@@ -26,23 +27,22 @@ before(async () => {
   const owner = await ownerWithBalance(service, 'reports-owner@example.com', '300.00')
   const destination = await confirmedDestination(service, owner, 'liquid', newLiquidAddress('elementsregtest', randomBytes(20), Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')))
   await service.advance(24 * 3600 + 1)
-  const withdrawal = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, headers: { 'idempotency-key': 'r1' }, body: { currency: 'DEPIX', amount: 10_000, destination_id: destination } })
-  assert.equal(withdrawal.status, 200, JSON.stringify(withdrawal.body))
+  ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 10_000, destination_id: destination }, { token: owner.token, headers: { 'idempotency-key': 'r1' } }))
   await service.jobs.runDue()
   // A payment someone else paid, held, then refunded by support: a refund owed of R$ 10,00.
-  const held = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '10.00', email: 'reports-held@example.com', tax_number: generateCpf() } })
-  heldId = held.body.id
-  assert.equal((await service.pay(heldId, generateCpf())).body.status, 'security_hold', JSON.stringify(held.body))
+  const held = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'reports-held@example.com', tax_number: generateCpf() }, { token: owner.token }))
+  heldId = held.id
+  assert.equal((await service.pay(heldId, generateCpf())).body.status, 'security_hold', JSON.stringify(held))
   assert.equal((await service.ops('POST', `/ops/payments/${heldId}/review`, { decision: 'refund', note: 'not the payer' })).status, 200)
   // A whole MED on a R$ 10,00 credit: the account gives back R$ 9,00, the service loses the R$ 1,00 fee.
   const medOwner = await ownerWithBalance(service, 'reports-med@example.com', '10.00')
-  const medCharge = (await service.request({ method: 'GET', url: '/api/payments', token: medOwner.token })).body.payments[0].qrId
+  const medCharge = ok(await service.api.get('/api/payments', { token: medOwner.token })).payments[0]!.qrId
   assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${medCharge}/med`, body: { principal_cents: 1000 } })).status, 200)
   // The provider's records: a paid deposit we have no charge for, and a credited charge the
   // provider's record no longer shows paid (written here as the provider's sweep would find it).
   assert.equal((await service.providerWebhook('deposit', { qrId: 'e'.repeat(32), status: 'depix_sent', valueInCents: 5000, payerName: 'Stranger', payerTaxNumber: '***.444.777-**' })).status, 200)
   const drifted = await ownerWithBalance(service, 'reports-drift@example.com', '15.00')
-  driftedId = (await service.request({ method: 'GET', url: '/api/payments', token: drifted.token })).body.payments[0].qrId
+  driftedId = ok(await service.api.get('/api/payments', { token: drifted.token })).payments[0]!.qrId
   await service.database.db.updateTable('charges').set({ provider_status: 'expired' }).where('id', '=', driftedId).execute()
 })
 after(() => service.close())

@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInClient } from '../support/wallet-client.ts'
 
@@ -23,7 +24,7 @@ async function saleMails(): Promise<Mail[]> {
 }
 
 test('a sale through a link is mailed to its owner; other charges only once the Wallet asks; held and released are mailed too', async () => {
-  const link = (await service.request({ method: 'POST', url: '/api/payment-links', token: seller.token, body: { title: 'Cocada', amount: '10.00' } })).body
+  const link = ok(await service.api.post('/api/payment-links', { title: 'Cocada', amount: '10.00' }, { token: seller.token }))
   const payer = generateCpf()
   const bought = await service.app.inject({
     method: 'POST', url: new URL(link.url).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ name: 'Joana Dias', tax_number: payer }).toString(),
@@ -42,8 +43,9 @@ test('a sale through a link is mailed to its owner; other charges only once the 
   assert.match(paid!.text, new RegExp(`/wallet/links/${link.id}`))
 
   // An API charge: the owner did not ask, so nothing is mailed.
-  const create = (body: Record<string, unknown>) => service.request({ method: 'POST', url: '/api/create-payment', token: seller.token, body: { value: '10.00', email: seller.email, ...body } })
-  const quiet = (await create({ tax_number: generateCpf() })).body.id
+  const create = async (payer: { tax_number: string } | { euid: string }, value = '10.00') =>
+    ok(await service.api.post('/api/create-payment', { value, email: seller.email, ...payer }, { token: seller.token })).id
+  const quiet = await create({ tax_number: generateCpf() })
   await service.pay(quiet, generateCpf())
   assert.equal((await saleMails()).length, 1)
 
@@ -53,13 +55,14 @@ test('a sale through a link is mailed to its owner; other charges only once the 
   assert.equal((await wallet.post('/wallet/settings', { display_name: 'Cocadas da Joana', notify_sales: 'yes' })).status, 303)
   assert.match((await wallet.get('/wallet')).html, /name="notify_sales" value="yes" checked/)
 
-  const held = (await create({ tax_number: generateCpf() })).body.id
+  const held = await create({ tax_number: generateCpf() })
   assert.equal((await service.pay(held, generateCpf())).body.status, 'security_hold')
   assert.equal((await saleMails())[0]!.subject, 'Pagamento retido para revisão: R$ 10,00')
 
   // A third party pays a charge made for a known payer: credited, held 7 days, then released.
-  const payerEuid = (await service.request({ method: 'GET', url: `/api/get-payment/${chargeId}`, token: seller.token })).body.payerEuid
-  const later = (await create({ euid: payerEuid, value: '20.00' })).body.id
+  const payerEuid = ok(await service.api.get(`/api/get-payment/${chargeId}`, { token: seller.token })).payerEuid
+  assert.ok(payerEuid)
+  const later = await create({ euid: payerEuid }, '20.00')
   assert.equal((await service.pay(later, generateCpf())).body.status, 'after7d')
   assert.equal((await saleMails())[0]!.subject, 'Pagamento recebido: R$ 20,00')
   await service.advance(7 * 24 * 3600)
@@ -71,13 +74,13 @@ test('a sale through a link is mailed to its owner; other charges only once the 
   // Unchecked, the setting is off again.
   await wallet.get('/wallet')
   await wallet.post('/wallet/settings', { display_name: 'Cocadas da Joana' })
-  const off = (await create({ tax_number: generateCpf() })).body.id
+  const off = await create({ tax_number: generateCpf() })
   await service.pay(off, generateCpf())
   assert.equal((await saleMails()).length, 4)
 })
 
 test('each link has its own switch for the owner\'s e-mail, set at creation and in the Wallet; mail follows the language the owner reads the Wallet in', async () => {
-  const quiet = (await service.request({ method: 'POST', url: '/api/payment-links', token: seller.token, body: { title: 'Pé de moleque', amount: '10.00', notify_sales: false } })).body
+  const quiet = ok(await service.api.post('/api/payment-links', { title: 'Pé de moleque', amount: '10.00', notify_sales: false }, { token: seller.token }))
   assert.equal(quiet.notify_sales, false)
   const buy = async (link: { url: string }) => {
     const payer = generateCpf()
@@ -101,7 +104,7 @@ test('each link has its own switch for the owner\'s e-mail, set at creation and 
   const wallet = await signedInClient(service, seller.email)
   assert.match((await wallet.get(`/wallet/links/${quiet.id}`)).html, /name="notify_sales" value="yes" >/)
   assert.equal((await wallet.post(`/wallet/links/${quiet.id}/notices`, { notify_sales: 'yes' })).status, 303)
-  assert.equal((await service.request({ method: 'GET', url: `/api/payment-links/${quiet.id}`, token: seller.token })).body.notify_sales, true)
+  assert.equal(ok(await service.api.get(`/api/payment-links/${quiet.id}`, { token: seller.token })).notify_sales, true)
   await buy(quiet)
   assert.deepEqual((await newMails()).map((mail) => mail.subject), ['Pagamento recebido: R$ 10,00'])
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { namedStatementTexts } from '../../src/store/database.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 
 const folder = new URL('../../src/store/sql/', import.meta.url)
@@ -17,8 +18,7 @@ test('every named statement\'s SQL is the checked-in snapshot of it, and every s
   // Charges' statements are built per shape when first used: one create of each common shape.
   const seller = await service.merchant('snapshots@example.com', generateCpf())
   for (const key of [undefined, 'snapshot-key-1']) {
-    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: seller.token, body: { value: '10.00', email: seller.email, tax_number: generateCpf() }, ...(key ? { headers: { 'idempotency-key': key } } : {}) })
-    assert.equal(created.status, 200, JSON.stringify(created.body))
+    ok(await service.api.post('/api/create-payment', { value: '10.00', email: seller.email, tax_number: generateCpf() }, { token: seller.token, ...(key ? { headers: { 'idempotency-key': key } } : {}) }))
   }
   const texts = namedStatementTexts()
   if (process.env.SQL_SNAPSHOTS === 'write') {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { ok } from '../support/api.ts'
 import { launchChromium, skipWithoutChromium as skip } from '../support/browser.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInOperator } from '../support/factors.ts'
@@ -31,8 +32,7 @@ before(async () => {
   base = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`
   owner = await ownerWithBalance(service, 'phone-views@example.com', '300.00')
   // A charge with a webhook that fails (a long URL, a long event name on the deliveries page).
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '45.67', email: owner.email, euid: owner.euid, swap_to: 'USDt', webhook_url: 'http://127.0.0.1:1/a/rather/long/webhook/path/that/used/to/push/the/page/wide' } })
-  chargeId = created.body.id
+  chargeId = ok(await service.api.post('/api/create-payment', { value: '45.67', email: owner.email, euid: owner.euid, swap_to: 'USDt', webhook_url: 'http://127.0.0.1:1/a/rather/long/webhook/path/that/used/to/push/the/page/wide' }, { token: owner.token })).id
   await service.pay(chargeId, owner.taxNumber)
   const destination = await confirmedDestination(service, owner, 'pix', owner.taxNumber)
   await service.advance(24 * 3600 + 1)

@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { creditPosting } from '../../src/domain/ledger.ts'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok, statementLines } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { confirmedDestination, ownerWithBalance, type Owner } from '../support/withdrawals.ts'
 
@@ -18,29 +19,17 @@ let withdrawalId: string
 before(async () => {
   service = await startTestService()
   owner = await ownerWithBalance(service, 'exports@example.com', '300.00')
-  const btc = await service.request({ method: 'POST', url: '/api/create-payment', token: owner.token, body: { value: '40.00', email: owner.email, euid: owner.euid, swap_to: 'BTC' } })
-  await service.pay(btc.body.id, owner.taxNumber)
+  const btc = ok(await service.api.post('/api/create-payment', { value: '40.00', email: owner.email, euid: owner.euid, swap_to: 'BTC' }, { token: owner.token }))
+  await service.pay(btc.id, owner.taxNumber)
   const destination = await confirmedDestination(service, owner, 'liquid', newLiquidAddress('elementsregtest', randomBytes(20), Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')))
   await service.advance(24 * 3600 + 1)
-  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, headers: { 'idempotency-key': 'x1' }, body: { currency: 'DEPIX', amount: 12_345, destination_id: destination } })
-  assert.equal(made.status, 200, JSON.stringify(made.body))
-  withdrawalId = made.body.id
+  withdrawalId = ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 12_345, destination_id: destination }, { token: owner.token, headers: { 'idempotency-key': 'x1' } })).id
   await service.jobs.runDue()
 })
 after(() => service.close())
 
-type Line = { id: string; type: string; currency: string; amount: number; available_amount: number; balance_after: number; available_after: number; payment_id: string | null; withdrawal_id: string | null; quote_brl: string | null; created_at: string }
-
-async function apiLines(token: string): Promise<Line[]> {
-  const lines: Line[] = []
-  let cursor: string | null = null
-  do {
-    const page: { body: any } = await service.request({ method: 'GET', url: `/api/balance-transactions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token })
-    lines.push(...page.body.balance_transactions)
-    cursor = page.body.next_cursor
-  } while (cursor)
-  return lines.reverse()
-}
+/** The token's statement as the API answers it, oldest first as the CSVs list it. */
+const apiLines = async (token: string) => (await statementLines(service.api, token)).reverse()
 
 const decimals: Record<string, number> = { DEPIX: 2, BTC: 8, USDt: 6 }
 /** A CSV amount back to minor units, in either flavour. */
@@ -91,7 +80,7 @@ test('the statement in both flavours: the API\'s lines, oldest first; BOM, `;` a
 })
 
 test('charges and withdrawals in both flavours match the API', async () => {
-  const payments = (await service.request({ method: 'GET', url: '/api/payments?limit=100', token: owner.token })).body.payments as Array<{ qrId: string; amount: number; paidAmount: number | null; status: string; swap_to: string; createdAt: string }>
+  const payments = ok(await service.api.get('/api/payments?limit=100', { token: owner.token })).payments
   const charges: string[][] = parse((await owner.wallet.get('/wallet/charges.csv')).html, { delimiter: ';', bom: true })
   assert.deepEqual(charges[0], ['Data (America/Sao_Paulo)', 'Id', 'Situação', 'Valor cobrado (R$)', 'Valor pago (R$)', 'Tarifa (R$)', 'Moeda', 'Creditado', 'Devolvido (R$)', 'Pagador', 'CPF/CNPJ do pagador', 'Confirmado em (America/Sao_Paulo)', 'Instante (UTC)'])
   assert.deepEqual(charges.slice(1).map((row) => [row[1], row[3], row[6], row[12]]), payments.map((payment) => [payment.qrId, (payment.amount / 100).toFixed(2).replace('.', ','), payment.swap_to, payment.createdAt]))
@@ -101,7 +90,7 @@ test('charges and withdrawals in both flavours match the API', async () => {
   const standardCharges: string[][] = parse((await owner.wallet.get('/wallet/charges.csv?flavour=standard')).html)
   assert.deepEqual(standardCharges.find((row) => row[6] === 'DEPIX')!.slice(2, 8), ['depix_sent', '300.00', '300.00', '1.00', 'DEPIX', '299.00'])
 
-  const api = (await service.request({ method: 'GET', url: '/api/withdrawals', token: owner.token })).body.withdrawals as Array<{ id: string; amount: number; fee: number; net_amount: number; txid: string | null; status: string }>
+  const api = ok(await service.api.get('/api/withdrawals', { token: owner.token })).withdrawals
   const withdrawals: string[][] = parse((await owner.wallet.get('/wallet/withdrawals.csv?flavour=standard')).html)
   assert.deepEqual(withdrawals[0]!.slice(0, 8), ['Date (America/Sao_Paulo)', 'Id', 'Status', 'Currency', 'Amount', 'Fee', 'Net sent', 'Received on the Pix key (BRL)'])
   assert.deepEqual(withdrawals.slice(1).map((row) => [row[1], row[2], row[4], row[5], row[6], row[10]]), api.map((w) => [w.id, w.status, (w.amount / 100).toFixed(2), (w.fee / 100).toFixed(2), (w.net_amount / 100).toFixed(2), w.txid ?? '']))
@@ -130,10 +119,10 @@ test('a payer\'s name that starts like a formula is exported as text', async () 
   const shop = await ownerWithBalance(service, 'exports-formula@example.com', '20.00')
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(generateCpf(), 'Payer Person')).euid
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: shop.token, body: { value: '10.00', email: shop.email, euid } })
-  await service.request({ method: 'POST', url: `/sandbox/payments/${created.body.id}/pay`, body: { payer_name: '=HYPERLINK("http://x")', payer_tax_number: payer } })
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: shop.email, euid }, { token: shop.token }))
+  await service.request({ method: 'POST', url: `/sandbox/payments/${created.id}/pay`, body: { payer_name: '=HYPERLINK("http://x")', payer_tax_number: payer } })
   const rows: string[][] = parse((await shop.wallet.get('/wallet/charges.csv')).html, { delimiter: ';', bom: true })
-  const named = rows.find((row) => row[1] === created.body.id)!
+  const named = rows.find((row) => row[1] === created.id)!
   assert.equal(named[9], '\'=HYPERLINK("http://x")')
 })
 
@@ -150,7 +139,7 @@ test('an export longer than a batch streams every line once, in order, with runn
   assert.equal(rows.length - 1, 2 + 1_200 * 2)
   const api = await apiLines(shop.token)
   assert.deepEqual(rows.slice(1).map((row) => [row[11], units(row[5]!, 'DEPIX', '.')]), api.map((line) => [line.id, line.balance_after]))
-  const balance = (await service.request({ method: 'GET', url: '/api/get-balance', token: shop.token })).body.balances.DEPIX.available_cents
+  const balance = ok(await service.api.get('/api/get-balance', { token: shop.token })).balances.DEPIX.available_cents
   assert.equal(units(rows.at(-1)![6]!, 'DEPIX', '.'), balance)
 })
 

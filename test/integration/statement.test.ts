@@ -8,7 +8,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import fc from 'fast-check'
 import { newLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import type { BalanceTransaction as Line } from '../../sdk/src/types.ts'
-import { assertRefusedFilters, ok } from '../support/api.ts'
+import { assertRefusedFilters, ok, statementLines } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
@@ -17,19 +17,6 @@ before(async () => {
   service = await startTestService()
 })
 after(() => service.close())
-
-/** Every line of the token's statement, walking the pages `limit` at a time. */
-async function allLines(token: string, query: `&${string}` | '' = '', limit = 100): Promise<Line[]> {
-  const lines: Line[] = []
-  let cursor: string | null = null
-  do {
-    const url: `/api/balance-transactions?${string}` = `/api/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
-    const page = ok(await service.api.get(url, { token }))
-    lines.push(...page.balance_transactions)
-    cursor = page.next_cursor
-  } while (cursor)
-  return lines
-}
 
 /** What the ledger says the account holds per currency: every customer book, and the available one. */
 async function ledgerBalances(email: string): Promise<Record<string, { balance: number; available: number }>> {
@@ -88,7 +75,7 @@ test('a month of an account: credits and their fee, a held payment and its relea
   const firstId = listed.find((row) => row.amount === 30_000)!.qrId
   assert.equal((await service.request({ method: 'POST', url: `/sandbox/payments/${firstId}/med`, body: { principal_cents: 2000 } })).status, 200)
 
-  const lines = await allLines(owner.token, '', 3)
+  const lines = await statementLines(service.api, owner.token, '', 3)
   assert.deepEqual(lines.map((line) => [line.type, line.currency, line.amount]).reverse(), [
     ['credit', 'DEPIX', 30_000], ['fee', 'DEPIX', -100],
     ['credit', 'DEPIX', 5_000], ['fee', 'DEPIX', -100],
@@ -117,17 +104,17 @@ test('a month of an account: credits and their fee, a held payment and its relea
   assert.equal(lines.find((line) => line.currency === 'BTC')!.available_after, available.BTC.available_sats)
 
   // Pages of any size give the same lines; filters keep their balances.
-  assert.deepEqual(await allLines(owner.token, '', 1), lines)
-  assert.deepEqual(await allLines(owner.token, '&currency=BTC'), lines.filter((line) => line.currency === 'BTC'))
-  assert.deepEqual(await allLines(owner.token, '&type=fee', 1), byType('fee'))
-  assert.deepEqual(await allLines(owner.token, '&type=withdrawal_fee'), byType('withdrawal_fee'))
+  assert.deepEqual(await statementLines(service.api, owner.token, '', 1), lines)
+  assert.deepEqual(await statementLines(service.api, owner.token, '&currency=BTC'), lines.filter((line) => line.currency === 'BTC'))
+  assert.deepEqual(await statementLines(service.api, owner.token, '&type=fee', 1), byType('fee'))
+  assert.deepEqual(await statementLines(service.api, owner.token, '&type=withdrawal_fee'), byType('withdrawal_fee'))
   const medAt = byType('med')[0]!.created_at
-  assert.deepEqual(await allLines(owner.token, `&created_to=${encodeURIComponent(medAt)}`), lines.filter((line) => line.created_at < medAt))
-  assert.deepEqual(await allLines(owner.token, `&created_from=${encodeURIComponent(medAt)}`), lines.filter((line) => line.created_at >= medAt))
+  assert.deepEqual(await statementLines(service.api, owner.token, `&created_to=${encodeURIComponent(medAt)}`), lines.filter((line) => line.created_at < medAt))
+  assert.deepEqual(await statementLines(service.api, owner.token, `&created_from=${encodeURIComponent(medAt)}`), lines.filter((line) => line.created_at >= medAt))
 
   // Another account sees none of it.
   const other = await service.merchant('statement-other@example.com', generateCpf())
-  assert.deepEqual(await allLines(other.token), [])
+  assert.deepEqual(await statementLines(service.api, other.token), [])
 })
 
 test('bad filters are 400 with the parameter named; the statement needs a token', async () => {
@@ -177,9 +164,9 @@ test('property: whatever an account lives through, the lines of a currency sum t
         }
       }
     }
-    const lines = await allLines(owner.token)
+    const lines = await statementLines(service.api, owner.token)
     assertLinesSumToBalances(lines, await ledgerBalances(email))
-    assert.deepEqual(await allLines(owner.token, '', pageSize), lines)
+    assert.deepEqual(await statementLines(service.api, owner.token, '', pageSize), lines)
   }), { numRuns: 10 })
   assert.ok(statuses.includes('after7d') && statuses.includes('depix_sent'), `the histories held payments and credited others: ${statuses}`)
   assert.ok(withdrawals.length > 0, 'and withdrew')

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { unlockOrphanedCoins } from '../../src/app/unlock-orphaned-coins.ts'
+import type { FakeEulenTables } from '../../src/sandbox/fake-eulen-store.ts'
 import { createStore } from '../../src/store/store.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
 import { ok } from '../support/api.ts'
@@ -49,26 +50,25 @@ test('a funding lost before its PSBT was stored: its locked coins held every pay
     armed = false
     return 'drop'
   })
-  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 10_000, destination_id: destination } })
-  assert.equal(made.status, 200, JSON.stringify(made.body))
+  const made = ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 10_000, destination_id: destination }, { token: owner.token }))
   await service.jobs.runDue()
   elements().setHook(null)
   // The node funded and locked, the answer was lost: no PSBT stored, the coins locked.
-  assert.equal((await service.store.payouts.latestOf({ withdrawalId: made.body.id }))!.psbt, null)
+  assert.equal((await service.store.payouts.latestOf({ withdrawalId: made.id }))!.psbt, null)
   assert.equal((await treasuryView()).locked_coins, 2)
   // The payout is tried again (after its back-off): the node's only coins are locked.
   await service.advance(60)
-  assert.deepEqual([(await withdrawal(owner, made.body.id)).status, (await withdrawal(owner, made.body.id)).review_reason], ['in_review', 'treasury_insufficient'])
+  assert.deepEqual([(await withdrawal(owner, made.id)).status, (await withdrawal(owner, made.id)).review_reason], ['in_review', 'treasury_insufficient'])
 
   // The schedule's first look finds the orphans and leaves them (a funding under way elsewhere
   // may be about to store its PSBT); its next look, 5 minutes on, unlocks them.
   await service.advance(300)
   await service.advance(300)
   assert.equal((await treasuryView()).locked_coins, 0)
-  const approved = await service.ops('POST', `/ops/withdrawals/${made.body.id}/review`, { decision: 'approve', note: 'coins unlocked' })
+  const approved = await service.ops('POST', `/ops/withdrawals/${made.id}/review`, { decision: 'approve', note: 'coins unlocked' })
   assert.equal(approved.body.status, 'confirmed', JSON.stringify(approved.body))
   await service.jobs.runDue()
-  const sent = await withdrawal(owner, made.body.id)
+  const sent = await withdrawal(owner, made.id)
   assert.equal(sent.status, 'sent', JSON.stringify(sent))
   assert.equal(elements().transactions().filter((tx) => tx.txid === sent.txid).length, 1)
 })
@@ -84,9 +84,9 @@ test('the sandbox control locks the treasury as an orphaned funding would; the s
   assert.equal((await treasuryView()).locked_coins, locked.body.locked_coins, 'first found: left locked')
   await service.advance(300)
   assert.equal((await treasuryView()).locked_coins, 0)
-  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 5_000, destination_id: destination } })
+  const made = ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 5_000, destination_id: destination }, { token: owner.token }))
   await service.jobs.runDue()
-  assert.equal((await withdrawal(owner, made.body.id)).status, 'sent')
+  assert.equal((await withdrawal(owner, made.id)).status, 'sent')
 })
 
 test('a payout whose PSBT is stored but not yet signed keeps its locked coins through an unlock, at start or scheduled; it is then signed and sent', async () => {
@@ -103,7 +103,7 @@ test('a payout whose PSBT is stored but not yet signed keeps its locked coins th
     if (!armed || method !== 'walletprocesspsbt' || phase !== 'before') return
     armed = false
     try {
-      const stored = (await service.store.payouts.latestOf({ withdrawalId: made.body.id }))!
+      const stored = (await service.store.payouts.latestOf({ withdrawalId: made.id }))!
       assert.ok(stored.psbt !== null && stored.tx_hex === null, 'mid-way: funded and stored, not signed')
       const payoutCoins = (await service.treasury.inputsOf({ psbt: stored.psbt })).map(key).sort()
       assert.equal(elements().lockCoins('DEPIX') + elements().lockCoins('BTC'), 2)
@@ -122,7 +122,7 @@ test('a payout whose PSBT is stored but not yet signed keeps its locked coins th
       failed = error
     }
   })
-  const made = await service.request({ method: 'POST', url: '/api/withdrawals', token: owner.token, body: { currency: 'DEPIX', amount: 5_000, destination_id: destination } })
+  const made = ok(await service.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 5_000, destination_id: destination }, { token: owner.token }))
   await service.jobs.runDue()
   elements().setHook(null)
   if (failed) throw failed
@@ -133,7 +133,7 @@ test('a payout whose PSBT is stored but not yet signed keeps its locked coins th
     assert.ok(look.unlocked.every((coin) => !look.payoutCoins.includes(coin)), 'the payout\'s coins are never unlocked')
     assert.deepEqual(look.lockedAfter, look.payoutCoins)
   }
-  const sent = await withdrawal(owner, made.body.id)
+  const sent = await withdrawal(owner, made.id)
   assert.equal(sent.status, 'sent', JSON.stringify(sent))
   assert.equal(elements().transactions().filter((tx) => tx.txid === sent.txid).length, 1)
   assert.equal(elements().lockedCoins().length, 0, 'broadcast: its coins are spent, nothing is left locked')
@@ -178,13 +178,11 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     const destination = await seedDestination(store, account.id, 'liquid', address)
     await setup.close()
 
-    const api = (method: 'GET' | 'POST', path: string, body?: unknown) => node.request({ method, url: path, token, ...(body === undefined ? {} : { body }) })
 
     // The balance comes in as in production: a charge paid by the owner, the DePix delivered an hour later.
     await start()
-    const charge = await api('POST', '/api/create-payment', { value: '100.00', email: 'locks@example.com', euid })
-    assert.equal(charge.status, 200, JSON.stringify(charge.body))
-    const deposit = (await providerDb.db.selectFrom('fake_eulen_deposits' as never).select('id' as never).executeTakeFirstOrThrow()) as { id: string }
+    ok(await node.api.post('/api/create-payment', { value: '100.00', email: 'locks@example.com', euid }, { token }))
+    const deposit = await providerDb.db.withTables<FakeEulenTables>().selectFrom('fake_eulen_deposits').select('id').executeTakeFirstOrThrow()
     assert.equal(await provider.settle(deposit.id, { payerName: 'Owner Person', payerTaxNumber: OWNER_TAX, outcome: 'depix_sent' }), 200)
     providerClock.advance(3_601)
     assert.equal(await provider.deliverDelayed(), 1)
@@ -197,8 +195,7 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
       await kill()
       return 'drop'
     })
-    const made = await api('POST', '/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id })
-    assert.equal(made.status, 200, JSON.stringify(made.body))
+    const made = ok(await node.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id }, { token }))
     while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
     treasury.elements.setHook(null)
     assert.equal(treasury.elements.lockedCoins().length, 2, 'the killed funding left both coins locked')
@@ -207,9 +204,9 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     const restarted = await start()
     const unlockLogs = restarted.lines.filter((line) => /funding whose transaction was never stored/.test(line)).map((line) => JSON.parse(line))
     assert.deepEqual(unlockLogs.map((log) => log.level), [40, 40], restarted.lines.join('\n'))
-    let record: any
+    let record = made
     for (let i = 0; i < 300; i++) {
-      record = (await api('GET', `/api/withdrawals/${made.body.id}`)).body
+      record = ok(await node.api.get(`/api/withdrawals/${made.id}`, { token }))
       if (record.status !== 'sending' && record.status !== 'confirmed') break
       await new Promise((resolve) => setTimeout(resolve, 100))
     }

@@ -9,12 +9,13 @@ import { createAdjustableClock } from '../../src/clock.ts'
 import { loadConfig } from '../../src/config.ts'
 import { openPostgres } from '../../src/store/database.ts'
 import { startService } from '../../src/service.ts'
-import { T0, openTestDatabase, testDatabase } from '../support/harness.ts'
+import { ok } from '../support/api.ts'
+import { T0, openTestDatabase, reachable, testDatabase } from '../support/harness.ts'
 
 test('the same webhook at two instances at once credits once', { skip: testDatabase !== 'postgres' }, async () => {
   const database = await openTestDatabase()
   const env = { PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test' }
-  const first = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const first = reachable(await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false }))
   const second = await startService(loadConfig(env), { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
   try {
     const post = async (app: typeof first.app, url: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -23,7 +24,7 @@ test('the same webhook at two instances at once credits once', { skip: testDatab
     const token = (await post(first.app, '/sandbox/accounts/shop@example.com/tokens', {})).json().token
     for (let round = 0; round < 10; round++) {
       const payer = generateCpf()
-      const created = (await post(first.app, '/api/create-payment', { value: '10.00', email: `c${round}@example.com`, tax_number: payer, payer_name: 'Payer Person' }, { 'x-api-token': token })).json()
+      const created = ok(await first.api.post('/api/create-payment', { value: '10.00', email: `c${round}@example.com`, tax_number: payer, payer_name: 'Payer Person' }, { token }))
       const charge = (await first.store.charges.findById(created.id))!
       const webhook = { qrId: charge.provider_deposit_id, status: 'depix_sent', valueInCents: 1000, payerName: 'P', payerTaxNumber: payer, payerEUID: (await first.sandbox!.fake.endUser(payer, 'P')).euid }
       const answers = await Promise.all(

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInOperator } from '../support/factors.ts'
 
@@ -19,12 +20,11 @@ after(() => service.close())
 /** A R$ 10,00 charge paid by its informed payer, held (amount_mismatch) because the provider never said what arrived. */
 async function unpricedHold(email: string): Promise<string> {
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email, tax_number: payer } })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  assert.equal((await service.pay(created.body.id, payer, undefined, { paid_cents: null })).body.status, 'security_hold')
-  const charge = (await service.store.charges.findById(created.body.id))!
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: payer }, { token }))
+  assert.equal((await service.pay(created.id, payer, undefined, { paid_cents: null })).body.status, 'security_hold')
+  const charge = (await service.store.charges.findById(created.id))!
   assert.deepEqual([charge.hold_reason, charge.paid_cents], ['amount_mismatch', null])
-  return created.body.id
+  return created.id
 }
 const available = async (email: string) => (await service.store.ledger.balances((await service.store.accounts.findByEmail(email))!.id, 'available')).DEPIX
 /** A review over /ops as the operator X-Operator names (none: "token"). */

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
 import { catalogues } from '../../src/i18n/catalogue.ts'
+import { refused } from '../support/api.ts'
 import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
 import { freePort } from '../support/free-port.ts'
 import { startTestService } from '../support/harness.ts'
@@ -195,7 +196,7 @@ test('/docs in Chromium: the browser\'s language picks the page, the link switch
     assert.equal(await page.locator('html').getAttribute('lang'), 'pt-BR')
     assert.equal(await page.locator('h1').textContent(), 'API do serviço de cobranças Pix')
 
-    const error = (await service.request({ method: 'GET', url: '/api/get-balance' })).body
+    const error = refused(await service.api.get('/api/get-balance'))
     await page.goto(`${base}${new URL(error.docs_url).pathname}?lang=en${new URL(error.docs_url).hash}`)
     const row = page.locator('tr:target')
     assert.equal(await row.getAttribute('id'), 'token_missing')

@@ -12,6 +12,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import type { Browser, Page } from 'playwright-core'
 import { CHROMIUM, launchChromium, screenshotsIn } from '../support/browser.ts'
 import { enrolTotp, checkFactor } from '../support/factors.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { signedInClient } from '../support/wallet-client.ts'
 
@@ -39,12 +40,14 @@ async function owner(email: string, count: number) {
   const charges: string[] = []
   for (let i = 0; i < count; i++) {
     const payer = generateCpf()
-    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email, tax_number: payer } })
-    assert.equal((await service.pay(created.body.id, payer)).body.status, 'depix_sent')
-    charges.push(created.body.id)
+    const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email, tax_number: payer }, { token: merchant.token }))
+    assert.equal((await service.pay(created.id, payer)).body.status, 'depix_sent')
+    charges.push(created.id)
   }
   return { ...merchant, charges }
 }
+/** What the owner's API says was refunded of a charge. */
+const refundedOf = async (token: string, chargeId: string) => ok(await service.api.get(`/api/get-payment/${chargeId}`, { token })).refundedAmount
 
 async function mailed(email: string, pattern: RegExp): Promise<string> {
   const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(email)}` })).body.mails as Array<{ text: string }>
@@ -63,7 +66,7 @@ async function breakdown(page: Page): Promise<Record<string, string>> {
 
 test('Devolver: the price shown before confirming, an e-mail code for an owner without a factor, the refund followed on the charge to paid', { skip }, async () => {
   const shop = await owner('wallet-refund@example.com', 2)
-  const [chargeId] = shop.charges
+  const chargeId = shop.charges[0]!
   const context = await browser.newContext({ locale: 'pt-BR' })
   const page = await context.newPage()
   try {
@@ -84,7 +87,7 @@ test('Devolver: the price shown before confirming, an e-mail code for an owner w
     await page.getByRole('heading', { name: 'Devolver · R$ 4,00' }).waitFor()
     // What the payer receives, the provider's fee and what the account pays, before anything is confirmed.
     assert.deepEqual(await breakdown(page), { 'O pagador recebe': 'R$ 4,00', 'Taxa do provedor do Pix': 'R$ 1,00', 'Sua conta paga': 'R$ 5,00' })
-    assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${chargeId}`, token: shop.token })).body.refundedAmount, 0, 'nothing made before confirming')
+    assert.equal(await refundedOf(shop.token, chargeId), 0, 'nothing made before confirming')
     await screenshot(page, 'preview')
     await page.getByRole('button', { name: 'Enviar código' }).click()
     await page.getByLabel('Código de 6 dígitos').waitFor()
@@ -92,13 +95,13 @@ test('Devolver: the price shown before confirming, an e-mail code for an owner w
     await page.getByLabel('Código de 6 dígitos').fill('000000')
     await page.getByRole('button', { name: 'Confirmar devolução' }).click()
     await page.locator('[data-code="action_code_invalid"]').waitFor()
-    assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${chargeId}`, token: shop.token })).body.refundedAmount, 0)
+    assert.equal(await refundedOf(shop.token, chargeId), 0)
     await page.goBack()
     await page.getByLabel('Código de 6 dígitos').fill(await mailed(shop.email, /Código para confirmar a devolução de R\$ 4,00 ao pagador da cobrança \w+: (\d{6})/))
     await page.getByRole('button', { name: 'Confirmar devolução' }).click()
     await page.getByText('Devolução feita').waitFor()
     assert.equal(await page.locator('[data-refund]').getAttribute('data-status'), 'pending')
-    assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${chargeId}`, token: shop.token })).body.refundedAmount, 400)
+    assert.equal(await refundedOf(shop.token, chargeId), 400)
     await screenshot(page, 'made')
 
     // The worker sends it; the provider pays it; the charge's page says so.
@@ -130,12 +133,12 @@ test('an owner with a second factor confirms a refund with it (checked within 5 
   const codesBefore = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(shop.email)}` })).body.mails.length
   const confirmed = await wallet.post(`/wallet/charges/${shop.charges[0]}/refunds`, { amount: '3.00', code: '' })
   assert.equal(confirmed.status, 303, confirmed.html.slice(0, 400))
-  assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${shop.charges[0]}`, token: shop.token })).body.refundedAmount, 300)
+  assert.equal(await refundedOf(shop.token, shop.charges[0]!), 300)
   const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${encodeURIComponent(shop.email)}` })).body.mails as Array<{ subject: string }>
   assert.ok(!mails.slice(0, mails.length - codesBefore).some((mail) => mail.subject.startsWith('Confirme a devolução')))
   // Once the check is older than 5 minutes, a confirmation is refused and makes nothing.
   await service.advance(301)
   const late = await wallet.post(`/wallet/charges/${shop.charges[0]}/refunds`, { amount: '2.00', code: '' })
   assert.equal(late.status, 403)
-  assert.equal((await service.request({ method: 'GET', url: `/api/get-payment/${shop.charges[0]}`, token: shop.token })).body.refundedAmount, 300)
+  assert.equal(await refundedOf(shop.token, shop.charges[0]!), 300)
 })

@@ -18,6 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { createAdjustableClock } from '../../src/clock.ts'
 import type { FakeElements } from '../../src/sandbox/fake-elements.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok } from '../support/api.ts'
 import { launchChromium, screenshotsIn, skipWithoutChromium as skip } from '../support/browser.ts'
 import { freePort } from '../support/free-port.ts'
 import { startTestService, T0, type TestService } from '../support/harness.ts'
@@ -363,7 +364,7 @@ test('sandbox mode: the same journey with the outbox, the sandbox clock, "mine" 
   try {
     // The quickest honest way to a balance in the sandbox: an identified owner pays a charge of their own.
     const owner = await ownerWithBalance(service, 'sandbox-saque@example.com', '10.00')
-    const available = async () => (await service.request({ method: 'GET', url: '/api/get-balance', token: owner.token })).body.balances.DEPIX.available_cents as number
+    const available = async () => ok(await service.api.get('/api/get-balance', { token: owner.token })).balances.DEPIX.available_cents
     const credited = await available()
     await page.goto(`${base}/wallet`)
     await signIn(page, mode.mail, owner.email)

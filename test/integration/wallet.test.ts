@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { createAdjustableClock } from '../../src/clock.ts'
+import { ok } from '../support/api.ts'
 import { startTestService, T0, type TestService } from '../support/harness.ts'
 import { signedInClient, walletClient } from '../support/wallet-client.ts'
 
@@ -86,8 +87,7 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
   // The same form sent again (its nonce spent) issues nothing: the token keeps working.
   assert.equal((await client.post('/wallet/token', { confirm: 'yes', nonce })).location, '/wallet/token')
   assert.equal((await service.database.db.selectFrom('api_tokens').select('id').where('account_id', '=', account.id).execute()).length, 1)
-  const charge = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '10.00', email: 'buyer@example.com', tax_number: generateCpf() } })
-  assert.equal(charge.status, 200, JSON.stringify(charge.body))
+  ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'buyer@example.com', tax_number: generateCpf() }, { token }))
   home = await client.get('/wallet')
   assert.ok(!home.html.includes(token), 'the token is never shown again')
   assert.match(home.html, new RegExp(`terminado em ${token.slice(-4)}`))
@@ -95,7 +95,7 @@ test('sign-up, the identity purchase and "Novo Token": the token charges through
 
   const again = await client.get('/wallet')
   await client.post('/wallet/token', { confirm: 'yes', nonce: /name="nonce" value="([^"]+)"/.exec(again.html)![1]! })
-  const old = await service.request({ method: 'GET', url: '/api/get-balance', token })
+  const old = await service.api.get('/api/get-balance', { token })
   assert.equal(old.status, 403)
   assert.equal(old.body.code, 'token_inactive')
 })
@@ -239,8 +239,8 @@ test('a form without its CSRF token is refused with a clear page', async () => {
 test('an e-mail a merchant\'s charge created is claimed, not duplicated; an owner\'s tax number never changes', async () => {
   const merchant = await service.merchant('claims-shop@example.com', '52998224725')
   const payer = generateCpf()
-  const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: 'customer-claim@example.com', tax_number: payer } })
-  await service.pay(created.body.id, payer)
+  const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: 'customer-claim@example.com', tax_number: payer }, { token: merchant.token }))
+  await service.pay(created.id, payer)
   const before = (await service.store.accounts.findByEmail('customer-claim@example.com'))!
   assert.equal(before.owner_tax_number, null)
 
@@ -278,8 +278,8 @@ test('charges (received and as merchant) newest first, paginated and filtered; d
   const merchant = await service.merchant('views@example.com', '39053344705')
   for (let i = 0; i < 23; i++) {
     const payer = generateCpf()
-    const created = await service.request({ method: 'POST', url: '/api/create-payment', token: merchant.token, body: { value: '10.00', email: `views-c${i % 3}@example.com`, tax_number: payer, webhook_url: 'http://127.0.0.1:1/hook' } })
-    if (i < 2) await service.pay(created.body.id, payer)
+    const created = ok(await service.api.post('/api/create-payment', { value: '10.00', email: `views-c${i % 3}@example.com`, tax_number: payer, webhook_url: 'http://127.0.0.1:1/hook' }, { token: merchant.token }))
+    if (i < 2) await service.pay(created.id, payer)
     service.sandbox!.clock.advance(1)
   }
   const client = await signedInClient(service, 'views@example.com')

@@ -15,6 +15,8 @@ import { openPostgres } from '../../src/store/database.ts'
 import { startService } from '../../src/service.ts'
 import { RETRY_SCHEDULE_MS } from '../../src/webhooks/sender.ts'
 import { serializeWebhookBody } from '../../src/webhooks/signature.ts'
+import type { WebhookEventName } from '../../sdk/src/types.ts'
+import { ok, refused } from '../support/api.ts'
 import { T0, openTestDatabase, startTestService, testDatabase, type TestService } from '../support/harness.ts'
 import { webhookEventsRepository } from '../../src/store/webhook-events.ts'
 
@@ -73,13 +75,18 @@ after(async () => {
 async function paidCharge(path: string, secret: string | undefined, options: { thirdParty?: boolean; email?: string } = {}) {
   const payer = generateCpf()
   const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-  const created = await service.request({
-    method: 'POST', url: '/api/create-payment', token,
-    body: { value: '15.00', email: options.email ?? 'customer@example.com', euid, webhook_url: receiver.url(path), ...(secret ? { webhook_secret: secret } : {}) },
-  })
-  assert.equal(created.status, 200, JSON.stringify(created.body))
-  const paid = await service.pay(created.body.id, options.thirdParty ? generateCpf() : payer)
-  return { id: created.body.id as string, euid, record: paid.body }
+  const created = ok(await service.api.post('/api/create-payment', {
+    value: '15.00', email: options.email ?? 'customer@example.com', euid, webhook_url: receiver.url(path), ...(secret ? { webhook_secret: secret } : {}),
+  }, { token }))
+  const paid = await service.pay(created.id, options.thirdParty ? generateCpf() : payer)
+  return { id: created.id, euid, record: paid.body }
+}
+
+/** The one delivery a charge queued, as its merchant lists it. */
+async function deliveryOf(paymentId: string) {
+  const [delivery] = ok(await service.api.get(`/api/webhook-deliveries?payment_id=${paymentId}`, { token })).deliveries
+  assert.ok(delivery, `no delivery for ${paymentId}`)
+  return delivery
 }
 
 /** Python's json.dumps(json.loads(raw), separators=(',', ':')), run by Python itself. */
@@ -196,52 +203,51 @@ test('failures retry on the schedule; every attempt is logged; 410 stops; redire
   receiver.answer((path) => (path === '/flaky' ? (++calls < 3 ? { status: 500 } : { status: 200 }) : path === '/gone' ? { status: 410 } : path === '/moved' ? { status: 302, headers: { location: receiver.url('/confirmed') } } : { status: 200 }))
   const flaky = await paidCharge('/flaky', 's')
   assert.equal(receiver.for('/flaky').length, 1)
-  const afterFirst = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${flaky.id}`, token })).body.deliveries[0]
+  const afterFirst = await deliveryOf(flaky.id)
   assert.deepEqual([afterFirst.state, afterFirst.attempts, afterFirst.delivered_at], ['pending', 1, null], 'a failed attempt leaves the event pending')
   await service.advance(Math.ceil((RETRY_SCHEDULE_MS[0]! * 1.1) / 1000))
   assert.equal(receiver.for('/flaky').length, 2)
   await service.advance(Math.ceil((RETRY_SCHEDULE_MS[1]! * 1.1) / 1000))
   assert.equal(receiver.for('/flaky').length, 3)
-  const listed = await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${flaky.id}`, token })
-  const [delivery] = listed.body.deliveries
+  const delivery = await deliveryOf(flaky.id)
   assert.equal(delivery.state, 'delivered')
   assert.equal(delivery.attempts, 3)
-  assert.ok(delivery.delivered_at !== null && delivery.delivered_at >= delivery.attempt_log[2].at, 'delivered at its third attempt')
-  assert.deepEqual(delivery.attempt_log.map((attempt: any) => attempt.status_code), [500, 500, 200])
-  assert.ok(delivery.attempt_log.every((attempt: any) => typeof attempt.duration_ms === 'number' && attempt.at))
+  assert.ok(delivery.delivered_at !== null && delivery.delivered_at >= delivery.attempt_log[2]!.at, 'delivered at its third attempt')
+  assert.deepEqual(delivery.attempt_log.map((attempt) => attempt.status_code), [500, 500, 200])
+  assert.ok(delivery.attempt_log.every((attempt) => typeof attempt.duration_ms === 'number' && attempt.at))
   // The same webhook-id on every attempt, so the receiver can deduplicate.
   assert.equal(new Set(receiver.for('/flaky').map((entry) => entry.headers['webhook-id'])).size, 1)
 
   const gone = await paidCharge('/gone', 's')
   await service.advance(3 * 24 * 3600)
   assert.equal(receiver.for('/gone').length, 1)
-  const goneDelivery = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${gone.id}`, token })).body.deliveries[0]
+  const goneDelivery = await deliveryOf(gone.id)
   assert.deepEqual([goneDelivery.state, goneDelivery.attempts, goneDelivery.delivered_at], ['gone', 1, null])
 
   const moved = await paidCharge('/moved', 's')
-  const movedLog = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${moved.id}`, token })).body.deliveries[0].attempt_log
-  assert.equal(movedLog[0].status_code, 302)
+  const movedLog = (await deliveryOf(moved.id)).attempt_log
+  assert.equal(movedLog[0]!.status_code, 302)
   receiver.answer(() => ({ status: 200 }))
 })
 
 test('a receiver that does not answer in time is an attempt with an error, retried later', async () => {
   receiver.answer((path) => (path === '/slow' ? 'hang' : { status: 200 }))
   const slow = await paidCharge('/slow', 's')
-  const log = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${slow.id}`, token })).body.deliveries[0]
+  const log = await deliveryOf(slow.id)
   assert.equal(log.state, 'pending')
-  assert.equal(log.attempt_log[0].status_code, null)
-  assert.match(log.attempt_log[0].error, /abort|timeout/i)
+  assert.equal(log.attempt_log[0]!.status_code, null)
+  assert.match(log.attempt_log[0]!.error ?? '', /abort|timeout/i)
   receiver.answer(() => ({ status: 200 }))
 })
 
 test('a receiver whose 200 comes with a body that never ends is delivered, after 4 kB read, without waiting for the time-out', async () => {
   receiver.answer((path) => (path === '/endless' ? 'endless' : { status: 200 }))
   const endless = await paidCharge('/endless', 's')
-  const log = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${endless.id}`, token })).body.deliveries[0]
+  const log = await deliveryOf(endless.id)
   assert.equal(log.state, 'delivered')
-  assert.equal(log.attempt_log[0].status_code, 200)
+  assert.equal(log.attempt_log[0]!.status_code, 200)
   // The service's time-out here is 1.5 s; the drip reaches 4 kB in about 40 ms.
-  assert.ok(log.attempt_log[0].duration_ms < 1_000, `${log.attempt_log[0].duration_ms} ms`)
+  assert.ok(log.attempt_log[0]!.duration_ms < 1_000, `${log.attempt_log[0]!.duration_ms} ms`)
   receiver.answer(() => ({ status: 200 }))
 })
 
@@ -256,17 +262,17 @@ test('a receiver down for a day gets every event once it is back', async () => {
   const ids = new Set(delivered.map((entry) => JSON.parse(entry.body).payment_id))
   assert.deepEqual([...ids].sort(), charges.map((charge) => charge.id).sort())
   for (const charge of charges) {
-    const [event] = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${charge.id}`, token })).body.deliveries
+    const event = await deliveryOf(charge.id)
     assert.equal(event.state, 'delivered')
-    assert.equal(event.attempt_log.filter((attempt: any) => attempt.status_code === 200).length, 1)
+    assert.equal(event.attempt_log.filter((attempt) => attempt.status_code === 200).length, 1)
   }
   receiver.answer(() => ({ status: 200 }))
 })
 
 test('merchants redeliver an event: same body and webhook-id; another merchant\'s event is not found', async () => {
   const { id } = await paidCharge('/again', 's')
-  const [event] = (await service.request({ method: 'GET', url: `/api/webhook-deliveries?payment_id=${id}`, token })).body.deliveries
-  const redelivered = await service.request({ method: 'POST', url: `/api/webhook-deliveries/${event.id}/redeliver`, token })
+  const event = await deliveryOf(id)
+  const redelivered = await service.api.post(`/api/webhook-deliveries/${event.id}/redeliver`, undefined, { token })
   assert.deepEqual(redelivered.body, { id: event.id, state: 'pending' })
   // The runner sends it (woken by the commit in production; here the test runs what is due).
   await service.jobs.runDue()
@@ -275,9 +281,9 @@ test('merchants redeliver an event: same body and webhook-id; another merchant\'
   assert.equal(both[0]!.body, both[1]!.body)
   assert.equal(both[0]!.headers['webhook-id'], both[1]!.headers['webhook-id'])
   const other = await service.merchant('other-shop@example.com', '11222333000181')
-  const foreign = await service.request({ method: 'POST', url: `/api/webhook-deliveries/${event.id}/redeliver`, token: other.token })
-  assert.equal(foreign.body.code, 'webhook_delivery_not_found')
-  assert.deepEqual((await service.request({ method: 'GET', url: '/api/webhook-deliveries', token: other.token })).body, { deliveries: [] })
+  const foreign = await service.api.post(`/api/webhook-deliveries/${event.id}/redeliver`, undefined, { token: other.token })
+  assert.equal(refused(foreign).code, 'webhook_delivery_not_found')
+  assert.deepEqual((await service.api.get('/api/webhook-deliveries', { token: other.token })).body, { deliveries: [] })
 })
 
 test('nothing lost: a process stopped after the status change delivers after restart; two instances never both deliver', { skip: testDatabase !== 'postgres' }, async () => {
@@ -316,17 +322,15 @@ test('nothing lost: a process stopped after the status change delivers after res
 })
 
 test('opt-in events: expiry, hold, review, refund and MED after credit, each only when asked for', async () => {
-  const optIn = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed']
-  const create = async (path: string, webhookEvents: string[] | undefined) => {
+  const optIn: WebhookEventName[] = ['payment.expired', 'payment.held', 'payment.under_review', 'payment.refunded', 'payment.disputed']
+  const create = async (path: string, webhookEvents: WebhookEventName[] | undefined) => {
     const payer = generateCpf()
     const euid = (await service.sandbox!.fake.endUser(payer, 'Payer')).euid
-    const created = await service.request({
-      method: 'POST', url: '/api/create-payment', token,
+    const created = ok(await service.api.post('/api/create-payment', {
       // Each its own receiving account: the MED blocks the one it hits.
-      body: { value: '15.00', email: `optin${path.replaceAll('/', '-')}@example.com`, euid, webhook_url: receiver.url(path), ...(webhookEvents ? { webhook_events: webhookEvents } : {}) },
-    })
-    assert.equal(created.status, 200, JSON.stringify(created.body))
-    return { id: created.body.id as string, payer }
+      value: '15.00', email: `optin${path.replaceAll('/', '-')}@example.com`, euid, webhook_url: receiver.url(path), ...(webhookEvents ? { webhook_events: webhookEvents } : {}),
+    }, { token }))
+    return { id: created.id, payer }
   }
   const seen = (path: string) => receiver.for(path).map((entry) => { const body = JSON.parse(entry.body); return `${body.event}:${body.status}` })
 
@@ -365,15 +369,13 @@ test('opt-in events: expiry, hold, review, refund and MED after credit, each onl
     [{ webhook_events: ['payment.held'] }, 'no webhook_url'],
     [{ webhook_url: receiver.url('/x'), webhook_events: 'payment.held' }, 'not a list'],
   ] as const) {
-    const refused = await service.request({ method: 'POST', url: '/api/create-payment', token, body: { value: '15.00', email: 'optin@example.com', euid, ...body } })
-    assert.equal(refused.status, 400, why)
-    assert.equal(refused.body.code, 'webhook_events_invalid', why)
-    assert.equal(refused.body.param, 'webhook_events', why)
+    const answer = await service.api.postUntyped('/api/create-payment', { value: '15.00', email: 'optin@example.com', euid, ...body }, { token })
+    assert.equal(answer.status, 400, why)
+    assert.equal(answer.body.code, 'webhook_events_invalid', why)
+    assert.equal(answer.body.param, 'webhook_events', why)
   }
   // Listing the spec's own events is allowed: they are always sent.
-  const listed = await service.request({
-    method: 'POST', url: '/api/create-payment', token,
-    body: { value: '15.00', email: 'optin@example.com', euid, webhook_url: receiver.url('/x'), webhook_events: ['payment.confirmed', 'balance.released', 'payment.expired'] },
-  })
-  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+  ok(await service.api.post('/api/create-payment', {
+    value: '15.00', email: 'optin@example.com', euid, webhook_url: receiver.url('/x'), webhook_events: ['payment.confirmed', 'balance.released', 'payment.expired'],
+  }, { token }))
 })

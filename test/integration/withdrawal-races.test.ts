@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { generateCpf } from '@brazilian-utils/brazilian-utils'
 import { checkLedger } from '../../src/app/check-ledger.ts'
 import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-address.ts'
+import { ok } from '../support/api.ts'
 import { T0, testDatabase, twoInstances } from '../support/harness.ts'
 
 test('twenty withdrawals at once on one account, through two instances: only what the balance covers is reserved', { skip: testDatabase !== 'postgres' }, async () => {
@@ -19,7 +20,7 @@ test('twenty withdrawals at once on one account, through two instances: only wha
     const taxNumber = generateCpf()
     const account = (await post(first.app, '/sandbox/accounts', { email: 'race-out@example.com', tax_number: taxNumber, name: 'Race Owner' })).json()
     const token = (await post(first.app, '/sandbox/accounts/race-out@example.com/tokens', {})).json().token
-    const charge = (await post(first.app, '/api/create-payment', { value: '300.00', email: 'race-out@example.com', euid: account.euid }, { 'x-api-token': token })).json()
+    const charge = ok(await first.api.post('/api/create-payment', { value: '300.00', email: 'race-out@example.com', euid: account.euid }, { token }))
     assert.equal((await post(first.app, `/sandbox/payments/${charge.id}/pay`, { payer_name: 'Race Owner', payer_tax_number: taxNumber })).json().status, 'depix_sent')
     // A destination confirmed and past its cool-down (the Wallet's part has its own tests).
     const owner = (await first.store.accounts.findByEmail('race-out@example.com'))!
@@ -30,8 +31,8 @@ test('twenty withdrawals at once on one account, through two instances: only wha
     }))!
 
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      post(i % 2 ? second.app : first.app, '/api/withdrawals', { currency: 'DEPIX', amount: 3_000, destination_id: destination.id }, { 'x-api-token': token })))
-    const codes = answers.map((answer) => (answer.statusCode === 200 ? answer.json().status : answer.json().code))
+      (i % 2 ? second : first).api.post('/api/withdrawals', { currency: 'DEPIX', amount: 3_000, destination_id: destination.id }, { token })))
+    const codes = answers.map((answer) => (answer.status === 200 ? answer.body.status : answer.body.code))
     // R$ 299,00 available: nine R$ 30,00 withdrawals fit, the tenth does not.
     assert.equal(codes.filter((code) => code === 'confirmed').length, 9, JSON.stringify(codes))
     assert.equal(codes.filter((code) => code === 'insufficient_funds').length, 11, JSON.stringify(codes))
@@ -53,7 +54,7 @@ test('support orders the Pix-out of one refund from two instances at once (and r
     const merchantTax = generateCpf()
     await post(first.app, '/sandbox/accounts', { email: 'race-refund@example.com', tax_number: merchantTax, name: 'Race Shop' })
     const token = (await post(first.app, '/sandbox/accounts/race-refund@example.com/tokens', {})).json().token
-    const charge = (await post(first.app, '/api/create-payment', { value: '10.00', email: 'race-refund@example.com', tax_number: generateCpf() }, { 'x-api-token': token })).json()
+    const charge = ok(await first.api.post('/api/create-payment', { value: '10.00', email: 'race-refund@example.com', tax_number: generateCpf() }, { token }))
     // Paid by a stranger: held, and refunded by support, so R$ 10,00 is owed to that stranger.
     assert.equal((await post(first.app, `/sandbox/payments/${charge.id}/pay`, { payer_name: 'Stranger Payer', payer_tax_number: generateCpf() })).json().status, 'security_hold')
     assert.equal((await post(first.app, `/ops/payments/${charge.id}/review`, { decision: 'refund', note: 'paid by a stranger' }, operator)).json().status, 'will_refund')

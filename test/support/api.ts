@@ -4,6 +4,7 @@
 // a test that reads a field the contract does not have fails the typecheck.
 import assert from 'node:assert/strict'
 import type { paths } from '../../sdk/src/openapi.ts'
+import type { BalanceTransaction } from '../../sdk/src/types.ts'
 
 /** One request as a test makes it: `body` is sent as JSON, `payload` as given. */
 export type RequestOptions = { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string>; payload?: string }
@@ -66,6 +67,19 @@ export function ok<A extends { status: number; body: unknown }>(answer: A): Extr
 export function refused<A extends { status: number; body: unknown }>(answer: A): Exclude<A, { status: 200 }>['body'] {
   assert.notEqual(answer.status, 200, `accepted: ${JSON.stringify(answer.body)}`)
   return answer.body as Exclude<A, { status: 200 }>['body']
+}
+
+/** Every line of the token's statement, newest first as the API lists them, walking the pages `limit` at a time. */
+export async function statementLines(api: TypedApi, token: string, query: `&${string}` | '' = '', limit = 100): Promise<BalanceTransaction[]> {
+  const lines: BalanceTransaction[] = []
+  let cursor: string | null = null
+  do {
+    const url: `/api/balance-transactions?${string}` = `/api/balance-transactions?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
+    const page = ok(await api.get(url, { token }))
+    lines.push(...page.balance_transactions)
+    cursor = page.next_cursor
+  } while (cursor)
+  return lines
 }
 
 /**

@@ -246,20 +246,8 @@ export async function startTestService(
   // the sandbox clock (or calls service.jobs.runDue), never on a timer.
   await service.app.listen({ host: '127.0.0.1', port: Number(env.PORT ?? 0) })
 
-  const request: TestService['request'] = async ({ method, url, token, body, headers, payload }) => {
-    const response = await service.app.inject({
-      method: method as 'GET',
-      url,
-      headers: {
-        ...(token === undefined ? {} : { 'x-api-token': token }),
-        ...(body === undefined && payload === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(payload !== undefined ? { payload } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    })
-    const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json')
-    return { status: response.statusCode, body: isJson ? response.json() : response.body, headers: response.headers, raw: response.rawPayload }
-  }
+  const reached = reachable(service)
+  const { request } = reached
 
   const merchant: TestService['merchant'] = async (email, taxNumber) => {
     const account = await request({ method: 'POST', url: '/sandbox/accounts', body: { email, tax_number: taxNumber, name: 'Merchant Name' } })
@@ -280,7 +268,31 @@ export async function startTestService(
   const providerWebhook: TestService['providerWebhook'] = (type, body, authorization = `Basic ${service.providerWebhookSecret}`) =>
     request({ method: 'POST', url: `/provider/webhooks/${type}`, body, headers: { authorization } })
 
-  return { ...service, request, api: typedApi(request), merchant, pay, advance, ops, providerWebhook }
+  return { ...reached, merchant, pay, advance, ops, providerWebhook }
+}
+
+/** Requests to a service in this process, through Fastify's inject: JSON bodies, the token as X-API-Token. */
+export function injectTransport(app: Service['app']): TestService['request'] {
+  return async ({ method, url, token, body, headers, payload }) => {
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token === undefined ? {} : { 'x-api-token': token }),
+        ...(body === undefined && payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(payload !== undefined ? { payload } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    })
+    const isJson = String(response.headers['content-type'] ?? '').startsWith('application/json')
+    return { status: response.statusCode, body: isJson ? response.json() : response.body, headers: response.headers, raw: response.rawPayload }
+  }
+}
+
+/** A service started by a test itself, with the two ways in every test service has: `request` and the typed `api`. */
+export function reachable<S extends Service>(service: S): S & Pick<TestService, 'request' | 'api'> {
+  const request = injectTransport(service.app)
+  return { ...service, request, api: typedApi(request) }
 }
 
 /**
@@ -291,7 +303,7 @@ export async function startTestService(
 export async function twoInstances(env: Record<string, string> = {}) {
   const database = await openTestDatabase()
   const config = loadConfig({ PROVIDER_WEBHOOK_SECRET: 'shared-secret', DATA_DIR: '/nonexistent', BASE_URL: 'http://pix.test', SANDBOX_PROVIDER_REQUIRE_NAME: 'off', RATE_LIMIT_PER_MINUTE: '0', ...env })
-  const start = async () => startService(config, { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false })
+  const start = async () => reachable(await startService(config, { database: await openPostgres(database.url!, 5), clock: createAdjustableClock(T0), logger: false }))
   const first = await start()
   const second = await start()
   return {
