@@ -60,6 +60,26 @@ const reapedCpuSeconds = (): number => {
 
 let reapedBefore = reapedCpuSeconds()
 
+// The PostgreSQL server's own CPU, when it runs on this machine: its postmaster's, with every
+// backend it reaped (each test database's connections end before its process does). Found as the
+// parent of a backend; null when the server is elsewhere or /proc is not readable.
+async function postgresServerCpuSeconds(): Promise<number | null> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' })
+  try {
+    await client.connect()
+    const backend = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
+    const ticks = (pid: number | string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    const postmaster = ticks(backend)[1]!
+    const fields = ticks(postmaster)
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return null
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
 // `npm test`'s checks that need no database (the type check, the layer rules, the unit tests)
 // run as one more process of the queue, first, beside the longest suites: one after another
 // before the suites, each kept one core busy and left the other idle for their 15-17 s.
@@ -115,6 +135,7 @@ const named = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const databases = (['pglite', 'postgres'] as const).filter((database) => named.length === 0 || named.includes(database))
 process.stdout.write(`integration suite on ${databases.join(' and ')}, ${running} processes at once…\n`)
 
+const serverCpuBefore = databases.includes('postgres') ? await postgresServerCpuSeconds() : null
 const started = performance.now()
 // A file whose every test skips on one database says so in a line of its own, and is not
 // started there: loading it only to skip cost a process's start and its before() hooks.
@@ -166,6 +187,8 @@ const summaries = databases.map((database) => {
     `${total('tests')} tests, ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ` +
     `${own.reduce((sum, run) => sum + run.cpuSeconds, 0).toFixed(0)} s of CPU in its processes ──`
 })
+const serverCpuAfter = serverCpuBefore === null ? null : await postgresServerCpuSeconds()
+if (serverCpuAfter !== null) summaries.push(`── the PostgreSQL server: ${(serverCpuAfter - serverCpuBefore!).toFixed(0)} s of CPU (with anything else it served meanwhile) ──`)
 const checked = runs.find((run) => run.database === 'checks')
 if (checked) summaries.unshift(`── checks: ${checked.code === 0 ? 'passed' : 'FAILED'}, ${checked.cpuSeconds.toFixed(0)} s of CPU ──`)
 process.stdout.write(`\n${summaries.join('\n')}\n── integration step: ${((performance.now() - started) / 1000).toFixed(0)} s ──\n`)
