@@ -24,19 +24,18 @@ const runningPerDatabase: Record<Database, number> = { pglite: 3, postgres: 4 }
 const filesPerProcess = 5
 
 // The files that cost most, costliest first (CPU seconds of the file in a full run, PGlite /
-// PostgreSQL, 2026-11-26, on a machine about 1.5 times slower than the one the figures before
-// were taken on): each gets a process of its own at the head of the queue, so none starts late
-// and runs on alone while the rest of the machine idles. The others follow in groups, in name
-// order; a group costs 8–12 s.
+// PostgreSQL, 2026-11-28, a quiet 2-core machine): each gets a process of its own at the head of
+// the queue, so none starts late and runs on alone while the rest of the machine idles. The
+// others follow in groups, in name order; a group costs 10–20 s.
 const longest = [
-  'payout-crash', // 30 / 22: a service killed and started again at every step of a payout
-  'production-install', // 18 (npm ci of the service in a clean folder; PostgreSQL only)
-  'wallet-withdrawals-browser', // 13 (Chromium; PGlite only)
-  'sdk-package', // 12
-  'wallet-browser', // 11
-  'hostile-sweep', // 8 / 7
-  'openapi', // 8
-  'docs', // 8
+  'payout-crash', // 45 / 35: a service killed and started again at every step of a payout
+  'hostile-sweep', // 27 / 26: every route against every hostile input
+  'production-install', // 25 (npm ci of the service in a clean folder; PostgreSQL only)
+  'wallet-withdrawals-browser', // 17 (Chromium; PGlite only)
+  'sdk-package', // 16
+  'wallet-browser', // 12
+  'openapi', // 10
+  'docs', // 9
 ]
 const files = readdirSync('test/integration').filter((name) => name.endsWith('.test.ts')).sort()
 const rest = files.filter((name) => !longest.includes(name.replace(/\.test\.ts$/, '')))
