@@ -18,7 +18,7 @@ import { BalanceRecord, BalanceTransactionList, ChargeCreated, ErrorBody, Charge
  */
 export function errorResponses(codes: readonly ErrorCode[]) {
   const byStatus: Record<number, ErrorCode[]> = {}
-  for (const code of codes) (byStatus[errorCatalogue[code].status] ??= []).push(code)
+  for (const code of new Set(codes)) (byStatus[errorCatalogue[code].status] ??= []).push(code)
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, list]) => [
       status,
@@ -27,7 +27,8 @@ export function errorResponses(codes: readonly ErrorCode[]) {
   )
 }
 
-const authCodes = ['token_missing', 'token_not_found', 'token_pending', 'token_inactive', 'rate_limited', 'internal_error'] as const
+// Every authenticated call reads the token from the database: while it is away, 503 service_unavailable.
+const authCodes = ['token_missing', 'token_not_found', 'token_pending', 'token_inactive', 'rate_limited', 'internal_error', 'service_unavailable'] as const
 export const createPaymentErrors = errorResponses([
   ...authCodes, 'merchant_id_missing', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'value_invalid',
   'value_out_of_range', 'email_invalid', 'swap_to_invalid', 'payer_identity_required', 'tax_number_invalid', 'euid_invalid',
@@ -37,7 +38,7 @@ export const createPaymentErrors = errorResponses([
 export const readErrors = errorResponses([...authCodes, 'payment_not_found', 'invalid_request'])
 export const statementErrors = errorResponses([...authCodes, 'invalid_request'])
 export const cancelErrors = errorResponses([...authCodes, 'payment_not_found', 'payment_not_cancelable', 'invalid_request'])
-export const qrErrors = errorResponses(['payment_not_found', 'invalid_request'])
+export const qrErrors = errorResponses(['payment_not_found', 'invalid_request', 'service_unavailable'])
 export const deliveryErrors = errorResponses([...authCodes, 'webhook_delivery_not_found', 'invalid_request'])
 
 /**

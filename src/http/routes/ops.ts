@@ -36,7 +36,7 @@ const Note = Type.String({ minLength: 1, maxLength: 1000 })
 
 /** An operation's documentation: what it is, and the codes it answers besides the operator checks. */
 function operation<S extends object>(operationId: string, summary: string, example: unknown, codes: ErrorCode[], schema: S & { response?: object } = {} as S) {
-  const errors = errorResponses(['ops_token_missing', 'ops_token_invalid', 'rate_limited', 'invalid_request', 'internal_error', ...codes])
+  const errors = errorResponses(['ops_token_missing', 'ops_token_invalid', 'rate_limited', 'invalid_request', 'internal_error', 'service_unavailable', ...codes])
   return { ...schema, operationId, summary, response: { 200: Type.Unknown({ description: 'Done.', examples: [example] }), ...errors, ...schema.response } }
 }
 const mask = (value: string | null) => (value === null ? null : maskTaxNumber(value))

@@ -23,7 +23,7 @@ export const providerRoutes: FastifyPluginAsync<Pick<RouteDeps, 'store' | 'clock
     body: { type: 'object', description: 'As docs/rules.md#provider-webhooks describes it.' },
     response: {
       200: { type: 'object', properties: { received: { type: 'boolean', enum: [true] } }, examples: [{ received: true }] },
-      ...errorResponses(['provider_webhook_unauthorized', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'rate_limited', 'internal_error']),
+      ...errorResponses(['provider_webhook_unauthorized', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'body_too_large', 'rate_limited', 'internal_error', 'service_unavailable']),
     },
   })
 
