@@ -15,8 +15,11 @@ RUN mkdir -p /home/node/app /home/node/data && chown node:node /home/node/app /h
 WORKDIR /home/node/app
 USER node
 
-# Dependencies first, so a change of code alone reuses this layer.
+# Dependencies first, so a change of code alone reuses this layer. The install's own step
+# (postinstall: the embedded database's empty cluster, which a new data folder copies) runs these two.
 COPY --chown=node:node package.json package-lock.json .npmrc ./
+COPY --chown=node:node scripts/pglite-template.ts scripts/
+COPY --chown=node:node src/store/pglite-template.ts src/store/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --chown=node:node . .
 

@@ -1,12 +1,14 @@
 // npm run bench:memory: the resident memory of `npm start` (issues 21 and 53), on the embedded
 // database and on PostgreSQL, each against its ceiling. The service runs as `npm start` runs it
 // (its own process, V8 flags included, sandbox mode), sampled from /proc every 100 ms: its peak
-// while starting (a first start on a new folder: initdb and migrations), idle 10 s after a first
-// charge, its peak under 50 clients reading and creating charges, and a minute after they stop.
+// while starting (a first start on a new folder: the install's empty cluster copied, migrations),
+// idle 10 s after a first charge, its peak under 50 clients reading and creating charges, and a
+// minute after they stop. The install's own step (postinstall: PGlite's initdb) is measured alone.
 // The embedded database's floor is a bare PGlite opened with the service's settings in a process
 // of its own (bench/pglite-floor.ts). Prints one line per figure, then docs/performance.md's table;
 // the last line is the figures as JSON, which `npm run bench` writes into docs/performance.md.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,11 +49,18 @@ async function stop(child: ChildProcess) {
 
 const load = (options: Record<string, unknown>) => runScript<{ requestsPerSecond: number; non2xx: number; total: number }>('./load.ts', [JSON.stringify(options)])
 
-// Exactly as npm start runs it, its environment and V8 flags included (the script's exec only
-// spares a shell): `exec [env NAME=value…] node [flags…] src/main.ts`.
-const startWords = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.replace(/^exec\s+(env\s+)?/, '').split(/\s+/)
-const startEnv = Object.fromEntries(startWords.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
-const nodeFlags = startWords.filter((word) => !/^[A-Z_]+=/.test(word)).slice(1, -1)
+/**
+ * A package.json script as npm runs it (its exec only spares a shell): `exec [env NAME=value…]
+ * node [flags…] file`, as its environment, node flags and file.
+ */
+function scriptCommand(name: string) {
+  const words = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts[name]!.replace(/^exec\s+(env\s+)?/, '').split(/\s+/)
+  const env = Object.fromEntries(words.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
+  const rest = words.filter((word) => !/^[A-Z_]+=/.test(word))
+  return { env, flags: rest.slice(1, -1), file: rest.at(-1)! }
+}
+const { env: startEnv, flags: nodeFlags } = scriptCommand('start')
+const postinstall = scriptCommand('postinstall')
 
 /** Spawns node with npm start's flags and waits for a line of its output to match. */
 async function startWith(script: string[], env: Record<string, string>, ready: RegExp) {
@@ -125,6 +134,31 @@ function print(name: string, figures: ServiceFigures) {
   )
 }
 
+/**
+ * The install's step (postinstall, as npm ci runs it): PGlite's initdb making the embedded
+ * database's empty cluster, in a folder of its own: its peak and time.
+ */
+async function installStep() {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-template-'))
+  const started = performance.now()
+  const child = spawn(process.execPath, [...postinstall.flags, postinstall.file, join(dir, 'pglite')], { env: { ...process.env, ...postinstall.env }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const watched = watch(child)
+  try {
+    const [code] = (await once(child, 'exit')) as [number | null]
+    if (code !== 0) throw new Error(`the install's step exited with ${code}`)
+    return { peak: watched.peak(), seconds: (performance.now() - started) / 1000 }
+  } finally {
+    watched.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const install = await installStep()
+process.stdout.write(`the install's step (postinstall: the empty cluster): peak ${mb(install.peak)}, ${install.seconds.toFixed(1)} s\n`)
+// The starts below copy the install's cluster, as they do after npm ci: made here if this checkout
+// was installed without it (npm ci --ignore-scripts).
+const made = spawnSync(process.execPath, [...postinstall.flags, postinstall.file], { env: { ...process.env, ...postinstall.env }, stdio: 'inherit' })
+if (made.status !== 0) throw new Error("the install's step failed")
 const floor = await pgliteFloor()
 process.stdout.write(`bare PGlite (the floor): peak while opening ${mb(floor.startPeak)}, at rest ${mb(floor.idle)}\n`)
 /** A later start on a folder the first one made (every start after a deployment's first): its peak until 10 s after the banner. */
@@ -164,6 +198,6 @@ if (database) {
 } else {
   process.stdout.write("PostgreSQL: not measured (no server answered)\n")
 }
-const figures = { seconds, restSeconds, connections, startEnv, nodeFlags, ceilings, floor, embedded, postgres }
+const figures = { seconds, restSeconds, connections, startEnv, nodeFlags, ceilings, install, floor, embedded, postgres }
 // The table docs/performance.md shows (npm run bench writes it there), then the figures.
 process.stdout.write(`\n${memoryTable(figures)}\n\n${JSON.stringify(figures)}\n`)

@@ -1,10 +1,11 @@
 // Opens the database: embedded PGlite in a data folder (one process at a time) or a PostgreSQL
 // server when a URL is given. Both come back as the same Kysely instance.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import { CompiledQuery, Kysely, PostgresDialect, type Compilable } from 'kysely'
 import pg from 'pg'
+import { copyPgliteTemplate, EMBEDDED_SETTINGS, pgliteTemplateDir } from './pglite-template.ts'
 import type { Database } from './schema.ts'
 
 const INT8_OID = 20
@@ -203,16 +204,15 @@ function lockDataDir(dir: string): () => void {
   throw new DataDirLockedError(`could not lock the data folder ${dir}`)
 }
 
-/** postgresql.conf for the embedded database of a deployment. */
-const EMBEDDED_SETTINGS = ['shared_buffers = 32MB']
-
 /**
  * Embedded PostgreSQL. `dataDir` null keeps everything in memory (tests, benchmarks), started
  * from `snapshot` when given: a data folder PGlite dumped, which skips initdb and migrations.
- * `settings` are postgresql.conf lines for that in-memory server. Kysely reaches it through
- * FastPgliteDialect (pglite-dialect.ts): each SQL text prepared once, one call per query.
+ * `settings` are postgresql.conf lines for that in-memory server. A data folder's first open
+ * copies the empty cluster the install made (`template`, by default the install's; when there is
+ * none, PGlite runs initdb). Kysely reaches it through FastPgliteDialect (pglite-dialect.ts): each
+ * SQL text prepared once, one call per query.
  */
-export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[] } = {}): Promise<OpenedDatabase> {
+export async function openPglite(dataDir: string | null, options: { snapshot?: Blob; settings?: string[]; template?: string } = {}): Promise<OpenedDatabase> {
   // Loaded here, not with this module: a service on PostgreSQL never holds PGlite's code.
   const [{ PGlite }, { FastPgliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect.ts')])
   let unlock = () => {}
@@ -228,10 +228,14 @@ export async function openPglite(dataDir: string | null, options: { snapshot?: B
     mkdirSync(dir, { recursive: true })
     unlock = lockDataDir(dir)
     try {
+      // A folder PGlite began and did not finish (before the install made a template) is left to
+      // PGlite, which runs initdb in it as it always has.
+      const folder = join(dir, 'pglite')
+      if (!existsSync(folder)) copyPgliteTemplate(options.template ?? pgliteTemplateDir(), folder)
       // 32 MB of shared buffers rather than PGlite's 128: one process's database fits, and the
       // WebAssembly memory PGlite reserves for them is never given back (docs/performance.md,
       // "Memory and start-up").
-      pglite = new PGlite({ dataDir: join(dir, 'pglite'), parsers: { [INT8_OID]: parseInt8 }, postgresqlconf: options.settings ?? EMBEDDED_SETTINGS })
+      pglite = new PGlite({ dataDir: folder, parsers: { [INT8_OID]: parseInt8 }, postgresqlconf: options.settings ?? EMBEDDED_SETTINGS })
       await pglite.waitReady
     } catch (error) {
       unlock()

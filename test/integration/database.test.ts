@@ -2,7 +2,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { childNodeFlags, migratedPgliteFolder, openTestDatabase, startTestService, testDatabase } from '../support/harness.ts'
@@ -95,6 +96,54 @@ test('a second process opening the same PGlite folder is refused with a clear me
     assert.match(openInChild(dir), /^opened/)
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+/** A folder's files, by path under it, for comparing two clusters' layouts. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1)).sort()
+}
+
+test("a new data folder starts from the install's empty cluster, whole even after a crash midway; without one PGlite runs initdb", { skip: testDatabase !== 'pglite', timeout: 120_000 }, async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'pix-template-'))
+  try {
+    // The install's step, as npm ci runs it (package.json's postinstall), into a folder of the test's.
+    const template = join(scratch, 'template')
+    const made = spawnSync(process.execPath, [...childNodeFlags, 'scripts/pglite-template.ts', template], { encoding: 'utf8', timeout: 60_000 })
+    assert.equal(made.status, 0, made.stdout + made.stderr)
+    assert.ok(existsSync(join(template, 'PG_VERSION')))
+    assert.deepEqual(readdirSync(scratch), ['template'], 'nothing is left beside it')
+
+    const { openPglite } = await import('../../src/store/database.ts')
+    const { migrateToLatest, migrations } = await import('../../src/store/migrate.ts')
+    // What a copy interrupted by a crash leaves: a folder under another name, never taken for a database.
+    const copied = join(scratch, 'copied')
+    mkdirSync(join(copied, 'pglite.partial'), { recursive: true })
+    writeFileSync(join(copied, 'pglite.partial', 'PG_VERSION'), '17\n')
+    const database = await openPglite(copied, { template })
+    try {
+      assert.deepEqual(await migrateToLatest(database.db), Object.keys(migrations))
+      const row = await sql<{ applied: number }>`select count(*)::int8 as applied from kysely_migration`.execute(database.db)
+      assert.equal(row.rows[0]!.applied, Object.keys(migrations).length)
+    } finally {
+      await database.close()
+    }
+    assert.deepEqual(readdirSync(copied).sort(), ['pglite'])
+
+    // Installed with --ignore-scripts: no template, and PGlite's own initdb makes the same cluster.
+    const initdb = join(scratch, 'initdb')
+    const fallback = await openPglite(initdb, { template: join(scratch, 'none') })
+    try {
+      const row = await sql<{ one: number }>`select 1 as one`.execute(fallback.db)
+      assert.equal(row.rows[0]!.one, 1)
+    } finally {
+      await fallback.close()
+    }
+    const relations = (dir: string) => filesUnder(dir).filter((file) => /^(base|global)\//.test(file))
+    assert.ok(relations(template).length > 100)
+    assert.deepEqual(relations(join(initdb, 'pglite')), relations(template))
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
   }
 })
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { migratedPgliteFolder, skipOnSecondDatabase, startTestService, type TestService } from '../support/harness.ts'
 
 const read = (path: string) => readFileSync(path, 'utf8')
@@ -44,6 +45,12 @@ test("the Dockerfile installs and starts as the tested production install does, 
   assert.match(dockerfile, /DATA_DIR=\/home\/node\/data/)
   // The files npm ci needs are copied before it runs.
   assert.match(dockerfile, /^COPY --chown=node:node package\.json package-lock\.json \.npmrc \.\/$/m)
+  // So are the files the install's own step runs (package.json's postinstall), and what they import.
+  const beforeInstall = dockerfile.slice(0, dockerfile.search(/^RUN npm ci/m))
+  const postinstall = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.postinstall!
+  const script = postinstall.split(/\s+/).at(-1)!
+  const imported = [...read(script).matchAll(/^import .* from '\.\.\/(.+)'$/gm)].map((match) => match[1]!)
+  for (const file of [script, ...imported]) assert.ok(beforeInstall.includes(`COPY --chown=node:node ${file} ${dirname(file)}/\n`), `${file} is copied before npm ci`)
   assert.match(read('.dockerignore'), /^\*\*\/node_modules$/m)
 })
 

@@ -7,14 +7,15 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { openTestDatabase, testDatabase } from '../support/harness.ts'
 import { sandboxBanner } from '../support/production-rig.ts'
 
 // Run once, in the PostgreSQL half: that half waits on the server most of the time, so the
-// install's 25 s (mostly unpacking the 190 MB Node package) costs the suite's wall time little.
+// install's 25 s (mostly unpacking the 190 MB Node package, then 5 s making the embedded database's
+// empty cluster) costs the suite's wall time little.
 const skip = testDatabase === 'pglite' ? 'run once, in the PostgreSQL half: the database does not change it' : false
 
 test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeout: 300_000 }, async () => {
@@ -31,6 +32,9 @@ test('npm ci --omit=dev && npm start serves from a clean folder', { skip, timeou
     // The machine's npm (not the pinned Node's), as on a fresh machine.
     execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: folder, stdio: 'pipe' })
     assert.ok(!existsSync(join(folder, 'node_modules/typescript')), 'dev dependencies were installed')
+    // The install's own step (postinstall) made the empty cluster a new embedded data folder copies.
+    const { version } = JSON.parse(readFileSync(join(folder, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }
+    assert.ok(existsSync(join(folder, `node_modules/.cache/pix-charge-service/pglite-${version}/PG_VERSION`)), 'the install made no empty cluster')
     // The rehearsal's fakes need the dev dependencies: here they say which install they need, not a stack.
     const fakes = spawnSync('npm', ['run', '--silent', 'fakes'], { cwd: folder, env: { PATH: process.env.PATH, HOME: process.env.HOME, FAKES_PORT: '0', FAKES_DATA_DIR: join(folder, 'fakes') }, encoding: 'utf8', timeout: 60_000 })
     assert.equal(fakes.status, 1, fakes.stdout + fakes.stderr)
