@@ -5,7 +5,7 @@ import type { Database } from './schema.ts'
 
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
-  // A payout's three moves each queue a mail, and the lane reads and settles each: these three
+  // A payout's three moves each queue a mail, and the lane reads and settles them: these three
   // statements are built once (docs/performance.md, "Withdrawals").
   // The message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), built from
   // the row the statement inserts. Parameters: code id, address, sealed text, created, send before,
@@ -24,12 +24,18 @@ export function mailRepository(db: Kysely<Database>) {
       .returning('id'))
     .selectFrom('job')
     .select(notifying('send_mail')))
-  const byId = compiledOnce(db, 'mail-by-id', () => db.selectFrom('mail_outbox').selectAll().where('id', '=', 0))
-  // Parameters: sent_at, last_attempt_at, the id.
-  const sent = compiledOnce(db, 'mail-sent', () => db.updateTable('mail_outbox')
-    .set({ state: sql.lit('sent'), sent_at: new Date(0), last_attempt_at: new Date(0), last_error: sql.lit(null) })
-    .where('id', '=', 0).where('state', '=', sql.lit('pending'))
-    .returning('code_id'))
+  // The mail lane reads and settles the messages of a batch of send_mail jobs at once. Parameters:
+  // the ids; sent_at, last_attempt_at and the ids (a code's state follows its message).
+  const byIds = compiledOnce(db, 'mail-by-ids', () => db.selectFrom('mail_outbox').selectAll().where(sql<boolean>`id = any(${[]}::int8[])`))
+  const sent = compiledOnce(db, 'mail-sent', () => db
+    .with('sent', (query) => query
+      .updateTable('mail_outbox')
+      .set({ state: sql.lit('sent'), sent_at: new Date(0), last_attempt_at: new Date(0), last_error: sql.lit(null) })
+      .where(sql<boolean>`id = any(${[]}::int8[])`).where('state', '=', sql.lit('pending'))
+      .returning('code_id'))
+    .updateTable('wallet_codes')
+    .set({ mail_state: sql.lit('sent') })
+    .where('id', 'in', (eb) => eb.selectFrom('sent').select('code_id')))
 
   return {
     /**
@@ -53,16 +59,20 @@ export function mailRepository(db: Kysely<Database>) {
       await queued([values.codeId, values.to, values.sealed, values.now, values.sendBefore, values.now, values.now, JOBS_CHANNEL, 'send_mail'])
     },
 
-    async find(id: number) {
-      return (await byId([id]))[0]
+    /** The messages with these ids (those still there). */
+    findMany(ids: readonly number[]) {
+      return byIds([ids])
     },
 
-    /** The message left the outbox one way or another; its code's state follows. */
-    async settle(id: number, outcome: { state: 'sent' | 'failed'; now: Date; error?: string }): Promise<void> {
-      const [row] = outcome.state === 'sent'
-        ? await sent([outcome.now, outcome.now, id])
-        : await db.updateTable('mail_outbox').set({ state: 'failed', last_error: outcome.error ?? null }).where('id', '=', id).where('state', '=', 'pending').returning('code_id').execute()
-      if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: outcome.state }).where('id', '=', row.code_id).execute()
+    /** The server took these messages: they leave the outbox, in one statement, and their codes' states follow. */
+    async markSent(ids: readonly number[], now: Date): Promise<void> {
+      if (ids.length > 0) await sent([now, now, ids])
+    },
+
+    /** The message will never be sent (sealed with a retired key, or its code expired); its code's state follows. */
+    async markFailed(id: number, error: string): Promise<void> {
+      const [row] = await db.updateTable('mail_outbox').set({ state: 'failed', last_error: error }).where('id', '=', id).where('state', '=', 'pending').returning('code_id').execute()
+      if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: 'failed' }).where('id', '=', row.code_id).execute()
     },
 
     async recordFailure(id: number, error: string, now: Date): Promise<void> {
