@@ -290,6 +290,9 @@ async function startRig(kind: DatabaseKind, options: { pixOuts: boolean }): Prom
       PRICE_SOURCE_URL: 'http://127.0.0.1:1/ticker',
       LIQUID_NETWORK: 'elementsregtest', ELEMENTS_RPC_URL: neighbours.elementsUrl, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: neighbours.password, ELEMENTS_WALLET: 'treasury',
       TREASURY_POLL_SECONDS: String(POLL_SECONDS),
+      // Leases outlast the clock's jump of POLL_SECONDS: at a 30 s lease, the jobs running at the
+      // jump (mails being sent) were free to claim again at once, and some mails went twice.
+      JOB_LEASE_SECONDS: '300',
       // One token per owner makes all of that owner's requests: the per-token API limit is not what is measured.
       RATE_LIMIT_PER_MINUTE: '0',
     })
