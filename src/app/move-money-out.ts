@@ -13,11 +13,11 @@ import { formatAmount, type Currency } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
-import type { LockedWithdrawal } from '../store/withdrawals.ts'
+import type { Account, MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal } from '../store/schema.ts'
+import type { LockedWithdrawal, WithdrawalChange } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
-import { queueMail } from './queue-mail.ts'
+import { queueMail, sealedMail, type MailToQueue } from './queue-mail.ts'
 import { destinationLabel } from './withdrawal-records.ts'
 import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
 import type { PayoutOwner, PayoutStep } from '../store/payouts.ts'
@@ -36,8 +36,6 @@ export type WithdrawalMoveResult =
 export type WithdrawalMove = {
   /** The event with the facts it needs, read under the locks; null: nothing to decide. */
   event: (store: Store, withdrawal: Withdrawal, now: Date) => Promise<WithdrawalEvent | null>
-  /** What the caller learnt, written with the move (a stored transaction, the provider's reply). */
-  record?: Updateable<WithdrawalsTable>
   /** Written in the same transaction once the move is applied (an operator's audit entry). */
   after?: (store: Store, before: Withdrawal, after: Withdrawal, now: Date) => Promise<void>
 }
@@ -64,20 +62,34 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', withdrawal }
   if (decision.outcome === 'refused') return { kind: 'refused', withdrawal, code: decision.code }
   for (const effect of decision.effects) await carryOut(deps, withdrawal, effect, now, known)
-  const moved = await store.withdrawals.update(withdrawal.id, {
-    ...move.record,
+  const change: WithdrawalChange = {
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,
     updated_at: now,
     ...timestampOf(decision.status, now),
-  })
-  await notify(deps, moved, now, known)
+  }
+  let moved: Withdrawal
+  if (known) {
+    // Every change reaches the owner by e-mail: queued by the statement that writes it, from the
+    // row as it will be (docs/performance.md, "Withdrawals").
+    moved = await store.withdrawals.updateWithMail(withdrawal.id, change, sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, known, now)))
+    await queueWebhook(deps, moved, known.account, now)
+  } else {
+    moved = await store.withdrawals.update(withdrawal.id, change)
+    // Nothing a move writes changes the account's row, which is locked: as read now, it is current.
+    const account = await store.accounts.findById(withdrawal.account_id)
+    const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
+    if (account && destination) {
+      await queueMail(deps, ownerMail(deps, moved, { account, destination }, now))
+      await queueWebhook(deps, moved, account, now)
+    }
+  }
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved }
 }
 
-function timestampOf(status: WithdrawalStatus, now: Date): Updateable<WithdrawalsTable> {
+function timestampOf(status: WithdrawalStatus, now: Date): Pick<WithdrawalChange, 'confirmed_at' | 'sent_at' | 'completed_at'> {
   if (status === 'confirmed') return { confirmed_at: now }
   if (status === 'sent') return { sent_at: now }
   if (status === 'completed') return { completed_at: now }
@@ -123,18 +135,13 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
       return
     }
     case 'notify_owner':
-      // After the row is written (below), so the e-mail and the webhook carry the new status.
+      // With the row's write (below): the e-mail and the webhook carry the new status.
       return
   }
 }
 
-/** Every change reaches the owner by e-mail and, for a withdrawal made with a webhook_url, the merchant's receiver. */
-async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, known: Omit<LockedWithdrawal, 'withdrawal'> | undefined): Promise<void> {
-  const { store } = deps
-  // Nothing a move writes changes the account's row, which is locked: as read with the lock, it is current.
-  const account = known?.account ?? (await store.accounts.findById(withdrawal.account_id))
-  const destination = known?.destination ?? (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))
-  if (!account || !destination) return
+/** The owner's e-mail about the withdrawal's new status. */
+function ownerMail(deps: WithdrawalDeps, withdrawal: Withdrawal, { account, destination }: Omit<LockedWithdrawal, 'withdrawal'>, now: Date): MailToQueue {
   const texts = catalogues[withdrawal.lang]
   const reason = withdrawal.failure_code ?? withdrawal.review_reason
   const values = {
@@ -145,11 +152,16 @@ async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, k
     detail: reason === null ? '' : ` ${texts.withdrawalReasons[reason]}`,
     url: `${deps.baseUrl}/wallet/withdrawals/${withdrawal.id}`,
   }
-  await queueMail(deps, {
+  return {
     to: account.email, subject: fill(texts.mail.withdrawalStatusSubject, values), text: fill(texts.mail.withdrawalStatusText, values),
     codeId: null, now, sendBefore: new Date(now.getTime() + 24 * 3_600_000),
-  })
+  }
+}
+
+/** A withdrawal made with a webhook_url: every change reaches the merchant's receiver too. */
+async function queueWebhook(deps: WithdrawalDeps, withdrawal: Withdrawal, account: Pick<Account, 'email'>, now: Date): Promise<void> {
   if (withdrawal.webhook_url === null) return
+  const { store } = deps
   const payout = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
   const event = `withdrawal.${withdrawal.status}`
   const id = `msg_${randomBytes(16).toString('hex')}`

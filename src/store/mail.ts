@@ -3,14 +3,14 @@ import { compiledOnce } from './database.ts'
 import { JOBS_CHANNEL, notifying } from './jobs.ts'
 import type { Database } from './schema.ts'
 
-/** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
-export function mailRepository(db: Kysely<Database>) {
-  // A payout's three moves each queue a mail, and the lane reads and settles them: these three
-  // statements are built once (docs/performance.md, "Withdrawals").
-  // The message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), built from
-  // the row the statement inserts. Parameters: code id, address, sealed text, created, send before,
-  // the job's run_at and created_at, and the notification's channel and kind.
-  const queued = compiledOnce(db, 'mail-queued', () => db
+/**
+ * A message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), as the CTEs
+ * 'queued' and 'job' of a statement: the mail is queued by the statement of the change that
+ * causes it. Their parameters come first: code id, address, sealed text, created, send before, the
+ * job's run_at and created_at. The statement notifies the runners (select notifying('send_mail')).
+ */
+export function withQueuedMail(db: Kysely<Database>) {
+  return db
     .with('queued', (query) => query
       .insertInto('mail_outbox')
       .values({ code_id: 0, to_address: '', sealed: '', state: sql.lit('pending'), created_at: new Date(0), send_before: new Date(0) })
@@ -22,10 +22,18 @@ export function mailRepository(db: Kysely<Database>) {
         sql.lit('send_mail').as('kind'), sql<string>`jsonb_build_object('mailId', queued.id)`.as('payload'), sql<Date>`${new Date(0)}`.as('run_at'), sql<Date>`${new Date(0)}`.as('created_at'),
       ]))
       .returning('id'))
-    .selectFrom('job')
-    .select(notifying('send_mail')))
-  // The mail lane reads and settles the messages of a batch of send_mail jobs at once. Parameters:
-  // the ids; sent_at, last_attempt_at and the ids (a code's state follows its message).
+}
+
+/** A message to queue, sealed: withQueuedMail's first parameters. */
+export type QueuedMail = { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }
+export const queuedMailParameters = (mail: QueuedMail) => [mail.codeId, mail.to, mail.sealed, mail.now, mail.sendBefore, mail.now, mail.now]
+
+/** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
+export function mailRepository(db: Kysely<Database>) {
+  // A payout's three moves each queue a mail, and the lane reads and settles them: these three
+  // statements are built once (docs/performance.md, "Withdrawals"). Parameters of the queueing:
+  // withQueuedMail's, then the notification's channel and kind.
+  const queued = compiledOnce(db, 'mail-queued', () => withQueuedMail(db).selectFrom('job').select(notifying('send_mail')))
   const byIds = compiledOnce(db, 'mail-by-ids', () => db.selectFrom('mail_outbox').selectAll().where(sql<boolean>`id = any(${[]}::int8[])`))
   const sent = compiledOnce(db, 'mail-sent', () => db
     .with('sent', (query) => query
@@ -45,7 +53,7 @@ export function mailRepository(db: Kysely<Database>) {
      * code for the same purpose (the newer code is the one that matters); other mail supersedes
      * nothing and is never superseded.
      */
-    async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<void> {
+    async queue(values: QueuedMail): Promise<void> {
       const superseded = values.codeId === null ? [] : await db
         .updateTable('mail_outbox')
         .set({ state: 'superseded' })
@@ -56,7 +64,7 @@ export function mailRepository(db: Kysely<Database>) {
         .execute()
       const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))
       if (codeIds.length > 0) await db.updateTable('wallet_codes').set({ mail_state: 'superseded' }).where('id', 'in', codeIds).execute()
-      await queued([values.codeId, values.to, values.sealed, values.now, values.sendBefore, values.now, values.now, JOBS_CHANNEL, 'send_mail'])
+      await queued([...queuedMailParameters(values), JOBS_CHANNEL, 'send_mail'])
     },
 
     /** The messages with these ids (those still there). */

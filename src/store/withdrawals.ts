@@ -4,12 +4,17 @@ import type { Account, Database, Payout, Withdrawal, WithdrawalDestination, With
 import { olderThan, type RowKey } from './keyset.ts'
 import { accountApart } from './accounts.ts'
 import { compiledOnce } from './database.ts'
+import { JOBS_CHANNEL, notifying } from './jobs.ts'
+import { queuedMailParameters, withQueuedMail, type QueuedMail } from './mail.ts'
 import { payoutApart } from './payouts.ts'
 
 
 /** What a withdrawal's moves need of its destination: kind, key and label (never changed once confirmed) and its state. */
 export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label' | 'state'>
 export type LockedWithdrawal = { withdrawal: Withdrawal; account: Account; destination: DestinationShown }
+
+/** What a withdrawal's move writes: its status, why, when (each timestamp only in its own status). */
+export type WithdrawalChange = Pick<Withdrawal, 'status' | 'review_reason' | 'failure_code' | 'updated_at'> & Partial<Pick<Withdrawal, 'confirmed_at' | 'sent_at' | 'completed_at'>>
 
 /** The statement below's row: the withdrawal's columns, then its account's and its payout's named apart, and the destination's. */
 type LockedRow = Withdrawal & { destination__type: DestinationShown['type']; destination__value: string; destination__label: string | null; destination__state: DestinationShown['state'] }
@@ -36,6 +41,22 @@ export function withdrawalsRepository(db: Kysely<Database>) {
   })
   const lockedAlone = locked(false)
   const lockedWithPayout = locked(true)
+  // A move's change and the owner's e-mail about it, with its send_mail job, in one statement
+  // (docs/performance.md, "Withdrawals"). Parameters: withQueuedMail's; the status, review reason,
+  // failure code, updated_at, confirmed_at, sent_at and completed_at (null: left as they are), the
+  // id; the notification's channel and kind.
+  const movedWithMail = compiledOnce(db, 'withdrawal-moved-with-mail', () => withQueuedMail(db)
+    .with('moved', (query) => query
+      .updateTable('withdrawals')
+      .set({
+        status: sql<WithdrawalStatus>`${''}`, review_reason: sql<Withdrawal['review_reason']>`${''}`, failure_code: sql<Withdrawal['failure_code']>`${''}`, updated_at: new Date(0),
+        confirmed_at: sql<Date>`coalesce(${new Date(0)}, confirmed_at)`, sent_at: sql<Date>`coalesce(${new Date(0)}, sent_at)`, completed_at: sql<Date>`coalesce(${new Date(0)}, completed_at)`,
+      })
+      .where('id', '=', '')
+      .returningAll())
+    .selectFrom('moved')
+    .selectAll('moved')
+    .select(notifying('send_mail')))
 
   /**
    * The withdrawal and its account, locked, with what its e-mails and its payout's start need of
@@ -137,6 +158,18 @@ export function withdrawalsRepository(db: Kysely<Database>) {
 
     async update(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** A move's change written with the owner's e-mail about it queued, in one statement; throws when there is no such withdrawal. */
+    async updateWithMail(id: string, change: WithdrawalChange, mail: QueuedMail): Promise<Withdrawal> {
+      const [row] = await movedWithMail([
+        ...queuedMailParameters(mail),
+        change.status, change.review_reason, change.failure_code, change.updated_at, change.confirmed_at ?? null, change.sent_at ?? null, change.completed_at ?? null, id,
+        JOBS_CHANNEL, 'send_mail',
+      ])
+      if (!row) throw new Error(`no withdrawal ${id}`)
+      const { notified: _notified, ...withdrawal } = row
+      return withdrawal
     },
 
     /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */
