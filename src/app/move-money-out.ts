@@ -14,7 +14,7 @@ import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type Wit
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
 import type { Account, MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal } from '../store/schema.ts'
-import type { LockedWithdrawal, WithdrawalChange } from '../store/withdrawals.ts'
+import type { LockedWithdrawal, PayoutChange, WithdrawalChange } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
 import { queueMail, sealedMail, type MailToQueue } from './queue-mail.ts'
@@ -30,7 +30,7 @@ export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; b
 export type WithdrawalMoveResult =
   | { kind: 'not_found' }
   | { kind: 'unchanged'; withdrawal: Withdrawal }
-  | { kind: 'moved'; withdrawal: Withdrawal }
+  | { kind: 'moved'; withdrawal: Withdrawal; payout?: Payout }
   | { kind: 'refused'; withdrawal: Withdrawal; code: WithdrawalRefusal }
 
 export type WithdrawalMove = {
@@ -51,9 +51,10 @@ export async function moveWithdrawal(deps: WithdrawalDeps, id: string, move: Wit
 /**
  * Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed
  * as it is made); `known` is the account's row and what the e-mail says of the destination, when
- * the caller has them.
+ * the caller has them. `payout`, the move of the payout it follows, locked, not yet written: a
+ * move writes it in its own statement (answered with the result), else the caller writes it.
  */
-export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>): Promise<WithdrawalMoveResult> {
+export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>, payout?: { id: string; change: PayoutChange }): Promise<WithdrawalMoveResult> {
   const { store } = deps
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
@@ -70,10 +71,13 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
     ...timestampOf(decision.status, now),
   }
   let moved: Withdrawal
+  let movedPayout: Payout | undefined
   if (known) {
-    // Every change reaches the owner by e-mail: queued by the statement that writes it, from the
-    // row as it will be (docs/performance.md, "Withdrawals").
-    moved = await store.withdrawals.updateWithMail(withdrawal.id, change, sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, known, now)))
+    // Every change reaches the owner by e-mail: queued by the statement that writes it (and the
+    // payout's move it follows), from the row as it will be (docs/performance.md, "Withdrawals").
+    const mail = sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, known, now))
+    if (payout) ({ withdrawal: moved, payout: movedPayout } = await store.withdrawals.updateWithPayoutAndMail(withdrawal.id, change, payout, mail))
+    else moved = await store.withdrawals.updateWithMail(withdrawal.id, change, mail)
     await queueWebhook(deps, moved, known.account, now)
   } else {
     moved = await store.withdrawals.update(withdrawal.id, change)
@@ -86,7 +90,7 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
     }
   }
   await move.after?.(store, withdrawal, moved, now)
-  return { kind: 'moved', withdrawal: moved }
+  return { kind: 'moved', withdrawal: moved, ...(movedPayout ? { payout: movedPayout } : {}) }
 }
 
 function timestampOf(status: WithdrawalStatus, now: Date): Pick<WithdrawalChange, 'confirmed_at' | 'sent_at' | 'completed_at'> {
@@ -242,14 +246,31 @@ export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: P
   const decision = decidePayout({ status: payout.status, signed: payout.tx_hex !== null, reviewReason: payout.review_reason }, event)
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', payout }
   if (decision.outcome === 'refused') return { kind: 'refused', payout, code: decision.code }
-  const moved = await store.payouts.update(id, {
+  const change = {
     ...move.record,
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,
     updated_at: now,
     ...payoutTimestampOf(decision.status, now),
-  })
+  }
+  // A withdrawal's payout that opens no replacement, with nothing but its confirmations learnt:
+  // the withdrawal follows it in the statement that writes both (docs/performance.md,
+  // "Withdrawals"). Its effects (a job, a posting) need nothing of the row but what it will be.
+  const follows = move.ownerMoved || owner?.kind !== 'withdrawal' || owner.locked.withdrawal.id !== payout.withdrawal_id ? null : owner.locked
+  if (follows && !decision.effects.some((effect) => effect.kind === 'open_replacement') && Object.keys(move.record ?? {}).every((column) => column === 'confirmations')) {
+    const next = { ...payout, ...change }
+    for (const effect of decision.effects) {
+      if (effect.kind === 'queue_send') await store.jobs.enqueue('send_payout', { payoutId: id }, now, now)
+      if (effect.kind === 'post_network_fee') await postNetworkFee(store, next, now)
+    }
+    const { withdrawal, ...known } = follows
+    const followed = await moveLockedWithdrawal(deps, withdrawal, { event: async () => ({ kind: 'payout', outcome: { status: next.status, reason: next.review_reason, code: next.failure_code } }) }, known, { id, change })
+    const moved = followed.kind === 'moved' && followed.payout ? followed.payout : await store.payouts.update(id, change)
+    await move.after?.(store, payout, moved, now)
+    return { kind: 'moved', payout: moved }
+  }
+  const moved = await store.payouts.update(id, change)
   // The payout the owner follows: a replacement, when one was opened in its place.
   let followed = moved
   for (const effect of decision.effects) {
