@@ -13,11 +13,11 @@ import { formatAmount, type Currency } from '../domain/money.ts'
 import { decideWithdrawal, type WithdrawalEffect, type WithdrawalEvent, type WithdrawalRefusal, type WithdrawalStatus } from '../domain/withdrawal.ts'
 import { catalogues, fill } from '../i18n/catalogue.ts'
 import type { MailSeal } from '../mail/sealed-mail.ts'
-import type { MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal, WithdrawalsTable } from '../store/schema.ts'
-import type { LockedWithdrawal } from '../store/withdrawals.ts'
+import type { Account, MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal } from '../store/schema.ts'
+import type { LockedWithdrawal, PayoutChange, WithdrawalChange } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
-import { queueMail } from './queue-mail.ts'
+import { queueMail, sealedMail, type MailToQueue } from './queue-mail.ts'
 import { destinationLabel } from './withdrawal-records.ts'
 import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
 import type { PayoutOwner, PayoutStep } from '../store/payouts.ts'
@@ -30,14 +30,12 @@ export type WithdrawalDeps = { store: Store; clock: Clock; mailSeal: MailSeal; b
 export type WithdrawalMoveResult =
   | { kind: 'not_found' }
   | { kind: 'unchanged'; withdrawal: Withdrawal }
-  | { kind: 'moved'; withdrawal: Withdrawal }
+  | { kind: 'moved'; withdrawal: Withdrawal; payout?: Payout }
   | { kind: 'refused'; withdrawal: Withdrawal; code: WithdrawalRefusal }
 
 export type WithdrawalMove = {
   /** The event with the facts it needs, read under the locks; null: nothing to decide. */
   event: (store: Store, withdrawal: Withdrawal, now: Date) => Promise<WithdrawalEvent | null>
-  /** What the caller learnt, written with the move (a stored transaction, the provider's reply). */
-  record?: Updateable<WithdrawalsTable>
   /** Written in the same transaction once the move is applied (an operator's audit entry). */
   after?: (store: Store, before: Withdrawal, after: Withdrawal, now: Date) => Promise<void>
 }
@@ -53,9 +51,10 @@ export async function moveWithdrawal(deps: WithdrawalDeps, id: string, move: Wit
 /**
  * Inside a transaction that holds the withdrawal's and its account's locks (a withdrawal confirmed
  * as it is made); `known` is the account's row and what the e-mail says of the destination, when
- * the caller has them.
+ * the caller has them. `payout`, the move of the payout it follows, locked, not yet written: a
+ * move writes it in its own statement (answered with the result), else the caller writes it.
  */
-export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>): Promise<WithdrawalMoveResult> {
+export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Withdrawal, move: WithdrawalMove, known?: Omit<LockedWithdrawal, 'withdrawal'>, payout?: { id: string; change: PayoutChange }): Promise<WithdrawalMoveResult> {
   const { store } = deps
   const now = deps.clock.now()
   const event = await move.event(store, withdrawal, now)
@@ -64,20 +63,37 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', withdrawal }
   if (decision.outcome === 'refused') return { kind: 'refused', withdrawal, code: decision.code }
   for (const effect of decision.effects) await carryOut(deps, withdrawal, effect, now, known)
-  const moved = await store.withdrawals.update(withdrawal.id, {
-    ...move.record,
+  const change: WithdrawalChange = {
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,
     updated_at: now,
     ...timestampOf(decision.status, now),
-  })
-  await notify(deps, moved, now, known)
+  }
+  let moved: Withdrawal
+  let movedPayout: Payout | undefined
+  if (known) {
+    // Every change reaches the owner by e-mail: queued by the statement that writes it (and the
+    // payout's move it follows), from the row as it will be (docs/performance.md, "Withdrawals").
+    const mail = sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, known, now))
+    if (payout) ({ withdrawal: moved, payout: movedPayout } = await store.withdrawals.updateWithPayoutAndMail(withdrawal.id, change, payout, mail))
+    else moved = await store.withdrawals.updateWithMail(withdrawal.id, change, mail)
+    await queueWebhook(deps, moved, known.account, now)
+  } else {
+    moved = await store.withdrawals.update(withdrawal.id, change)
+    // Nothing a move writes changes the account's row, which is locked: as read now, it is current.
+    const account = await store.accounts.findById(withdrawal.account_id)
+    const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
+    if (account && destination) {
+      await queueMail(deps, ownerMail(deps, moved, { account, destination }, now))
+      await queueWebhook(deps, moved, account, now)
+    }
+  }
   await move.after?.(store, withdrawal, moved, now)
-  return { kind: 'moved', withdrawal: moved }
+  return { kind: 'moved', withdrawal: moved, ...(movedPayout ? { payout: movedPayout } : {}) }
 }
 
-function timestampOf(status: WithdrawalStatus, now: Date): Updateable<WithdrawalsTable> {
+function timestampOf(status: WithdrawalStatus, now: Date): Pick<WithdrawalChange, 'confirmed_at' | 'sent_at' | 'completed_at'> {
   if (status === 'confirmed') return { confirmed_at: now }
   if (status === 'sent') return { sent_at: now }
   if (status === 'completed') return { completed_at: now }
@@ -123,18 +139,13 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
       return
     }
     case 'notify_owner':
-      // After the row is written (below), so the e-mail and the webhook carry the new status.
+      // With the row's write (below): the e-mail and the webhook carry the new status.
       return
   }
 }
 
-/** Every change reaches the owner by e-mail and, for a withdrawal made with a webhook_url, the merchant's receiver. */
-async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, known: Omit<LockedWithdrawal, 'withdrawal'> | undefined): Promise<void> {
-  const { store } = deps
-  // Nothing a move writes changes the account's row, which is locked: as read with the lock, it is current.
-  const account = known?.account ?? (await store.accounts.findById(withdrawal.account_id))
-  const destination = known?.destination ?? (await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id))
-  if (!account || !destination) return
+/** The owner's e-mail about the withdrawal's new status. */
+function ownerMail(deps: WithdrawalDeps, withdrawal: Withdrawal, { account, destination }: Omit<LockedWithdrawal, 'withdrawal'>, now: Date): MailToQueue {
   const texts = catalogues[withdrawal.lang]
   const reason = withdrawal.failure_code ?? withdrawal.review_reason
   const values = {
@@ -145,11 +156,16 @@ async function notify(deps: WithdrawalDeps, withdrawal: Withdrawal, now: Date, k
     detail: reason === null ? '' : ` ${texts.withdrawalReasons[reason]}`,
     url: `${deps.baseUrl}/wallet/withdrawals/${withdrawal.id}`,
   }
-  await queueMail(deps, {
+  return {
     to: account.email, subject: fill(texts.mail.withdrawalStatusSubject, values), text: fill(texts.mail.withdrawalStatusText, values),
     codeId: null, now, sendBefore: new Date(now.getTime() + 24 * 3_600_000),
-  })
+  }
+}
+
+/** A withdrawal made with a webhook_url: every change reaches the merchant's receiver too. */
+async function queueWebhook(deps: WithdrawalDeps, withdrawal: Withdrawal, account: Pick<Account, 'email'>, now: Date): Promise<void> {
   if (withdrawal.webhook_url === null) return
+  const { store } = deps
   const payout = await store.payouts.latestOf({ withdrawalId: withdrawal.id })
   const event = `withdrawal.${withdrawal.status}`
   const id = `msg_${randomBytes(16).toString('hex')}`
@@ -230,14 +246,31 @@ export async function moveLockedPayout(deps: PayoutMoveDeps, id: string, move: P
   const decision = decidePayout({ status: payout.status, signed: payout.tx_hex !== null, reviewReason: payout.review_reason }, event)
   if (decision.outcome === 'unchanged') return { kind: 'unchanged', payout }
   if (decision.outcome === 'refused') return { kind: 'refused', payout, code: decision.code }
-  const moved = await store.payouts.update(id, {
+  const change = {
     ...move.record,
     status: decision.status,
     review_reason: decision.reviewReason,
     failure_code: decision.failureCode,
     updated_at: now,
     ...payoutTimestampOf(decision.status, now),
-  })
+  }
+  // A withdrawal's payout that opens no replacement, with nothing but its confirmations learnt:
+  // the withdrawal follows it in the statement that writes both (docs/performance.md,
+  // "Withdrawals"). Its effects (a job, a posting) need nothing of the row but what it will be.
+  const follows = move.ownerMoved || owner?.kind !== 'withdrawal' || owner.locked.withdrawal.id !== payout.withdrawal_id ? null : owner.locked
+  if (follows && !decision.effects.some((effect) => effect.kind === 'open_replacement') && Object.keys(move.record ?? {}).every((column) => column === 'confirmations')) {
+    const next = { ...payout, ...change }
+    for (const effect of decision.effects) {
+      if (effect.kind === 'queue_send') await store.jobs.enqueue('send_payout', { payoutId: id }, now, now)
+      if (effect.kind === 'post_network_fee') await postNetworkFee(store, next, now)
+    }
+    const { withdrawal, ...known } = follows
+    const followed = await moveLockedWithdrawal(deps, withdrawal, { event: async () => ({ kind: 'payout', outcome: { status: next.status, reason: next.review_reason, code: next.failure_code } }) }, known, { id, change })
+    const moved = followed.kind === 'moved' && followed.payout ? followed.payout : await store.payouts.update(id, change)
+    await move.after?.(store, payout, moved, now)
+    return { kind: 'moved', payout: moved }
+  }
+  const moved = await store.payouts.update(id, change)
   // The payout the owner follows: a replacement, when one was opened in its place.
   let followed = moved
   for (const effect of decision.effects) {

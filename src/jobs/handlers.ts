@@ -1,7 +1,7 @@
 // What each kind of job does: the matching use case or the webhook sender.
 import { expireCharge } from '../app/expire-charge.ts'
 import { reconcileCharge } from '../app/reconcile-charge.ts'
-import { sendQueuedMail } from '../app/send-queued-mail.ts'
+import { sendQueuedMails } from '../app/send-queued-mail.ts'
 import { notifySale } from '../app/notify-sale.ts'
 import { sendOperatorDigest } from '../app/operator-digest.ts'
 import type { Operator } from '../domain/operators.ts'
@@ -81,9 +81,12 @@ export function jobHandlers(deps: {
       }
       return { again: new Date(deps.clock.now().getTime() + UNLOCK_EVERY_MS) }
     },
-    async send_mail(payload) {
-      const next = await sendQueuedMail(deps, payload.mailId)
-      return next === null ? { done: true } : { again: next }
+    // The mail lane's jobs due together, sent as one batch (app/send-queued-mail.ts).
+    send_mail: {
+      async batch(jobs) {
+        const next = await sendQueuedMails(deps, jobs.map((job) => job.payload.mailId))
+        return next.map((at) => (at === null ? { done: true } : { again: at }))
+      },
     },
     async notify_sale(payload) {
       await notifySale(deps, payload.chargeId, payload.notice)

@@ -2,7 +2,8 @@
 // lanes: webhook deliveries, bounded in all and per destination host; the charge work (expiry,
 // release, reconciliation, the deposit sweep), which therefore never waits behind a merchant's
 // slow receiver; the payouts, which wait on the treasury node and the provider's withdraw limit;
-// and the Wallet's mail, which never waits behind the others, nor holds them up. Committed work
+// and the Wallet's mail, which never waits behind the others, nor holds them up (its jobs due
+// together run as one batch: one read and one settling statement for them all). Committed work
 // wakes the runner at once (wake(), called on the database's job notifications); a poll catches
 // what is scheduled for later. A job is deleted when its handler finishes (by the runner's next
 // claim, which follows at once), rescheduled when it asks to be, retried with backoff when it
@@ -29,7 +30,14 @@ export type JobControl = {
   requestDone(): void
 }
 
-export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>, job: Job<K>, control: JobControl) => Promise<JobOutcome> }
+export type JobHandler<K extends JobKind> = (payload: JobPayload<K>, job: Job<K>, control: JobControl) => Promise<JobOutcome>
+/**
+ * A kind whose due jobs run together, in one slot of their lane: the mail lane's, whose messages
+ * are read and settled by a statement each for all of them. Answers each job's outcome, in order.
+ */
+export type BatchJobHandler<K extends JobKind> = { batch: (jobs: Array<Job<K>>) => Promise<JobOutcome[]> }
+
+export type JobHandlers = { [K in JobKind]: JobHandler<K> | BatchJobHandler<K> }
 
 const noControl: JobControl = { requestDone() {} }
 
@@ -110,9 +118,17 @@ export function createJobRunner(deps: {
   /** Jobs whose handler finished, still leased, deleted by the next claim (or by stop()). */
   const finished: number[] = []
 
-  /** Generic in the kind: on the union of jobs, TypeScript cannot pair a handler with its payload. */
-  function handle<K extends JobKind>(job: Job<K>, control: JobControl): Promise<JobOutcome> {
-    return deps.handlers[job.kind](job.payload, job, control)
+  /** Whether the kind's jobs run together (a batch handler). */
+  const batches = (kind: JobKind) => 'batch' in deps.handlers[kind]
+
+  /**
+   * Runs jobs of one kind: several only for a batch handler. Generic in the kind: on the union of
+   * jobs, TypeScript cannot pair a handler with its payload.
+   */
+  async function handle<K extends JobKind>(jobs: Array<Job<K>>, control: JobControl): Promise<JobOutcome[]> {
+    const handler = deps.handlers[jobs[0]!.kind] as JobHandler<K> | BatchJobHandler<K>
+    if ('batch' in handler) return handler.batch(jobs)
+    return [await handler(jobs[0]!.payload, jobs[0]!, control)]
   }
 
   /** Renews the leases of the jobs running here, a third of a lease apart, while any runs. */
@@ -131,18 +147,30 @@ export function createJobRunner(deps: {
     }
   }
 
-  async function runOne(job: Job, complete: (id: number) => Promise<void> | void, control: JobControl = noControl): Promise<void> {
-    renewWhileHeld(job.id, true)
+  /** Runs the jobs (of one kind; several only for a batch handler) and records each one's outcome. */
+  async function run(jobs: Job[], complete: (id: number) => Promise<void> | void, control: JobControl = noControl): Promise<void> {
+    for (const job of jobs) renewWhileHeld(job.id, true)
     try {
-      const outcome = await handle(job, control)
-      if ('done' in outcome) await complete(job.id)
-      else await deps.store.jobs.reschedule(job.id, outcome.again)
-    } catch (error) {
-      deps.log.error({ err: error, job: { id: job.id, kind: job.kind } }, 'job failed; will retry')
-      const retryAt = new Date(deps.clock.now().getTime() + backoffAfterFailure(job.attempts))
-      await deps.store.jobs.retry(job.id, retryAt, (error as Error).message ?? String(error))
+      let outcomes: JobOutcome[] | { failed: unknown }
+      try {
+        outcomes = await handle(jobs, control)
+      } catch (error) {
+        outcomes = { failed: error }
+      }
+      for (const [index, job] of jobs.entries()) {
+        try {
+          if (!Array.isArray(outcomes)) throw outcomes.failed
+          const outcome = outcomes[index]!
+          if ('done' in outcome) await complete(job.id)
+          else await deps.store.jobs.reschedule(job.id, outcome.again)
+        } catch (error) {
+          deps.log.error({ err: error, job: { id: job.id, kind: job.kind } }, 'job failed; will retry')
+          const retryAt = new Date(deps.clock.now().getTime() + backoffAfterFailure(job.attempts))
+          await deps.store.jobs.retry(job.id, retryAt, (error as Error).message ?? String(error))
+        }
+      }
     } finally {
-      renewWhileHeld(job.id, false)
+      for (const job of jobs) renewWhileHeld(job.id, false)
     }
   }
 
@@ -166,10 +194,11 @@ export function createJobRunner(deps: {
   }
 
   /**
-   * Starts a claimed job in its lane; the lane's slot is given back, and the runner refilled, when
-   * it ends. A delivery's destination slot may be given back before, when its request is done.
+   * Starts claimed jobs (one, or a batch handler's several) in one slot of their lane; the slot is
+   * given back, and the runner refilled, when they end. A delivery's destination slot may be given
+   * back before, when its request is done.
    */
-  function launch(lane: Lane, job: Job, destination: string | null): void {
+  function launch(lane: Lane, jobs: Job[], destination: string | null): void {
     inFlight[lane]++
     let holdsDestination = destination !== null
     if (destination !== null) perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1)
@@ -189,8 +218,8 @@ export function createJobRunner(deps: {
         if (freeDestination() && inFlight[lane] < limits[lane]) wake([lane])
       },
     }
-    const work = runOne(job, (id) => void finished.push(id), control)
-      .catch((error: unknown) => deps.log.error({ err: error, job: { id: job.id } }, 'job bookkeeping failed'))
+    const work = run(jobs, (id) => void finished.push(id), control)
+      .catch((error: unknown) => deps.log.error({ err: error, jobs: jobs.map((job) => job.id) }, 'job bookkeeping failed'))
       .finally(() => {
         inFlight[lane]--
         freeDestination()
@@ -201,7 +230,10 @@ export function createJobRunner(deps: {
     running.add(work)
   }
 
-  /** Claims as many due jobs as the lane has room for, and starts them. */
+  /**
+   * Claims as many due jobs as the lane has room for, and starts them. A lane whose kinds all run
+   * in batches claims up to BATCH whatever its room, and shares them out over its free slots.
+   */
   async function fill(lane: Lane): Promise<void> {
     if (stopping) return
     const room = limits[lane] - inFlight[lane]
@@ -209,10 +241,19 @@ export function createJobRunner(deps: {
       const now = deps.clock.now()
       const busy = [...perDestination].filter(([, n]) => n >= limits.perDestination).map(([destination]) => destination)
       const spread = lane === 'deliveries' ? { perDestination: limits.perDestination, busy } : undefined
+      const batching = laneKinds[lane].every(batches)
       const jobs = await runnable(await deletingFinished((ids) =>
-        deps.store.jobs.claimDue(now, Math.min(room, BATCH), leaseMs, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
+        deps.store.jobs.claimDue(now, batching ? BATCH : Math.min(room, BATCH), leaseMs, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
       ))
-      for (const job of jobs) {
+      // Each kind's jobs in as many batches as the lane has free slots (the mail lane has one kind).
+      if (batching) {
+        for (const kind of new Set(jobs.map((job) => job.kind))) {
+          const ofKind = jobs.filter((job) => job.kind === kind)
+          const size = Math.ceil(ofKind.length / room)
+          for (let start = 0; start < ofKind.length; start += size) launch(lane, ofKind.slice(start, start + size), null)
+        }
+      }
+      for (const job of batching ? [] : jobs) {
         const destination = job.kind === 'deliver_webhook' ? destinationOf(job) : null
         if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
           // The claim takes up to the bound from each destination not at it, so one with a slot
@@ -223,7 +264,7 @@ export function createJobRunner(deps: {
           await deps.store.jobs.putBack(job.id)
           continue
         }
-        launch(lane, job, destination)
+        launch(lane, [job], destination)
       }
     }
     // Jobs that finished during this fill go with the claim of the fill that follows, if one does.
@@ -266,7 +307,7 @@ export function createJobRunner(deps: {
       const claimed = await deps.store.jobs.claimDue(deps.clock.now(), BATCH, leaseMs)
       if (claimed.length === 0) return ran
       for (const job of await runnable(claimed)) {
-        await runOne(job, (id) => deps.store.jobs.complete([id]))
+        await run([job], (id) => deps.store.jobs.complete([id]))
         ran++
       }
     }

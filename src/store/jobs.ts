@@ -39,6 +39,19 @@ export function jobsRepository(db: Kysely<Database>) {
   // A payout's run after its transaction is sent asks to run again: built once. Parameters: run_at, the id.
   const rescheduled = compiledOnce(db, 'job-rescheduled', () => db.updateTable('jobs')
     .set({ run_at: new Date(0), locked_until: sql.lit(null), last_error: sql.lit(null), attempts: sql.lit(0) }).where('id', '=', 0))
+  // A lane's claim (every lane but the deliveries'), made after each job or batch ends: built once,
+  // its kinds and the finished jobs as arrays (an empty one deletes nothing). Parameters: the
+  // finished ids, the lease's end, the finished ids again, now twice, the kinds, the limit.
+  const laneClaimed = compiledOnce(db, 'jobs-claimed-for-lane', () => db
+    .with('deleted', (query) => query.deleteFrom('jobs').where(anyOf([])))
+    .updateTable('jobs')
+    .set({ locked_until: new Date(0) })
+    .where('id', 'in', db.selectFrom('jobs').select('id')
+      .where(sql<boolean>`id <> all(${[]}::int8[])`)
+      .where(sql<boolean>`run_at <= ${new Date(0)} and (locked_until is null or locked_until <= ${new Date(0)})`)
+      .where(sql<boolean>`kind = any(${[]}::text[])`)
+      .orderBy('run_at').limit(0).forUpdate().skipLocked())
+    .returning(['id', 'kind', 'payload', 'attempts']))
   return {
     /**
      * Queues a job and notifies every instance listening on JOBS_CHANNEL; inside a transaction the
@@ -108,6 +121,10 @@ export function jobsRepository(db: Kysely<Database>) {
       options: { kinds?: JobKind[]; spread?: { perDestination: number; busy: string[] }; finished?: number[] } = {},
     ): Promise<JobRow[]> {
       const { kinds, spread, finished = [] } = options
+      if (kinds && !spread) {
+        const claimed = await laneClaimed([finished, new Date(now.getTime() + leaseMs), finished, now, now, kinds, limit])
+        return claimed.sort((a, b) => a.id - b.id)
+      }
       let picked = db.selectFrom('jobs').select('id')
       // A finished job whose lease ran out must not be leased again by the statement deleting it.
       if (finished.length > 0) picked = picked.where(sql<boolean>`id <> all(${finished}::int8[])`)
@@ -143,7 +160,6 @@ export function jobsRepository(db: Kysely<Database>) {
         picked = picked.where(sql<boolean>`id = any(array(${chosen}))`).where(dueUnindexed)
       } else {
         picked = picked.where(sql<boolean>`run_at <= ${now} and (locked_until is null or locked_until <= ${now})`)
-        if (kinds) picked = picked.where('kind', 'in', kinds)
       }
       // One statement: delete the finished, pick (skipping rows another instance is claiming) and lease.
       const claimed = await (finished.length > 0 ? db.with('deleted', (qc) => qc.deleteFrom('jobs').where(anyOf(finished))) : db)

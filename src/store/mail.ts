@@ -3,14 +3,14 @@ import { compiledOnce } from './database.ts'
 import { JOBS_CHANNEL, notifying } from './jobs.ts'
 import type { Database } from './schema.ts'
 
-/** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
-export function mailRepository(db: Kysely<Database>) {
-  // A payout's three moves each queue a mail, and the lane reads and settles each: these three
-  // statements are built once (docs/performance.md, "Withdrawals").
-  // The message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), built from
-  // the row the statement inserts. Parameters: code id, address, sealed text, created, send before,
-  // the job's run_at and created_at, and the notification's channel and kind.
-  const queued = compiledOnce(db, 'mail-queued', () => db
+/**
+ * A message and its send_mail job, whose payload is { mailId } (store/job-kinds.ts), as the CTEs
+ * 'queued' and 'job' of a statement: the mail is queued by the statement of the change that
+ * causes it. Their parameters come first: code id, address, sealed text, created, send before, the
+ * job's run_at and created_at. The statement notifies the runners (select notifying('send_mail')).
+ */
+export function withQueuedMail(db: Kysely<Database>) {
+  return db
     .with('queued', (query) => query
       .insertInto('mail_outbox')
       .values({ code_id: 0, to_address: '', sealed: '', state: sql.lit('pending'), created_at: new Date(0), send_before: new Date(0) })
@@ -22,14 +22,28 @@ export function mailRepository(db: Kysely<Database>) {
         sql.lit('send_mail').as('kind'), sql<string>`jsonb_build_object('mailId', queued.id)`.as('payload'), sql<Date>`${new Date(0)}`.as('run_at'), sql<Date>`${new Date(0)}`.as('created_at'),
       ]))
       .returning('id'))
-    .selectFrom('job')
-    .select(notifying('send_mail')))
-  const byId = compiledOnce(db, 'mail-by-id', () => db.selectFrom('mail_outbox').selectAll().where('id', '=', 0))
-  // Parameters: sent_at, last_attempt_at, the id.
-  const sent = compiledOnce(db, 'mail-sent', () => db.updateTable('mail_outbox')
-    .set({ state: sql.lit('sent'), sent_at: new Date(0), last_attempt_at: new Date(0), last_error: sql.lit(null) })
-    .where('id', '=', 0).where('state', '=', sql.lit('pending'))
-    .returning('code_id'))
+}
+
+/** A message to queue, sealed: withQueuedMail's first parameters. */
+export type QueuedMail = { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }
+export const queuedMailParameters = (mail: QueuedMail) => [mail.codeId, mail.to, mail.sealed, mail.now, mail.sendBefore, mail.now, mail.now]
+
+/** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
+export function mailRepository(db: Kysely<Database>) {
+  // A payout's three moves each queue a mail, and the lane reads and settles them: these three
+  // statements are built once (docs/performance.md, "Withdrawals"). Parameters of the queueing:
+  // withQueuedMail's, then the notification's channel and kind.
+  const queued = compiledOnce(db, 'mail-queued', () => withQueuedMail(db).selectFrom('job').select(notifying('send_mail')))
+  const byIds = compiledOnce(db, 'mail-by-ids', () => db.selectFrom('mail_outbox').selectAll().where(sql<boolean>`id = any(${[]}::int8[])`))
+  const sent = compiledOnce(db, 'mail-sent', () => db
+    .with('sent', (query) => query
+      .updateTable('mail_outbox')
+      .set({ state: sql.lit('sent'), sent_at: new Date(0), last_attempt_at: new Date(0), last_error: sql.lit(null) })
+      .where(sql<boolean>`id = any(${[]}::int8[])`).where('state', '=', sql.lit('pending'))
+      .returning('code_id'))
+    .updateTable('wallet_codes')
+    .set({ mail_state: sql.lit('sent') })
+    .where('id', 'in', (eb) => eb.selectFrom('sent').select('code_id')))
 
   return {
     /**
@@ -39,7 +53,7 @@ export function mailRepository(db: Kysely<Database>) {
      * code for the same purpose (the newer code is the one that matters); other mail supersedes
      * nothing and is never superseded.
      */
-    async queue(values: { codeId: number | null; to: string; sealed: string; now: Date; sendBefore: Date }): Promise<void> {
+    async queue(values: QueuedMail): Promise<void> {
       const superseded = values.codeId === null ? [] : await db
         .updateTable('mail_outbox')
         .set({ state: 'superseded' })
@@ -50,19 +64,23 @@ export function mailRepository(db: Kysely<Database>) {
         .execute()
       const codeIds = superseded.flatMap((row) => (row.code_id === null ? [] : [row.code_id]))
       if (codeIds.length > 0) await db.updateTable('wallet_codes').set({ mail_state: 'superseded' }).where('id', 'in', codeIds).execute()
-      await queued([values.codeId, values.to, values.sealed, values.now, values.sendBefore, values.now, values.now, JOBS_CHANNEL, 'send_mail'])
+      await queued([...queuedMailParameters(values), JOBS_CHANNEL, 'send_mail'])
     },
 
-    async find(id: number) {
-      return (await byId([id]))[0]
+    /** The messages with these ids (those still there). */
+    findMany(ids: readonly number[]) {
+      return byIds([ids])
     },
 
-    /** The message left the outbox one way or another; its code's state follows. */
-    async settle(id: number, outcome: { state: 'sent' | 'failed'; now: Date; error?: string }): Promise<void> {
-      const [row] = outcome.state === 'sent'
-        ? await sent([outcome.now, outcome.now, id])
-        : await db.updateTable('mail_outbox').set({ state: 'failed', last_error: outcome.error ?? null }).where('id', '=', id).where('state', '=', 'pending').returning('code_id').execute()
-      if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: outcome.state }).where('id', '=', row.code_id).execute()
+    /** The server took these messages: they leave the outbox, in one statement, and their codes' states follow. */
+    async markSent(ids: readonly number[], now: Date): Promise<void> {
+      if (ids.length > 0) await sent([now, now, ids])
+    },
+
+    /** The message will never be sent (sealed with a retired key, or its code expired); its code's state follows. */
+    async markFailed(id: number, error: string): Promise<void> {
+      const [row] = await db.updateTable('mail_outbox').set({ state: 'failed', last_error: error }).where('id', '=', id).where('state', '=', 'pending').returning('code_id').execute()
+      if (row?.code_id != null) await db.updateTable('wallet_codes').set({ mail_state: 'failed' }).where('id', '=', row.code_id).execute()
     },
 
     async recordFailure(id: number, error: string, now: Date): Promise<void> {

@@ -19,13 +19,16 @@ export type PayoutOwner = { withdrawalId: string } | { refundId: string } | { me
 /** A provider reply that failed or was refunded after our DePix left: support looks. */
 const failedAtProvider = ['error', 'canceled', 'refunded']
 
-/** The payout's columns in a row that carries its withdrawal's too (locked with it: store/withdrawals.ts). */
-export const payoutApart = columnsApart<PayoutsTable>('payouts', 'payout', {
+const payoutColumns = {
   id: true, withdrawal_id: true, refund_id: true, merchant_refund_id: true, rail: true, currency: true, amount: true, pix_key: true, tax_number: true, address: true, status: true,
   review_reason: true, failure_code: true, created_by: true, note: true, created_at: true, updated_at: true, sent_at: true, completed_at: true,
   psbt: true, tx_hex: true, txid: true, network_fee_sats: true, confirmations: true, provider_nonce: true, provider_withdrawal_id: true, provider_deposit_address: true,
   provider_deposit_cents: true, provider_expires_at: true, provider_status: true, provider_receipt_url: true, payout_cents: true,
-})
+} as const
+/** The payout's columns in a row that carries its withdrawal's too (locked with it: store/withdrawals.ts). */
+export const payoutApart = columnsApart<PayoutsTable>('payouts', 'payout', payoutColumns)
+/** The same, of the payout a statement moved with its withdrawal (its CTE moved_payout). */
+export const movedPayoutApart = columnsApart<PayoutsTable>('moved_payout', 'payout', payoutColumns)
 
 export function payoutsRepository(db: Kysely<Database>) {
   const stepUpdate = (id: string, values: PayoutStep) => db

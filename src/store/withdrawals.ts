@@ -4,12 +4,20 @@ import type { Account, Database, Payout, Withdrawal, WithdrawalDestination, With
 import { olderThan, type RowKey } from './keyset.ts'
 import { accountApart } from './accounts.ts'
 import { compiledOnce } from './database.ts'
-import { payoutApart } from './payouts.ts'
+import { JOBS_CHANNEL, notifying } from './jobs.ts'
+import { queuedMailParameters, withQueuedMail, type QueuedMail } from './mail.ts'
+import { movedPayoutApart, payoutApart } from './payouts.ts'
 
 
 /** What a withdrawal's moves need of its destination: kind, key and label (never changed once confirmed) and its state. */
 export type DestinationShown = Pick<WithdrawalDestination, 'type' | 'value' | 'label' | 'state'>
 export type LockedWithdrawal = { withdrawal: Withdrawal; account: Account; destination: DestinationShown }
+
+/** What a withdrawal's move writes: its status, why, when (each timestamp only in its own status). */
+export type WithdrawalChange = Pick<Withdrawal, 'status' | 'review_reason' | 'failure_code' | 'updated_at'> & Partial<Pick<Withdrawal, 'confirmed_at' | 'sent_at' | 'completed_at'>>
+
+/** What a payout's move writes when its withdrawal follows in the same statement: status, why, when, and a Liquid payout's confirmations. */
+export type PayoutChange = Pick<Payout, 'status' | 'review_reason' | 'failure_code' | 'updated_at'> & Partial<Pick<Payout, 'sent_at' | 'completed_at' | 'confirmations'>>
 
 /** The statement below's row: the withdrawal's columns, then its account's and its payout's named apart, and the destination's. */
 type LockedRow = Withdrawal & { destination__type: DestinationShown['type']; destination__value: string; destination__label: string | null; destination__state: DestinationShown['state'] }
@@ -36,6 +44,42 @@ export function withdrawalsRepository(db: Kysely<Database>) {
   })
   const lockedAlone = locked(false)
   const lockedWithPayout = locked(true)
+  // A move's change and the owner's e-mail about it, with its send_mail job, in one statement;
+  // for a withdrawal following its payout, the payout's move too (docs/performance.md,
+  // "Withdrawals"). Parameters: withQueuedMail's; the payout's status, review reason, failure
+  // code, updated_at, sent_at, completed_at, confirmations and id; the withdrawal's status, review
+  // reason, failure code, updated_at, confirmed_at, sent_at and completed_at, and id (a null
+  // timestamp or count: left as it is); the notification's channel and kind.
+  const withdrawalMoved = <Q extends { updateTable: Kysely<Database>['updateTable'] }>(query: Q) => query
+    .updateTable('withdrawals')
+    .set({
+      status: sql<WithdrawalStatus>`${''}`, review_reason: sql<Withdrawal['review_reason']>`${''}`, failure_code: sql<Withdrawal['failure_code']>`${''}`, updated_at: new Date(0),
+      confirmed_at: sql<Date>`coalesce(${new Date(0)}, confirmed_at)`, sent_at: sql<Date>`coalesce(${new Date(0)}, sent_at)`, completed_at: sql<Date>`coalesce(${new Date(0)}, completed_at)`,
+    })
+    .where('id', '=', '')
+    .returningAll()
+  const movedWithMail = compiledOnce(db, 'withdrawal-moved-with-mail', () => withQueuedMail(db)
+    .with('moved', withdrawalMoved)
+    .selectFrom('moved')
+    .selectAll('moved')
+    .select(notifying('send_mail')))
+  const movedWithPayoutAndMail = compiledOnce(db, 'withdrawal-moved-with-payout-and-mail', () => withQueuedMail(db)
+    .with('moved_payout', (query) => query
+      .updateTable('payouts')
+      .set({
+        status: sql<Payout['status']>`${''}`, review_reason: sql<Payout['review_reason']>`${''}`, failure_code: sql<Payout['failure_code']>`${''}`, updated_at: new Date(0),
+        sent_at: sql<Date>`coalesce(${new Date(0)}, sent_at)`, completed_at: sql<Date>`coalesce(${new Date(0)}, completed_at)`, confirmations: sql<number>`coalesce(${0}, confirmations)`,
+      })
+      .where('id', '=', '')
+      .returningAll())
+    .with('moved', withdrawalMoved)
+    .selectFrom(['moved', 'moved_payout'])
+    .selectAll('moved')
+    .select(movedPayoutApart.select())
+    .select(notifying('send_mail')))
+  const withdrawalParameters = (id: string, change: WithdrawalChange) => [
+    change.status, change.review_reason, change.failure_code, change.updated_at, change.confirmed_at ?? null, change.sent_at ?? null, change.completed_at ?? null, id,
+  ]
 
   /**
    * The withdrawal and its account, locked, with what its e-mails and its payout's start need of
@@ -137,6 +181,30 @@ export function withdrawalsRepository(db: Kysely<Database>) {
 
     async update(id: string, values: Updateable<WithdrawalsTable>): Promise<Withdrawal> {
       return db.updateTable('withdrawals').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** A move's change written with the owner's e-mail about it queued, in one statement; throws when there is no such withdrawal. */
+    async updateWithMail(id: string, change: WithdrawalChange, mail: QueuedMail): Promise<Withdrawal> {
+      const [row] = await movedWithMail([...queuedMailParameters(mail), ...withdrawalParameters(id, change), JOBS_CHANNEL, 'send_mail'])
+      if (!row) throw new Error(`no withdrawal ${id}`)
+      const { notified: _notified, ...withdrawal } = row
+      return withdrawal
+    },
+
+    /** updateWithMail, with the move of the payout it follows written by the same statement; throws when either is missing. */
+    async updateWithPayoutAndMail(id: string, change: WithdrawalChange, payout: { id: string; change: PayoutChange }, mail: QueuedMail): Promise<{ withdrawal: Withdrawal; payout: Payout }> {
+      const { change: moved } = payout
+      const [row] = await movedWithPayoutAndMail([
+        ...queuedMailParameters(mail),
+        moved.status, moved.review_reason, moved.failure_code, moved.updated_at, moved.sent_at ?? null, moved.completed_at ?? null, moved.confirmations ?? null, payout.id,
+        ...withdrawalParameters(id, change),
+        JOBS_CHANNEL, 'send_mail',
+      ])
+      if (!row) throw new Error(`no withdrawal ${id} with payout ${payout.id}`)
+      const fields = row as unknown as Record<string, unknown>
+      const movedPayout = movedPayoutApart.take<Payout>(fields)
+      const { notified: _notified, ...withdrawal } = fields as unknown as Withdrawal & { notified: unknown }
+      return { withdrawal, payout: movedPayout }
     },
 
     /** BRL cents the account has withdrawn, or is withdrawing, since `since` (for the rolling limits). */

@@ -165,3 +165,28 @@ test('a claimed job whose payload is not its kind\'s is logged and parked, and t
   assert.equal(await draining.runner.runDue(), 0)
   assert.equal(draining.errors.length, 2)
 })
+
+test('a batch handler\'s jobs due together run in one call, in at most the lane\'s slots; each one\'s outcome is kept', async () => {
+  const now = clock.now()
+  for (let mailId = 1; mailId <= 5; mailId++) await store.jobs.enqueue('send_mail', { mailId }, now, now)
+  const calls: number[][] = []
+  let ran!: () => void
+  const allRan = new Promise<void>((resolve) => (ran = resolve))
+  const { runner } = runnerWith({
+    send_mail: {
+      async batch(jobs) {
+        calls.push(jobs.map((job) => job.payload.mailId))
+        if (calls.flat().length === 5) ran()
+        // The third mail's server said "not now": its job alone runs again later.
+        return jobs.map((job) => (job.payload.mailId === 3 ? { again: fromNow(HOUR_MS) } : { done: true }))
+      },
+    },
+  })
+  runner.start(HOUR_MS)
+  await allRan
+  await runner.stop()
+  // The mail lane has two slots: five due jobs went in two batches, none twice.
+  assert.deepEqual(calls, [[1, 2, 3], [4, 5]])
+  const left = await jobRows()
+  assert.deepEqual(left.map((job) => ({ run_at: job.run_at, attempts: job.attempts, locked_until: job.locked_until })), [{ run_at: fromNow(HOUR_MS), attempts: 0, locked_until: null }])
+})

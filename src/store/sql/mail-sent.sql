@@ -1,1 +1,1 @@
-update "mail_outbox" set "state" = 'sent', "sent_at" = $1, "last_attempt_at" = $2, "last_error" = null where "id" = $3 and "state" = 'pending' returning "code_id"
+with "sent" as (update "mail_outbox" set "state" = 'sent', "sent_at" = $1, "last_attempt_at" = $2, "last_error" = null where id = any($3::int8[]) and "state" = 'pending' returning "code_id") update "wallet_codes" set "mail_state" = 'sent' where "id" in (select "code_id" from "sent")

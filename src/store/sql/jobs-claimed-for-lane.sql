@@ -1,0 +1,1 @@
+with "deleted" as (delete from "jobs" where id = any($1::int8[])) update "jobs" set "locked_until" = $2 where "id" in (select "id" from "jobs" where id <> all($3::int8[]) and run_at <= $4 and (locked_until is null or locked_until <= $5) and kind = any($6::text[]) order by "run_at" limit $7 for update skip locked) returning "id", "kind", "payload", "attempts"

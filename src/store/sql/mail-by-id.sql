@@ -1,1 +1,0 @@
-select * from "mail_outbox" where "id" = $1
