@@ -1,4 +1,4 @@
-// Gives memory back once the service goes quiet after work (issue 53). V8's own memory reducer
+// Gives memory back once the service goes quiet after work (docs/performance.md, "Memory"). V8's own memory reducer
 // never collects in this process: it waits for a low allocation rate, and its embedder term reads
 // as high while nothing allocates there at all. Young-generation pages freed under load stay
 // pooled and the old generation keeps its peak size, so the resident size stayed at twice the idle
