@@ -1,6 +1,6 @@
-// Gives memory back once the service goes quiet after work (docs/performance.md, "Memory"). V8's own memory reducer
-// never collects in this process: it waits for a low allocation rate, and its embedder term reads
-// as high while nothing allocates there at all. Young-generation pages freed under load stay
+// Gives memory back once the service goes quiet after work (docs/performance.md, "Memory"). V8's
+// own memory reducer never collects in this process: it waits for a low allocation rate, and its
+// embedder term reads as high while nothing allocates there at all. Young-generation pages freed under load stay
 // pooled and the old generation keeps its peak size, so the resident size stayed at twice the idle
 // figure an hour after a load. `npm start` exposes `gc` (--expose-gc); without it this does nothing.
 import { performance } from 'node:perf_hooks'
