@@ -17,7 +17,7 @@ import type { Account, MerchantRefund, Payout, PayoutsTable, Refund, Withdrawal 
 import type { LockedWithdrawal, PayoutChange, WithdrawalChange } from '../store/withdrawals.ts'
 import type { Store } from '../store/store.ts'
 import { serializeWithdrawalWebhook } from '../webhooks/signature.ts'
-import { queueMail, sealedMail, type MailToQueue } from './queue-mail.ts'
+import { sealedMail, type MailToQueue } from './queue-mail.ts'
 import { destinationLabel } from './withdrawal-records.ts'
 import { decidePayout, isLive, type PayoutEvent, type PayoutRefusal } from '../domain/payout.ts'
 import type { PayoutOwner, PayoutStep } from '../store/payouts.ts'
@@ -72,22 +72,18 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   }
   let moved: Withdrawal
   let movedPayout: Payout | undefined
-  if (known) {
+  // Nothing a move writes changes the account's row, which is locked, nor what the e-mail says of
+  // the destination (fixed once confirmed): read before the write, they are current.
+  const facts = known ?? (await ownerFacts(store, withdrawal))
+  if (facts) {
     // Every change reaches the owner by e-mail: queued by the statement that writes it (and the
     // payout's move it follows), from the row as it will be (docs/performance.md, "Withdrawals").
-    const mail = sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, known, now))
+    const mail = sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, facts, now))
     if (payout) ({ withdrawal: moved, payout: movedPayout } = await store.withdrawals.updateWithPayoutAndMail(withdrawal.id, change, payout, mail))
     else moved = await store.withdrawals.updateWithMail(withdrawal.id, change, mail)
-    await queueWebhook(deps, moved, known.account, now)
+    await queueWebhook(deps, moved, facts.account, now)
   } else {
     moved = await store.withdrawals.update(withdrawal.id, change)
-    // Nothing a move writes changes the account's row, which is locked: as read now, it is current.
-    const account = await store.accounts.findById(withdrawal.account_id)
-    const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
-    if (account && destination) {
-      await queueMail(deps, ownerMail(deps, moved, { account, destination }, now))
-      await queueWebhook(deps, moved, account, now)
-    }
   }
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved, ...(movedPayout ? { payout: movedPayout } : {}) }
@@ -142,6 +138,13 @@ async function carryOut(deps: WithdrawalDeps, withdrawal: Withdrawal, effect: Wi
       // With the row's write (below): the e-mail and the webhook carry the new status.
       return
   }
+}
+
+/** The account and destination a withdrawal's e-mail names, when the caller did not read them with its locks. */
+async function ownerFacts(store: Store, withdrawal: Withdrawal): Promise<Omit<LockedWithdrawal, 'withdrawal'> | undefined> {
+  const account = await store.accounts.findById(withdrawal.account_id)
+  const destination = await store.withdrawals.findDestination(withdrawal.destination_id, withdrawal.account_id)
+  return account && destination ? { account, destination } : undefined
 }
 
 /** The owner's e-mail about the withdrawal's new status. */

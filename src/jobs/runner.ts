@@ -245,26 +245,27 @@ export function createJobRunner(deps: {
       const jobs = await runnable(await deletingFinished((ids) =>
         deps.store.jobs.claimDue(now, batching ? BATCH : Math.min(room, BATCH), leaseMs, { kinds: laneKinds[lane], ...(spread ? { spread } : {}), finished: ids }),
       ))
-      // Each kind's jobs in as many batches as the lane has free slots (the mail lane has one kind).
       if (batching) {
+        // Each kind's jobs in as many batches as the lane has free slots (the mail lane has one kind).
         for (const kind of new Set(jobs.map((job) => job.kind))) {
           const ofKind = jobs.filter((job) => job.kind === kind)
           const size = Math.ceil(ofKind.length / room)
           for (let start = 0; start < ofKind.length; start += size) launch(lane, ofKind.slice(start, start + size), null)
         }
-      }
-      for (const job of batching ? [] : jobs) {
-        const destination = job.kind === 'deliver_webhook' ? destinationOf(job) : null
-        if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
-          // The claim takes up to the bound from each destination not at it, so one with a slot
-          // left can come back with more than fit. The extra is put back as it was, first in its
-          // destination's line: the claims leave a destination at its bound alone, and the one
-          // after a slot of it frees takes it. (Put back for later, it would leave a drain's last
-          // deliveries waiting after the others: docs/performance.md, "The webhook drain".)
-          await deps.store.jobs.putBack(job.id)
-          continue
+      } else {
+        for (const job of jobs) {
+          const destination = job.kind === 'deliver_webhook' ? destinationOf(job) : null
+          if (destination !== null && (perDestination.get(destination) ?? 0) >= limits.perDestination) {
+            // The claim takes up to the bound from each destination not at it, so one with a slot
+            // left can come back with more than fit. The extra is put back as it was, first in its
+            // destination's line: the claims leave a destination at its bound alone, and the one
+            // after a slot of it frees takes it. (Put back for later, it would leave a drain's last
+            // deliveries waiting after the others: docs/performance.md, "The webhook drain".)
+            await deps.store.jobs.putBack(job.id)
+            continue
+          }
+          launch(lane, [job], destination)
         }
-        launch(lane, [job], destination)
       }
     }
     // Jobs that finished during this fill go with the claim of the fill that follows, if one does.
