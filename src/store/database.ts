@@ -51,16 +51,24 @@ function preparedName(text: string): string | undefined {
 const namedStatements = new Map<string, () => Compilable<unknown>>()
 
 /**
+ * Each named statement's SQL, compiled the first time it runs. Kept by name, not by the Kysely
+ * instance that asked: a transaction's store is made anew for each transaction (store.ts), and
+ * a text kept with it was compiled again in every one (a third of the payout worker's Kysely
+ * time, docs/performance.md, "Withdrawals"). Both databases speak one dialect: one text a name.
+ */
+const compiledTexts = new Map<string, string>()
+
+/**
  * A query built with Kysely once and from then on run as its compiled SQL with new parameters, in
  * the order the builder numbered them: the hottest statements skip building and compiling. Each
  * has a name, and its text is checked in as src/store/sql/{name}.sql: a test compares them, so a
  * change of a hand-tuned statement shows in review as SQL, not only as builder calls.
  */
 export function compiledOnce<Row>(db: Kysely<Database>, name: string, build: () => Compilable<Row>): (parameters: readonly unknown[]) => Promise<Row[]> {
-  namedStatements.set(name, build)
-  let text: string | undefined
+  if (!namedStatements.has(name)) namedStatements.set(name, build)
   return async (parameters) => {
-    text ??= build().compile().sql
+    let text = compiledTexts.get(name)
+    if (text === undefined) compiledTexts.set(name, (text = build().compile().sql))
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows
   }
 }
