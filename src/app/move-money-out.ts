@@ -74,17 +74,16 @@ export async function moveLockedWithdrawal(deps: WithdrawalDeps, withdrawal: Wit
   let movedPayout: Payout | undefined
   // Nothing a move writes changes the account's row, which is locked, nor what the e-mail says of
   // the destination (fixed once confirmed): read before the write, they are current.
-  const facts = known ?? (await ownerFacts(store, withdrawal))
-  if (facts) {
-    // Every change reaches the owner by e-mail: queued by the statement that writes it (and the
-    // payout's move it follows), from the row as it will be (docs/performance.md, "Withdrawals").
-    const mail = sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, facts, now))
-    if (payout) ({ withdrawal: moved, payout: movedPayout } = await store.withdrawals.updateWithPayoutAndMail(withdrawal.id, change, payout, mail))
-    else moved = await store.withdrawals.updateWithMail(withdrawal.id, change, mail)
-    await queueWebhook(deps, moved, facts.account, now)
-  } else {
-    moved = await store.withdrawals.update(withdrawal.id, change)
-  }
+  const notify = decision.effects.some((effect) => effect.kind === 'notify_owner')
+  const facts = known ?? (notify || withdrawal.webhook_url !== null ? await ownerFacts(store, withdrawal) : undefined)
+  // The owner's e-mail, when the move is one they are told of (docs/rules.md#withdrawals): queued
+  // by the statement that writes the move (and the payout's move it follows), from the row as it
+  // will be (docs/performance.md, "Withdrawals").
+  const mail = notify && facts ? sealedMail(deps, ownerMail(deps, { ...withdrawal, ...change }, facts, now)) : null
+  if (payout) ({ withdrawal: moved, payout: movedPayout } = await store.withdrawals.updateWithPayout(withdrawal.id, change, payout, mail))
+  else moved = mail ? await store.withdrawals.updateWithMail(withdrawal.id, change, mail) : await store.withdrawals.update(withdrawal.id, change)
+  // Every change reaches a merchant's webhook receiver, if it asked for one.
+  if (facts) await queueWebhook(deps, moved, facts.account, now)
   await move.after?.(store, withdrawal, moved, now)
   return { kind: 'moved', withdrawal: moved, ...(movedPayout ? { payout: movedPayout } : {}) }
 }

@@ -159,6 +159,7 @@ export type WithdrawalEffect =
   | { kind: 'open_payout' }
   /** Its live payout, if any, is told the owner withdrew (it ends, nothing having left). */
   | { kind: 'close_payout' }
+  /** The owner is e-mailed about the move (ownerIsTold). */
   | { kind: 'notify_owner' }
 
 export type WithdrawalDecision = Decision<WithdrawalStatus, ReviewReason, FailureCode, WithdrawalEffect, WithdrawalRefusal>
@@ -168,8 +169,19 @@ const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { re
   status,
   reviewReason: more.reviewReason ?? null,
   failureCode: more.failureCode ?? null,
-  effects: [...effects, { kind: 'notify_owner' }],
+  effects,
 })
+
+/**
+ * Whether the owner is e-mailed about a move (docs/rules.md#withdrawals): when their confirmation
+ * takes effect (confirmed, or held for support at once) and when the withdrawal ends, not at the
+ * steps between (sending, sent, held or sent again later). A request never confirmed that ends
+ * (its code expired, or the owner dropped it) reserved nothing and is not told.
+ */
+export function ownerIsTold(from: WithdrawalStatus, to: WithdrawalStatus): boolean {
+  if (from === 'requested') return to !== 'canceled'
+  return isFinal(to)
+}
 
 /**
  * Every event a withdrawal can meet, and what follows: the next status and what must be done
@@ -178,6 +190,12 @@ const moved = (status: WithdrawalStatus, effects: WithdrawalEffect[], more: { re
  * open, the withdrawal moves only as the payout does.
  */
 export function decideWithdrawal(withdrawal: { status: WithdrawalStatus; amount: number }, event: WithdrawalEvent): WithdrawalDecision {
+  const decision = decideMove(withdrawal, event)
+  if (decision.outcome !== 'moved' || !ownerIsTold(withdrawal.status, decision.status)) return decision
+  return { ...decision, effects: [...decision.effects, { kind: 'notify_owner' }] }
+}
+
+function decideMove(withdrawal: { status: WithdrawalStatus; amount: number }, event: WithdrawalEvent): WithdrawalDecision {
   const { status } = withdrawal
   switch (event.kind) {
     case 'confirm':

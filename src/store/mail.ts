@@ -30,8 +30,8 @@ export const queuedMailParameters = (mail: QueuedMail) => [mail.codeId, mail.to,
 
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
-  // A payout's three moves each queue a mail, and the lane reads and settles them: these three
-  // statements are built once (docs/performance.md, "Withdrawals"). Parameters of the queueing:
+  // A withdrawal's confirmation and its end each queue a mail, and the lane reads and settles
+  // them in batches: these three statements are built once (docs/performance.md, "Withdrawals"). Parameters of the queueing:
   // withQueuedMail's, then the notification's channel and kind.
   const queued = compiledOnce(db, 'mail-queued', () => withQueuedMail(db).selectFrom('job').select(notifying('send_mail')))
   const byIds = compiledOnce(db, 'mail-by-ids', () => db.selectFrom('mail_outbox').selectAll().where(sql<boolean>`id = any(${[]}::int8[])`))
@@ -48,10 +48,9 @@ export function mailRepository(db: Kysely<Database>) {
   return {
     /**
      * Queues a message with the send_mail job that sends it, in one statement that notifies the
-     * runners (a withdrawal's step queues one for its owner each: docs/performance.md,
-     * "Withdrawals"). A code's message supersedes any still waiting for the same address with a
-     * code for the same purpose (the newer code is the one that matters); other mail supersedes
-     * nothing and is never superseded.
+     * runners (docs/performance.md, "Withdrawals"). A code's message supersedes any still waiting
+     * for the same address with a code for the same purpose (the newer code is the one that
+     * matters); other mail supersedes nothing and is never superseded.
      */
     async queue(values: QueuedMail): Promise<void> {
       const superseded = values.codeId === null ? [] : await db

@@ -63,20 +63,28 @@ export function withdrawalsRepository(db: Kysely<Database>) {
     .selectFrom('moved')
     .selectAll('moved')
     .select(notifying('send_mail')))
+  const payoutMoved = <Q extends { updateTable: Kysely<Database>['updateTable'] }>(query: Q) => query
+    .updateTable('payouts')
+    .set({
+      status: sql<Payout['status']>`${''}`, review_reason: sql<Payout['review_reason']>`${''}`, failure_code: sql<Payout['failure_code']>`${''}`, updated_at: new Date(0),
+      sent_at: sql<Date>`coalesce(${new Date(0)}, sent_at)`, completed_at: sql<Date>`coalesce(${new Date(0)}, completed_at)`, confirmations: sql<number>`coalesce(${0}, confirmations)`,
+    })
+    .where('id', '=', '')
+    .returningAll()
   const movedWithPayoutAndMail = compiledOnce(db, 'withdrawal-moved-with-payout-and-mail', () => withQueuedMail(db)
-    .with('moved_payout', (query) => query
-      .updateTable('payouts')
-      .set({
-        status: sql<Payout['status']>`${''}`, review_reason: sql<Payout['review_reason']>`${''}`, failure_code: sql<Payout['failure_code']>`${''}`, updated_at: new Date(0),
-        sent_at: sql<Date>`coalesce(${new Date(0)}, sent_at)`, completed_at: sql<Date>`coalesce(${new Date(0)}, completed_at)`, confirmations: sql<number>`coalesce(${0}, confirmations)`,
-      })
-      .where('id', '=', '')
-      .returningAll())
+    .with('moved_payout', payoutMoved)
     .with('moved', withdrawalMoved)
     .selectFrom(['moved', 'moved_payout'])
     .selectAll('moved')
     .select(movedPayoutApart.select())
     .select(notifying('send_mail')))
+  // The steps the owner is not e-mailed about (sending, sent): the payout's move and the withdrawal's, without a mail.
+  const movedWithPayout = compiledOnce(db, 'withdrawal-moved-with-payout', () => db
+    .with('moved_payout', payoutMoved)
+    .with('moved', withdrawalMoved)
+    .selectFrom(['moved', 'moved_payout'])
+    .selectAll('moved')
+    .select(movedPayoutApart.select()))
   const withdrawalParameters = (id: string, change: WithdrawalChange) => [
     change.status, change.review_reason, change.failure_code, change.updated_at, change.confirmed_at ?? null, change.sent_at ?? null, change.completed_at ?? null, id,
   ]
@@ -191,15 +199,17 @@ export function withdrawalsRepository(db: Kysely<Database>) {
       return withdrawal
     },
 
-    /** updateWithMail, with the move of the payout it follows written by the same statement; throws when either is missing. */
-    async updateWithPayoutAndMail(id: string, change: WithdrawalChange, payout: { id: string; change: PayoutChange }, mail: QueuedMail): Promise<{ withdrawal: Withdrawal; payout: Payout }> {
+    /**
+     * A move's change with the move of the payout it follows, and the owner's e-mail about it when
+     * there is one, written by one statement; throws when either row is missing.
+     */
+    async updateWithPayout(id: string, change: WithdrawalChange, payout: { id: string; change: PayoutChange }, mail: QueuedMail | null): Promise<{ withdrawal: Withdrawal; payout: Payout }> {
       const { change: moved } = payout
-      const [row] = await movedWithPayoutAndMail([
-        ...queuedMailParameters(mail),
+      const moves = [
         moved.status, moved.review_reason, moved.failure_code, moved.updated_at, moved.sent_at ?? null, moved.completed_at ?? null, moved.confirmations ?? null, payout.id,
         ...withdrawalParameters(id, change),
-        JOBS_CHANNEL, 'send_mail',
-      ])
+      ]
+      const [row] = mail === null ? await movedWithPayout(moves) : await movedWithPayoutAndMail([...queuedMailParameters(mail), ...moves, JOBS_CHANNEL, 'send_mail'])
       if (!row) throw new Error(`no withdrawal ${id} with payout ${payout.id}`)
       const fields = row as unknown as Record<string, unknown>
       const movedPayout = movedPayoutApart.take<Payout>(fields)

@@ -247,9 +247,10 @@ test('property: random event sequences from any status: the amount is reserved e
           const decision = decideWithdrawal({ status, amount }, event)
           if (decision.outcome !== 'moved') continue
           const kinds = effectsOf(decision)
-          // Every move tells the owner, once, after the rest.
-          assert.equal(kinds.filter((kind) => kind === 'notify_owner').length, 1)
-          assert.equal(kinds.at(-1), 'notify_owner')
+          // The owner is told of their confirmation and of the end, once, after the rest; of no step between.
+          const told = (before === 'requested' && decision.status !== 'canceled') || (before !== 'requested' && isFinal(decision.status))
+          assert.equal(kinds.filter((kind) => kind === 'notify_owner').length, told ? 1 : 0, `${before} -> ${decision.status}`)
+          if (told) assert.equal(kinds.at(-1), 'notify_owner')
           // A final status moves again only for money that came back after it completed.
           assert.ok(!isFinal(before) || (before === 'completed' && event.kind === 'payout' && event.outcome.status === 'returned'), `${before} moved on ${event.kind}`)
           // Why it waits or ended is said exactly when it waits or ended.
@@ -291,7 +292,8 @@ test('confirm: not allowed wins over the balance; insufficient below the amount;
 test('support meets the facts the owner meets: approve is refused while the account may not withdraw, and opens the payout otherwise', () => {
   const inReview = { status: 'in_review' as const, amount: 5_000 }
   assert.deepEqual(decideWithdrawal(inReview, { kind: 'approve', allowed: false }), { outcome: 'refused', code: 'withdrawal_not_allowed' })
-  assert.deepEqual(effectsOf(decideWithdrawal(inReview, { kind: 'approve', allowed: true })), ['open_payout', 'notify_owner'])
+  // Support's approval is a step, not the owner's confirmation again: no e-mail.
+  assert.deepEqual(effectsOf(decideWithdrawal(inReview, { kind: 'approve', allowed: true })), ['open_payout'])
   assert.deepEqual(decideWithdrawal({ status: 'confirmed', amount: 5_000 }, { kind: 'approve', allowed: true }), { outcome: 'refused', code: 'withdrawal_not_in_review' })
 })
 
@@ -320,4 +322,33 @@ test('a withdrawal follows its payout: sending, waiting with its reason, settled
   // Replayed news changes nothing.
   assert.equal(follow('sent', { status: 'sent', reason: null, code: null }).outcome, 'unchanged')
   assert.equal(follow('failed', { status: 'failed', reason: null, code: 'provider_refused' }).outcome, 'unchanged')
+})
+
+test('the owner is e-mailed when their confirmation takes effect and when the withdrawal ends, not at the steps between', () => {
+  const tells = (status: WithdrawalStatus, event: Parameters<typeof decideWithdrawal>[1]) => {
+    const decision = decideWithdrawal({ status, amount: 5_000 }, event)
+    assert.equal(decision.outcome, 'moved')
+    return effectsOf(decision).includes('notify_owner')
+  }
+  const payout = (status: PayoutOutcome['status'], reason: PayoutOutcome['reason'] = null, code: PayoutOutcome['code'] = null) => ({ kind: 'payout' as const, outcome: { status, reason, code } })
+  // A Liquid withdrawal's way: two e-mails, confirmed and completed.
+  assert.deepEqual([
+    tells('requested', { kind: 'confirm', available: 5_000, allowed: true, review: null }),
+    tells('confirmed', payout('sending')),
+    tells('sending', payout('sent')),
+    tells('sent', payout('completed')),
+  ], [true, false, false, true])
+  // Held at once by its limits: the confirmation is told; the hold later, support's approval and the payout sent again are not.
+  assert.equal(tells('requested', { kind: 'confirm', available: 5_000, allowed: true, review: 'daily_limit' }), true)
+  assert.equal(tells('in_review', { kind: 'approve', allowed: true }), false)
+  assert.equal(tells('sending', payout('in_review', 'treasury_insufficient')), false)
+  assert.equal(tells('in_review', payout('queued')), false)
+  // Every end of a confirmed withdrawal is told: failed, returned, canceled by the owner or by support.
+  assert.equal(tells('sending', payout('failed', null, 'provider_refused')), true)
+  assert.equal(tells('completed', payout('returned', null, 'payout_returned')), true)
+  assert.equal(tells('confirmed', { kind: 'cancel', signed: false }), true)
+  assert.equal(tells('in_review', { kind: 'reject' }), true)
+  // A request never confirmed that ends is not: nothing was reserved.
+  assert.equal(tells('requested', { kind: 'code_expired' }), false)
+  assert.equal(tells('requested', { kind: 'cancel', signed: false }), false)
 })

@@ -20,6 +20,12 @@ const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce
 const liquidAddress = () => newLiquidAddress('elementsregtest', randomBytes(20), BLINDING_KEY)
 
 const balance = async (token: string) => ok(await service.api.get('/api/get-balance', { token })).balances
+/** The subjects of the withdrawal e-mails queued for `email`, oldest first. */
+const withdrawalMails = async (email: string) => {
+  await service.jobs.runDue()
+  const mails = (await service.request({ method: 'GET', url: `/sandbox/outbox?email=${email}` })).body.mails as Array<{ subject: string }>
+  return mails.map((mail) => mail.subject).filter((subject) => subject.startsWith('Seu saque')).reverse()
+}
 const withdrawal = async (token: string, id: string) => ok(await service.api.get(`/api/withdrawals/${id}`, { token }))
 
 test('a Liquid withdrawal through the API: destination confirmed in the Wallet, cool-down, one transaction, completed after 2 blocks, books balanced', async () => {
@@ -59,6 +65,8 @@ test('a Liquid withdrawal through the API: destination confirmed in the Wallet, 
   assert.deepEqual([total('withdrawing'), total('withdrawals_sent')], [0, 9_800])
   const listedWithdrawals = ok(await service.api.get('/api/withdrawals?status=completed', { token: owner.token }))
   assert.deepEqual(listedWithdrawals.withdrawals.map((row) => row.id), [made.body.id])
+  // The owner is e-mailed as it is confirmed and as it ends, not as it is sent.
+  assert.deepEqual(await withdrawalMails(owner.email), ['Seu saque de R$ 100,00: Confirmado, na fila', 'Seu saque de R$ 100,00: Concluído'])
 })
 
 test('a Pix withdrawal in the Wallet: the fees and what arrives shown, a code bound to it, the provider paid once, completed on its word', async () => {
@@ -158,6 +166,8 @@ test('solvency: a withdrawal the treasury cannot cover waits in review, /ops/tre
   await service.jobs.runDue()
   assert.equal((await withdrawal(owner.token, made.id)).status, 'sent')
   assert.equal((await service.ops('GET', '/ops/treasury')).body.treasury.find((row: { currency: string }) => row.currency === 'DEPIX').shortfall, 0)
+  // Held, approved and sent are steps: the owner heard only of the confirmation so far.
+  assert.deepEqual(await withdrawalMails(owner.email), ['Seu saque de R$ 100,00: Confirmado, na fila'])
 })
 
 test('an owner cancels before anything left, the amount comes back; a leaked token cannot add a destination', async () => {
