@@ -105,14 +105,34 @@ export async function startFakeElements(options: FakeElementsOptions) {
   }
 
   const isMine = (scriptHex: string) => ownScripts.has(scriptHex)
-  const spendable = (asset: Currency) => state.coins.filter((coin) => coin.asset === asset && coin.spentBy === null && !coin.locked)
-  const txById = (txid: string) => state.txs.find((tx) => tx.txid === txid)
+  // Coins and transactions by id, and the coins not spent in the order they came: a treasury that
+  // paid thousands of payouts is looked up as a node does, not walked through on every call.
+  const coinsById = new Map<string, Coin>()
+  const txsById = new Map(state.txs.map((tx) => [tx.txid, tx]))
+  const unspent = new Set<Coin>()
+  function indexCoins(): void {
+    coinsById.clear()
+    unspent.clear()
+    for (const coin of state.coins) {
+      coinsById.set(coin.id, coin)
+      if (coin.spentBy === null) unspent.add(coin)
+    }
+  }
+  indexCoins()
+  function addCoin(coin: Coin): void {
+    state.coins.push(coin)
+    coinsById.set(coin.id, coin)
+    unspent.add(coin)
+  }
+  const unspentCoins = () => [...unspent]
+  const spendable = (asset: Currency) => unspentCoins().filter((coin) => coin.asset === asset && !coin.locked)
+  const txById = (txid: string) => txsById.get(txid)
   const assetLabel = (currency: Currency) => (currency === 'BTC' ? 'bitcoin' : options.assets[currency])
 
   function balances(): Record<string, unknown> {
     const trusted: Record<string, unknown> = {}
     for (const currency of currencies) {
-      const total = state.coins.filter((coin) => coin.asset === currency && coin.spentBy === null).reduce((sum, coin) => sum + coin.units, 0n)
+      const total = unspentCoins().filter((coin) => coin.asset === currency).reduce((sum, coin) => sum + coin.units, 0n)
       if (currency === 'BTC' || total > 0n) trusted[assetLabel(currency)] = amount(total)
     }
     return { mine: { trusted, untrusted_pending: { bitcoin: amount(0n) }, immature: { bitcoin: amount(0n) } } }
@@ -246,7 +266,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
         return tx.txid
       }
       for (const id of tx.inputs) {
-        const coin = state.coins.find((candidate) => candidate.id === id)
+        const coin = coinsById.get(id)
         if (!coin) throw new RpcFailure(-25, 'bad-txns-inputs-missingorspent')
         if (coin.spentBy !== null) {
           const spender = txById(coin.spentBy)
@@ -255,14 +275,16 @@ export async function startFakeElements(options: FakeElementsOptions) {
         }
       }
       for (const id of tx.inputs) {
-        const coin = state.coins.find((candidate) => candidate.id === id)!
+        const coin = coinsById.get(id)!
         coin.spentBy = tx.txid
         coin.locked = false
+        unspent.delete(coin)
       }
       tx.outputs.forEach((output, vout) => {
-        if (!output.fee && isMine(output.scriptHex)) state.coins.push({ id: `${tx.txid}:${vout}`, asset: output.asset, units: output.units, scriptHex: output.scriptHex, height: null, locked: false, spentBy: null })
+        if (!output.fee && isMine(output.scriptHex)) addCoin({ id: `${tx.txid}:${vout}`, asset: output.asset, units: output.units, scriptHex: output.scriptHex, height: null, locked: false, spentBy: null })
       })
       state.txs.push(tx)
+      txsById.set(tx.txid, tx)
       save()
       for (const output of tx.outputs) {
         if (output.fee || isMine(output.scriptHex)) continue
@@ -276,7 +298,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
         const tx = decodeTx(hex)
         if (txById(tx.txid)) return { txid: tx.txid, allowed: false, 'reject-reason': 'txn-already-known' }
         for (const id of tx.inputs) {
-          const coin = state.coins.find((candidate) => candidate.id === id)
+          const coin = coinsById.get(id)
           if (!coin || (coin.spentBy !== null && txById(coin.spentBy)?.height != null)) return { txid: tx.txid, allowed: false, 'reject-reason': 'bad-txns-inputs-missingorspent' }
           if (coin.spentBy !== null) return { txid: tx.txid, allowed: false, 'reject-reason': 'txn-mempool-conflict' }
         }
@@ -292,7 +314,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
       return { txid: tx.txid, confirmations: tx.height === null ? 0 : state.height - tx.height + 1, hex: tx.hex, amount: { bitcoin: amount(0n) }, fee: { bitcoin: amount(-fee) }, details }
     },
     listlockunspent() {
-      return state.coins.filter((coin) => coin.locked && coin.spentBy === null).map((coin) => outpoint(coin.id))
+      return unspentCoins().filter((coin) => coin.locked).map((coin) => outpoint(coin.id))
     },
     lockunspent([unlock, outputs]) {
       if (typeof unlock !== 'boolean') throw new RpcFailure(-3, 'Expected type bool for unlock')
@@ -308,7 +330,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
         const { txid, vout } = record(entry)
         if (typeof txid !== 'string' || !/^[0-9a-f]{64}$/.test(txid)) throw new RpcFailure(-8, 'txid must be of length 64 and hexadecimal')
         if (typeof vout !== 'number' || !Number.isInteger(vout) || vout < 0) throw new RpcFailure(-8, 'Invalid parameter, vout cannot be negative')
-        const coin = state.coins.find((candidate) => candidate.id === `${txid}:${vout}`)
+        const coin = coinsById.get(`${txid}:${vout}`)
         if (!coin) throw new RpcFailure(-8, 'Invalid parameter, unknown transaction')
         if (coin.spentBy !== null) throw new RpcFailure(-8, 'Invalid parameter, expected unspent output')
         if (unlock && !coin.locked) throw new RpcFailure(-8, 'Invalid parameter, expected locked output')
@@ -393,29 +415,30 @@ export async function startFakeElements(options: FakeElementsOptions) {
      */
     setBalance(currency: Currency, units: bigint, coins = 1): void {
       state.coins = state.coins.filter((coin) => coin.asset !== currency || coin.spentBy !== null || coin.locked)
+      indexCoins()
       const count = BigInt(coins)
       for (let i = 0n; i < count && units > 0n; i++) {
         const own = ownAddress()
         const share = i === count - 1n ? units - (units / count) * (count - 1n) : units / count
-        state.coins.push({ id: `${randomBytes(32).toString('hex')}:0`, asset: currency, units: share, scriptHex: own.scriptHex, height: state.height, locked: false, spentBy: null })
+        addCoin({ id: `${randomBytes(32).toString('hex')}:0`, asset: currency, units: share, scriptHex: own.scriptHex, height: state.height, locked: false, spentBy: null })
       }
       save()
     },
     balance(currency: Currency): bigint {
-      return state.coins.filter((coin) => coin.asset === currency && coin.spentBy === null).reduce((sum, coin) => sum + coin.units, 0n)
+      return unspentCoins().filter((coin) => coin.asset === currency).reduce((sum, coin) => sum + coin.units, 0n)
     },
     /**
      * Locks every spendable coin (of `currency`, or of all), as a funding whose transaction nobody
      * stored leaves them: the wallet still holds them, and no funding can use them. Answers how many.
      */
     lockCoins(currency?: Currency): number {
-      const coins = state.coins.filter((coin) => coin.spentBy === null && !coin.locked && (currency === undefined || coin.asset === currency))
+      const coins = unspentCoins().filter((coin) => !coin.locked && (currency === undefined || coin.asset === currency))
       for (const coin of coins) coin.locked = true
       save()
       return coins.length
     },
     /** The coins locked now, as listlockunspent names them. */
-    lockedCoins: () => state.coins.filter((coin) => coin.locked && coin.spentBy === null).map((coin) => ({ ...outpoint(coin.id), currency: coin.asset, units: coin.units })),
+    lockedCoins: () => unspentCoins().filter((coin) => coin.locked).map((coin) => ({ ...outpoint(coin.id), currency: coin.asset, units: coin.units })),
     mine,
     height: () => state.height,
     /** An address of someone else's (the fake provider's deposit addresses). */
