@@ -23,8 +23,8 @@ export async function mayWithdraw(store: Store, account: Account, now: Date): Pr
 }
 
 export async function withdrawalBlockers(store: Store, account: Account, now: Date): Promise<WithdrawalBlocker[]> {
-  const blockingCharges = await store.charges.withdrawalBlockers(account.id, new Date(now.getTime() - MED_WINDOW_MS))
-  return blockersOf(account, blockingCharges, await store.ledger.balances(account.id, 'available'))
+  const { blockingCharges, available } = await store.charges.withdrawalFacts(account.id, new Date(now.getTime() - MED_WINDOW_MS))
+  return blockersOf(account, blockingCharges, available)
 }
 
 /** The same for several accounts, in two reads whatever their number, with the balances they were judged on. */

@@ -1,10 +1,12 @@
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { ChargeStatus } from '../domain/charge.ts'
+import type { ClawbackKind } from '../domain/clawback.ts'
 import type { PayerHistory } from '../domain/payer-limits.ts'
 import { accountApart } from './accounts.ts'
 import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
+import type { Balances } from './ledger.ts'
 import type { Account, Charge, ChargesTable, Database } from './schema.ts'
 import { newerThan, olderThan, type RowKey } from './keyset.ts'
 
@@ -81,18 +83,29 @@ export function chargesRepository(db: Kysely<Database>) {
   )
 
   // A claw-back support must look at: will_refund or refunded after a credit, refunded after a partial MED.
+  // The statuses are written into the text (sql.lit): the statement that reads an account's
+  // blockers is built once, and its only parameters are the account and the window's start.
+  const status = (value: ChargeStatus) => sql.lit(value)
+  const clawback = (value: ClawbackKind) => sql.lit(value)
   const toReview = (eb: ExpressionBuilder<Database, 'charges'>) => [
-    eb.and([eb('status', 'in', ['depix_sent', 'after7d']), eb('clawback', 'in', ['will_refund', 'refunded'])]),
-    eb.and([eb('status', '=', 'will_refund'), eb('clawback', '=', 'refunded')]),
+    eb.and([eb('status', 'in', [status('depix_sent'), status('after7d')]), eb('clawback', 'in', [clawback('will_refund'), clawback('refunded')])]),
+    eb.and([eb('status', '=', status('will_refund')), eb('clawback', '=', clawback('refunded'))]),
   ]
   const clawbacksToReview = () => db.selectFrom('charges').where((eb) => eb.or(toReview(eb)))
   // What keeps an account from withdrawing (app/withdrawal-blockers.ts): a claw-back to review or
   // held, or a MED that took part of a payment confirmed since the window's start.
   const blocking = (eb: ExpressionBuilder<Database, 'charges'>, medWindowStart: Date) => eb.or([
     ...toReview(eb),
-    eb.and([eb('status', '=', 'security_hold'), eb('clawback', 'is not', null)]),
-    eb.and([eb('clawback', '=', 'med'), eb('taken_back_all', '=', false), eb('confirmed_at', '>=', medWindowStart)]),
+    eb.and([eb('status', '=', status('security_hold')), eb('clawback', 'is not', null)]),
+    eb.and([eb('clawback', '=', clawback('med')), eb('taken_back_all', '=', sql.lit(false)), eb('confirmed_at', '>=', medWindowStart)]),
   ])
+  // Whether an account may withdraw is read where money is about to leave (every payout's start):
+  // its blocking charges counted and its available balances, in one statement (one row per
+  // currency held, or one row of nulls). Parameters: the account, the window's start, the account.
+  const blockersAndBalances = compiledOnce(db, 'withdrawal-blockers-and-balances', () => db
+    .selectFrom((eb) => eb.selectFrom('charges').select(sql<number>`count(*)::int4`.as('n')).where('account_id', '=', 0).where((where) => blocking(where, new Date(0))).as('blocking'))
+    .leftJoin('account_balances as balance', (join) => join.on('balance.account_id', '=', 0).on('balance.book', '=', sql.lit('available')))
+    .select(['blocking.n', 'balance.currency', 'balance.amount']))
 
   // A new charge's statement: its text depends only on how many jobs it schedules and whether it
   // answers a key, so it is built once per shape rather than on every create, at the event loop's
@@ -214,14 +227,12 @@ export function chargesRepository(db: Kysely<Database>) {
      * claw-back support must look at, or a MED that took part of a payment confirmed since
      * `medWindowStart` (the provider may take the rest).
      */
-    async withdrawalBlockers(accountId: number, medWindowStart: Date): Promise<number> {
-      const row = await db
-        .selectFrom('charges')
-        .select(sql<number>`count(*)::int4`.as('n'))
-        .where('account_id', '=', accountId)
-        .where((eb) => blocking(eb, medWindowStart))
-        .executeTakeFirstOrThrow()
-      return row.n
+    /** The account's charges that keep it from withdrawing (counted), and its available balances. */
+    async withdrawalFacts(accountId: number, medWindowStart: Date): Promise<{ blockingCharges: number; available: Balances }> {
+      const rows = await blockersAndBalances([accountId, medWindowStart, accountId])
+      const available: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
+      for (const row of rows) if (row.currency !== null) available[row.currency] = row.amount!
+      return { blockingCharges: rows[0]!.n, available }
     },
 
     /** Charges the merchant refunded (in part or in full) on which a MED came later: "refunded, then disputed" (docs/rules.md#merchant-refund-statuses). */
