@@ -374,40 +374,58 @@ export async function startFakeElements(options: FakeElementsOptions) {
   const app = Fastify({ logger: false, forceCloseConnections: true })
   const expected = `Basic ${Buffer.from(`${options.user}:${options.password}`).toString('base64')}`
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  /** A call's answer as the node gives it: its HTTP status and body, or 'lost' (a test dropped it). */
+  type Answer = { status: number; body: { result: unknown; error: { code: number; message: string } | null; id: unknown } } | 'lost'
+  async function answer(call: { id?: unknown; method?: unknown; params?: unknown }, path: string): Promise<Answer> {
+    const id = call.id ?? null
+    const method = typeof call.method === 'string' ? call.method : ''
+    const failed = (status: number, code: number, message: string): Answer => ({ status, body: { result: null, error: { code, message }, id } })
+    const handler = Object.hasOwn(methods, method) ? methods[method] : undefined
+    if (!handler) return failed(404, -32601, 'Method not found')
+    if (path !== '/' && path !== `/wallet/${encodeURIComponent(options.wallet)}`) return failed(500, -18, 'Requested wallet does not exist or is not loaded')
+    calls.set(method, (calls.get(method) ?? 0) + 1)
+    try {
+      // 'drop': the call is lost on the way, before the node did anything, or its answer after.
+      if (hook && (await hook(method, 'before')) === 'drop') return 'lost'
+      // The sandbox's "the node refuses": funding as a node that will not pay the address, a
+      // broadcast as one the network rejects.
+      if (refusing.has(method)) throw method === 'sendrawtransaction' ? new RpcFailure(-26, 'bad-txns-refused-by-sandbox') : new RpcFailure(-8, 'the sandbox node refuses to fund this payment')
+      const result = handler(Array.isArray(call.params) ? call.params : [])
+      if (hook && (await hook(method, 'after')) === 'drop') return 'lost'
+      return { status: 200, body: { result, error: null, id } }
+    } catch (error) {
+      if (!(error instanceof RpcFailure)) throw error
+      return failed(500, error.code, error.message)
+    }
+  }
+
   app.post('/*', async (request, reply) => {
     if (request.headers.authorization !== expected) return reply.code(401).header('www-authenticate', 'Basic realm="jsonrpc"').send('')
-    let call: { id?: unknown; method?: unknown; params?: unknown }
+    let call: unknown
     try {
       call = JSON.parse(String(request.body))
     } catch {
       return reply.code(500).type('application/json').send({ result: null, error: { code: -32700, message: 'Parse error' }, id: null })
     }
-    const id = call.id ?? null
     const path = request.url.split('?')[0]!
-    const method = typeof call.method === 'string' ? call.method : ''
-    const handler = Object.hasOwn(methods, method) ? methods[method] : undefined
-    if (!handler) return reply.code(404).type('application/json').send({ result: null, error: { code: -32601, message: 'Method not found' }, id })
-    if (path !== '/' && path !== `/wallet/${encodeURIComponent(options.wallet)}`) {
-      return reply.code(500).type('application/json').send({ result: null, error: { code: -18, message: 'Requested wallet does not exist or is not loaded' }, id })
+    const lost = () => {
+      reply.hijack()
+      request.raw.socket.destroy()
     }
-    calls.set(method, (calls.get(method) ?? 0) + 1)
-    try {
-      // 'drop': the call is lost on the way, before the node did anything, or its answer after.
-      const lost = () => {
-        reply.hijack()
-        request.raw.socket.destroy()
+    // A batch (a JSON array of calls), as the node takes one: each answered in turn, the whole
+    // with HTTP 200 and each call's error in its own answer; one call lost loses the reply.
+    if (Array.isArray(call)) {
+      const answers = []
+      for (const each of call) {
+        const answered = await answer(record(each), path)
+        if (answered === 'lost') return lost()
+        answers.push(answered.body)
       }
-      if (hook && (await hook(method, 'before')) === 'drop') return lost()
-      // The sandbox's "the node refuses": funding as a node that will not pay the address, a
-      // broadcast as one the network rejects.
-      if (refusing.has(method)) throw method === 'sendrawtransaction' ? new RpcFailure(-26, 'bad-txns-refused-by-sandbox') : new RpcFailure(-8, 'the sandbox node refuses to fund this payment')
-      const result = handler(Array.isArray(call.params) ? call.params : [])
-      if (hook && (await hook(method, 'after')) === 'drop') return lost()
-      return reply.type('application/json').send(JSON.stringify({ result, error: null, id }))
-    } catch (error) {
-      if (!(error instanceof RpcFailure)) throw error
-      return reply.code(500).type('application/json').send({ result: null, error: { code: error.code, message: error.message }, id })
+      return reply.type('application/json').send(JSON.stringify(answers))
     }
+    const answered = await answer(record(call), path)
+    if (answered === 'lost') return lost()
+    return reply.code(answered.status).type('application/json').send(JSON.stringify(answered.body))
   })
   const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 })
 

@@ -95,28 +95,54 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     return `Basic ${Buffer.from(cookie).toString('base64')}`
   }
 
-  async function rpc(method: string, params: unknown[], retried = false): Promise<unknown> {
+  /** POSTs `request` (one call or a batch); answers the reply's JSON, or fails as unavailable. */
+  async function exchange(request: unknown, name: string, retried = false): Promise<{ status: number; ok: boolean; reply: unknown }> {
     let response: { status: number; ok: boolean; text: string }
     try {
-      response = await post(JSON.stringify({ jsonrpc: '1.0', id: nextId++, method, params }), await authorization(retried))
+      response = await post(JSON.stringify(request), await authorization(retried))
     } catch (error) {
-      throw new TreasuryUnavailableError(`treasury node unreachable (${method}): ${(error as Error).message}`, { cause: error })
+      throw new TreasuryUnavailableError(`treasury node unreachable (${name}): ${(error as Error).message}`, { cause: error })
     }
-    const { text } = response
     if (response.status === 401) {
-      if (!retried && 'cookieFile' in options.auth) return rpc(method, params, true)
+      if (!retried && 'cookieFile' in options.auth) return exchange(request, name, true)
       throw new TreasuryUnavailableError('the treasury node refused our RPC credentials')
     }
-    let body: Record<string, unknown>
     try {
-      body = record(parseRpcJson(text))
+      return { status: response.status, ok: response.ok, reply: parseRpcJson(response.text) }
     } catch {
-      throw new TreasuryUnavailableError(`treasury node answered ${method} with HTTP ${response.status} and no JSON`)
+      throw new TreasuryUnavailableError(`treasury node answered ${name} with HTTP ${response.status} and no JSON`)
     }
-    const error = record(body.error)
-    if (body.error !== null && body.error !== undefined) throw new RpcError(typeof error.code === 'number' ? error.code : -1, typeof error.message === 'string' ? error.message : 'unknown error')
-    if (!response.ok) throw new TreasuryUnavailableError(`treasury node answered ${method} with HTTP ${response.status}`)
-    return body.result
+  }
+
+  /** A call's result, or its error as an RpcError. */
+  function resultOf(answer: Record<string, unknown>): unknown {
+    const error = record(answer.error)
+    if (answer.error !== null && answer.error !== undefined) throw new RpcError(typeof error.code === 'number' ? error.code : -1, typeof error.message === 'string' ? error.message : 'unknown error')
+    return answer.result
+  }
+
+  async function rpc(method: string, params: unknown[]): Promise<unknown> {
+    const { status, ok, reply } = await exchange({ jsonrpc: '1.0', id: nextId++, method, params }, method)
+    const result = resultOf(record(reply))
+    if (!ok) throw new TreasuryUnavailableError(`treasury node answered ${method} with HTTP ${status}`)
+    return result
+  }
+
+  /**
+   * One method called with each of `paramsList`, in one request (a JSON-RPC batch, which the node
+   * answers in one reply): the results in order. A call the node failed throws its RpcError; a
+   * reply that does not answer each call is the node failing.
+   */
+  async function rpcBatch(method: string, paramsList: unknown[][]): Promise<unknown[]> {
+    if (paramsList.length === 0) return []
+    const ids = paramsList.map(() => nextId++)
+    const { status, reply } = await exchange(paramsList.map((params, i) => ({ jsonrpc: '1.0', id: ids[i], method, params })), method)
+    const answers = new Map((Array.isArray(reply) ? reply : []).map((answer) => [record(answer).id, record(answer)]))
+    return ids.map((id) => {
+      const answer = answers.get(id)
+      if (answer === undefined) throw new TreasuryUnavailableError(`treasury node answered a batch of ${method} with HTTP ${status} and without each call's answer`)
+      return resultOf(answer)
+    })
   }
 
   /**
@@ -317,6 +343,8 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     const outputs = Array.isArray(decoded.outputs) ? decoded.outputs.map(record) : []
     let paying = 0
     let feeUnits = 0n
+    /** The outputs that must be the wallet's own change, by address (null: an output without one). */
+    const change: Array<string | null> = []
     for (const output of outputs) {
       if (output.status !== undefined) throw new TreasuryCheckError(`an output of the transaction is not ready: ${String(output.status)}`)
       const script = record(output.script)
@@ -333,11 +361,16 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
         paying++
         continue
       }
-      const address = typeof script.address === 'string' ? script.address : null
-      const info = address === null ? {} : record(await rpc('getaddressinfo', [address]).catch(unavailable))
-      if (info.ismine !== true) throw new TreasuryCheckError(`the transaction pays ${address ?? 'a script'} that is neither the destination nor the treasury's change`)
+      change.push(typeof script.address === 'string' ? script.address : null)
     }
     if (paying !== 1) throw new TreasuryCheckError(`the transaction pays the destination ${paying} times`)
+    const unnamed = change.indexOf(null)
+    if (unnamed >= 0) throw new TreasuryCheckError('the transaction pays a script that is neither the destination nor the treasury\'s change')
+    // The change outputs (one an asset, usually two) asked about in one request.
+    const infos = await rpcBatch('getaddressinfo', change.map((address) => [address])).catch(unavailable)
+    infos.forEach((info, i) => {
+      if (record(info).ismine !== true) throw new TreasuryCheckError(`the transaction pays ${change[i]} that is neither the destination nor the treasury's change`)
+    })
     return feeUnits
   }
 }
