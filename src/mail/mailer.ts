@@ -27,7 +27,7 @@ export function createSmtpMailer(options: { url: string; from: string; timeoutMs
   url.searchParams.set('greetingTimeout', String(timeout))
   url.searchParams.set('socketTimeout', String(timeout))
   // Kept-open connections (nodemailer's pool), one per mail the lane sends at once: a connection,
-  // greeting and STARTTLS per message cannot keep up with a burst of payouts, four mails each
+  // greeting and STARTTLS per message cannot keep up with a burst of payouts, two mails each
   // (docs/performance.md, "Smaller choices, measured").
   if (!url.searchParams.has('pool')) url.searchParams.set('pool', 'true')
   const transport = nodemailer.createTransport(url.href)
