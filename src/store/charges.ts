@@ -82,11 +82,11 @@ export function chargesRepository(db: Kysely<Database>) {
       .where('id', '=', ''),
   )
 
-  // A claw-back support must look at: will_refund or refunded after a credit, refunded after a partial MED.
   // The statuses are written into the text (sql.lit): the statement that reads an account's
   // blockers is built once, and its only parameters are the account and the window's start.
   const status = (value: ChargeStatus) => sql.lit(value)
   const clawback = (value: ClawbackKind) => sql.lit(value)
+  // A claw-back support must look at: will_refund or refunded after a credit, refunded after a partial MED.
   const toReview = (eb: ExpressionBuilder<Database, 'charges'>) => [
     eb.and([eb('status', 'in', [status('depix_sent'), status('after7d')]), eb('clawback', 'in', [clawback('will_refund'), clawback('refunded')])]),
     eb.and([eb('status', '=', status('will_refund')), eb('clawback', '=', clawback('refunded'))]),
