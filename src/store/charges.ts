@@ -6,7 +6,7 @@ import { accountApart } from './accounts.ts'
 import { compiledOnce } from './database.ts'
 import { answeredKey, type AnsweringKey } from './idempotency.ts'
 import { jobRow, type ScheduledJob } from './jobs.ts'
-import type { Balances } from './ledger.ts'
+import { balancesFrom, type Balances } from './ledger.ts'
 import type { Account, Charge, ChargesTable, Database } from './schema.ts'
 import { newerThan, olderThan, type RowKey } from './keyset.ts'
 
@@ -230,9 +230,7 @@ export function chargesRepository(db: Kysely<Database>) {
     /** The account's charges that keep it from withdrawing (counted), and its available balances. */
     async withdrawalFacts(accountId: number, medWindowStart: Date): Promise<{ blockingCharges: number; available: Balances }> {
       const rows = await blockersAndBalances([accountId, medWindowStart, accountId])
-      const available: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
-      for (const row of rows) if (row.currency !== null) available[row.currency] = row.amount!
-      return { blockingCharges: rows[0]!.n, available }
+      return { blockingCharges: rows[0]!.n, available: balancesFrom(rows) }
     },
 
     /** Charges the merchant refunded (in part or in full) on which a MED came later: "refunded, then disputed" (docs/rules.md#merchant-refund-statuses). */

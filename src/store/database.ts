@@ -53,7 +53,7 @@ const namedStatements = new Map<string, () => Compilable<unknown>>()
 /**
  * Each named statement's SQL, compiled the first time it runs. Kept by name, not by the Kysely
  * instance that asked: a transaction's store is made anew for each transaction (store.ts), and
- * a text kept with it was compiled again in every one (a third of the payout worker's Kysely
+ * a text kept with it was compiled again in every one (most of the payout worker's Kysely
  * time, docs/performance.md, "Withdrawals"). Both databases speak one dialect: one text a name.
  */
 const compiledTexts = new Map<string, string>()

@@ -6,6 +6,13 @@ import type { Database } from './schema.ts'
 
 export type Balances = Record<Currency, number>
 
+/** An account's balances from its rows of one book (a currency without a row holds 0; a null currency, a left join's empty row, is skipped). */
+export function balancesFrom(rows: ReadonlyArray<{ currency: Currency | null; amount: number | null }>): Balances {
+  const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
+  for (const row of rows) if (row.currency !== null) balances[row.currency] = row.amount ?? 0
+  return balances
+}
+
 export function ledgerRepository(db: Kysely<Database>) {
   // get-balance's read; the parameters are the account and the book.
   const balanceRows = compiledOnce(db, 'account-balances', () =>
@@ -61,10 +68,7 @@ export function ledgerRepository(db: Kysely<Database>) {
 
     /** An account's balance in one book, per currency (0 where there is none): one indexed read. */
     async balances(accountId: number, book: Book = 'available'): Promise<Balances> {
-      const rows = await balanceRows([accountId, book])
-      const balances: Balances = { DEPIX: 0, BTC: 0, USDt: 0 }
-      for (const row of rows) balances[row.currency] = row.amount
-      return balances
+      return balancesFrom(await balanceRows([accountId, book]))
     },
 
     /** Several accounts' balances in one book, in one read (a queue of work shows one per row). */

@@ -31,8 +31,9 @@ export const queuedMailParameters = (mail: QueuedMail) => [mail.codeId, mail.to,
 /** The mail outbox: messages sent by the job queue, and what the mail server did with them. */
 export function mailRepository(db: Kysely<Database>) {
   // A withdrawal's confirmation and its end each queue a mail, and the lane reads and settles
-  // them in batches: these three statements are built once (docs/performance.md, "Withdrawals"). Parameters of the queueing:
-  // withQueuedMail's, then the notification's channel and kind.
+  // them in batches: these three statements are built once (docs/performance.md,
+  // "Withdrawals"). Parameters of the queueing: withQueuedMail's, then the notification's channel
+  // and kind.
   const queued = compiledOnce(db, 'mail-queued', () => withQueuedMail(db).selectFrom('job').select(notifying('send_mail')))
   const byIds = compiledOnce(db, 'mail-by-ids', () => db.selectFrom('mail_outbox').selectAll().where(sql<boolean>`id = any(${[]}::int8[])`))
   const sent = compiledOnce(db, 'mail-sent', () => db

@@ -364,8 +364,7 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
       change.push(typeof script.address === 'string' ? script.address : null)
     }
     if (paying !== 1) throw new TreasuryCheckError(`the transaction pays the destination ${paying} times`)
-    const unnamed = change.indexOf(null)
-    if (unnamed >= 0) throw new TreasuryCheckError('the transaction pays a script that is neither the destination nor the treasury\'s change')
+    if (change.includes(null)) throw new TreasuryCheckError('the transaction pays a script that is neither the destination nor the treasury\'s change')
     // The change outputs (one an asset, usually two) asked about in one request.
     const infos = await rpcBatch('getaddressinfo', change.map((address) => [address])).catch(unavailable)
     infos.forEach((info, i) => {
