@@ -137,7 +137,8 @@ type Neighbours = {
   mine: (blocks: number) => Promise<void>
   /** How many transactions paid each script the wallet does not own. */
   paidScripts: () => Promise<Record<string, number>>
-  rpcCalls: () => Promise<number>
+  /** RPC calls the node answered, and the HTTP requests they came in (a batch is one). */
+  rpcCalls: () => Promise<{ calls: number; requests: number }>
   mails: () => Promise<number>
   /** CPU seconds the neighbours used so far when they run in a process of their own; 0 in this one. */
   cpuSeconds: () => Promise<number>
@@ -157,7 +158,7 @@ function neighboursOf(parts: Awaited<ReturnType<typeof startNeighbourParts>>): N
       for (const tx of elements.transactions()) for (const output of tx.outputs) paid[output.scriptHex] = (paid[output.scriptHex] ?? 0) + 1
       return paid
     },
-    rpcCalls: async () => Object.values(elements.calls()).reduce((sum, n) => sum + n, 0),
+    rpcCalls: async () => ({ calls: Object.values(elements.calls()).reduce((sum, n) => sum + n, 0), requests: elements.requests() }),
     mails: async () => mail.received(),
     cpuSeconds: async () => 0,
     close: async () => {
@@ -419,6 +420,7 @@ type LiquidRound = {
   /** CPU the rest of the machine used during the drain, in cores (other engineers' work). */
   otherCores: number
   rpcPerWithdrawal: number
+  rpcRequestsPerWithdrawal: number
   /** PostgreSQL only (PGlite's statements do not leave the process). */
   statementsPerWithdrawal: number | null
   mails: number
@@ -509,7 +511,10 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
       serverCpuMsPerWithdrawal: serverCpu === null ? null : round1((serverCpu * 1000) / withdrawalCount),
       neighboursCpuMsPerWithdrawal: round1((neighboursCpu * 1000) / withdrawalCount),
       otherCores: round1(Math.max(0, machineSeconds - ourSeconds - neighboursCpu - (serverCpu ?? 0)) / seconds),
-      rpcPerWithdrawal: round1(((await rig.neighbours.rpcCalls()) - rpcBefore) / withdrawalCount),
+      ...await (async () => {
+        const rpcAfter = await rig.neighbours.rpcCalls()
+        return { rpcPerWithdrawal: round1((rpcAfter.calls - rpcBefore.calls) / withdrawalCount), rpcRequestsPerWithdrawal: round1((rpcAfter.requests - rpcBefore.requests) / withdrawalCount) }
+      })(),
       statementsPerWithdrawal: kind === 'postgres' ? round1(statements / withdrawalCount) : null,
       mails: (await rig.neighbours.mails()) - mailsBefore,
     }
@@ -621,7 +626,7 @@ async function main(): Promise<void> {
       `  ${kind}: sent ${line('sentPerSecond')}/s; completed after 2 blocks ${line('completedPerSecond')}/s; end to end ${line('endToEndPerSecond')}/s (goal ≥ 100/s)\n` +
       `    drain ${line('sentSeconds')} s + ${line('completedSeconds')} s, the outbox empty ${line('mailedSeconds')} s after; setup ${line('setupSeconds')} s, of which queueing through the API ${line('queueSeconds')} s\n` +
       `    CPU per withdrawal: the service ${line('cpuMsPerWithdrawal')} ms, PostgreSQL's backends ${line('serverCpuMsPerWithdrawal')} ms, the fake node and mail sink ${line('neighboursCpuMsPerWithdrawal')} ms; others on the machine ${line('otherCores')} cores\n` +
-      `    ${line('rpcPerWithdrawal')} RPC calls and ${line('statementsPerWithdrawal')} SQL statements per withdrawal; ${line('mails')} mails delivered by the outbox's end\n`,
+      `    ${line('rpcPerWithdrawal')} RPC calls in ${line('rpcRequestsPerWithdrawal')} HTTP requests and ${line('statementsPerWithdrawal')} SQL statements per withdrawal; ${line('mails')} mails delivered by the outbox's end\n`,
     )
   }
   for (const figures of pix) {

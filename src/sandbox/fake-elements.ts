@@ -68,6 +68,8 @@ export async function startFakeElements(options: FakeElementsOptions) {
   let hook: ((method: string, phase: 'before' | 'after') => Promise<'drop' | void>) | null = null
   const refusing = new Set<string>()
   const calls = new Map<string, number>()
+  /** HTTP requests taken, a batch one however many calls it holds. */
+  let requests = 0
 
   function load(): { height: number; coins: Coin[]; txs: Tx[]; mine: string[] } {
     if (options.stateFile) {
@@ -401,6 +403,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
 
   app.post('/*', async (request, reply) => {
     if (request.headers.authorization !== expected) return reply.code(401).header('www-authenticate', 'Basic realm="jsonrpc"').send('')
+    requests++
     let call: unknown
     try {
       call = JSON.parse(String(request.body))
@@ -481,6 +484,7 @@ export async function startFakeElements(options: FakeElementsOptions) {
     transactions: () => state.txs.map((tx) => ({ txid: tx.txid, height: tx.height, outputs: tx.outputs.filter((output) => !output.fee && !isMine(output.scriptHex)).map((output) => ({ address: output.address, scriptHex: output.scriptHex, currency: output.asset, units: output.units })) })),
     /** How many times each RPC method was called. */
     calls: () => Object.fromEntries(calls),
+    requests: () => requests,
     /** Whether the node refuses to fund payments, and to broadcast transactions (a sandbox control). */
     refuse(refusals: { fund?: boolean; broadcast?: boolean }): { fund: boolean; broadcast: boolean } {
       for (const [name, method] of [['fund', 'walletcreatefundedpsbt'], ['broadcast', 'sendrawtransaction']] as const) {
