@@ -70,13 +70,18 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
     const withdrawals: Array<{ id: string; scriptHex: string | null }> = []
     for (const { kill: [method, phase], id: destinationId, scriptHex } of liquid) {
       let armed = true
+      // The worker may reach the node before the request that queued the payout is answered (on a
+      // busy machine): the kill waits for that answer, so the test always learns the withdrawal.
+      let asked: ReturnType<typeof withdraw> | undefined
       treasury.elements.setHook(async (called, when) => {
         if (!armed || called !== method || when !== phase) return
         armed = false
+        await asked
         await kill()
         return 'drop'
       })
-      const made = ok(await withdraw(1_000, destinationId))
+      asked = withdraw(1_000, destinationId)
+      const made = ok(await asked)
       withdrawals.push({ id: made.id, scriptHex })
       while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
       await start()
@@ -96,13 +101,16 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
         gate.release()
       } else {
         let armed = true
+        let asking: ReturnType<typeof withdraw> | undefined
         treasury.elements.setHook(async (called, when) => {
           if (!armed || called !== where || when !== 'after') return
           armed = false
+          await asking
           await kill()
           return 'drop'
         })
-        asked = await withdraw(2_000, pix.id)
+        asking = withdraw(2_000, pix.id)
+        asked = await asking
         while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
         treasury.elements.setHook(null)
       }
