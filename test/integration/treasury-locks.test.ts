@@ -188,14 +188,19 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     assert.equal(await provider.deliverDelayed(), 1)
 
     // Killed once the node has funded (and locked) and before its answer reaches the service.
+    // (After the service has answered the request that queued the payout, which the worker may outrun.)
     let armed = true
+    const withdraw = () => node.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id }, { token })
+    let asked: ReturnType<typeof withdraw> | undefined
     treasury.elements.setHook(async (called, when) => {
       if (!armed || called !== 'walletcreatefundedpsbt' || when !== 'after') return
       armed = false
+      await asked
       await kill()
       return 'drop'
     })
-    const made = ok(await node.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id }, { token }))
+    asked = withdraw()
+    const made = ok(await asked)
     while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
     treasury.elements.setHook(null)
     assert.equal(treasury.elements.lockedCoins().length, 2, 'the killed funding left both coins locked')
