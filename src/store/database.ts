@@ -38,10 +38,6 @@ const MOST_PREPARED = 1_000
 /** Statements worth preparing: queries and writes (not transaction control, DDL or LISTEN), alone in their text. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b[^;]*$/i
 
-/** Kysely's transaction control, as it words it (PostgresDriver). */
-const TRANSACTION_START = /^\s*(begin|start transaction)\b[^;]*$/i
-const TRANSACTION_END = /^\s*(commit|rollback)\s*$/i
-
 /** The name a SQL text runs under on PostgreSQL, if it is prepared. */
 function preparedName(text: string): string | undefined {
   const known = preparedNames.get(text)
@@ -122,39 +118,9 @@ export function batchedByTurn<Input, Output>(endOfTurn: (flush: () => void) => v
  */
 class PreparingClient extends pg.Client {
   #generation = 0
-  /** A transaction's BEGIN, not yet sent: it leaves with the transaction's first statement. */
-  #heldBegin: string | null = null
-
-  // Pipelined: pg writes a query without waiting for the one before it to be answered. Kysely
-  // awaits every query, so only a held BEGIN and the statement after it are ever on the wire together.
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, pipeline: true } as pg.ClientConfig)
-  }
 
   override query(...args: any[]): any {
     const [text, values] = args
-    const plain = typeof text === 'string' && args.length <= 2 && (values === undefined || (Array.isArray(values) && values.length === 0))
-    // A transaction's BEGIN is held and sent in one write with its first statement: one round
-    // trip, not two, for every transaction (docs/performance.md, "Smaller choices, measured").
-    // BEGIN fails only on a connection that is broken (the statement fails with it) or inside a
-    // failed transaction, which a connection handed out by the pool never is (Kysely rolls back
-    // before releasing it).
-    if (plain && TRANSACTION_START.test(text)) {
-      this.#heldBegin = text
-      return Promise.resolve({ command: 'BEGIN', rowCount: null, rows: [], fields: [] })
-    }
-    const begin = this.#heldBegin
-    if (begin !== null) {
-      this.#heldBegin = null
-      // A transaction that ran nothing ends as if it had begun.
-      if (plain && TRANSACTION_END.test(text)) return Promise.resolve({ command: /^\s*commit/i.test(text) ? 'COMMIT' : 'ROLLBACK', rowCount: null, rows: [], fields: [] })
-      const { stream } = this.connection
-      stream.cork()
-      const began = (super.query as (text: string) => Promise<unknown>)(begin)
-      const answer = this.query(...args) as Promise<unknown>
-      process.nextTick(() => stream.uncork())
-      return Promise.all([began, answer]).then(([, result]) => result)
-    }
     const name = typeof text === 'string' && args.length <= 2 ? preparedName(text) : undefined
     if (name === undefined) return (super.query as (...args: any[]) => any)(...args)
     const run = () => {

@@ -2,7 +2,6 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import net from 'node:net'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -195,55 +194,6 @@ test('on PostgreSQL every query and write is prepared once per connection; trans
     ])
     await opened.close()
   } finally {
-    await database.close()
-  }
-})
-
-test("on PostgreSQL a transaction's BEGIN leaves in one write with its first statement, and the transaction stays whole", { skip: testDatabase !== 'postgres' }, async () => {
-  const database = await openTestDatabase()
-  const { openPostgres } = await import('../../src/store/database.ts')
-  const opened = await openPostgres(database.url!, 1)
-  // Writes to the server's socket, counted where Node hands them to the kernel.
-  const port = Number(new URL(database.url!).port || 5432)
-  let writes = 0
-  const originals = { _write: net.Socket.prototype._write, _writev: net.Socket.prototype._writev }
-  for (const key of ['_write', '_writev'] as const) {
-    net.Socket.prototype[key] = function (this: net.Socket, ...args: unknown[]) {
-      if (this.remotePort === port) writes++
-      return (originals[key] as (...args: unknown[]) => unknown).apply(this, args)
-    } as never
-  }
-  try {
-    await sql`create table held (n int primary key)`.execute(opened.db)
-    writes = 0
-    await opened.db.transaction().execute(async (trx) => {
-      await sql`insert into held values (1)`.execute(trx)
-      await sql`insert into held values (2)`.execute(trx)
-    })
-    // BEGIN with the first insert, the second insert, COMMIT.
-    assert.equal(writes, 3)
-    // A transaction that fails at its first statement (the BEGIN sent with it) or after a write leaves nothing.
-    await assert.rejects(opened.db.transaction().execute(async (trx) => {
-      await sql`insert into held values (3)`.execute(trx)
-      await sql`insert into held values (1)`.execute(trx)
-    }), { code: '23505' })
-    await assert.rejects(opened.db.transaction().execute(async (trx) => {
-      await sql`insert into held values (1)`.execute(trx)
-    }), { code: '23505' })
-    // One that runs nothing, or throws before its first statement, sends nothing.
-    writes = 0
-    await opened.db.transaction().execute(async () => {})
-    await assert.rejects(opened.db.transaction().execute(async () => {
-      throw new Error('before any statement')
-    }), /before any statement/)
-    assert.equal(writes, 0)
-    // The connection is then outside any transaction: a write of its own commits, seen from another.
-    await sql`insert into held values (4)`.execute(opened.db)
-    const rows = await sql<{ n: number }>`select n from held order by n`.execute(database.db)
-    assert.deepEqual(rows.rows.map((row) => row.n), [1, 2, 4])
-  } finally {
-    Object.assign(net.Socket.prototype, originals)
-    await opened.close()
     await database.close()
   }
 })
