@@ -497,6 +497,7 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
     const seconds = (mailedAt - started) / 1000
     const ourSeconds = (cpu.user + cpu.system) / 1e6
     const machineSeconds = (machine.busy - machineBefore.busy) / 100
+    const rpcAfter = await rig.neighbours.rpcCalls()
     return {
       kind,
       setupSeconds: round1(setupSeconds),
@@ -511,10 +512,8 @@ async function liquidRound(kind: DatabaseKind): Promise<LiquidRound> {
       serverCpuMsPerWithdrawal: serverCpu === null ? null : round1((serverCpu * 1000) / withdrawalCount),
       neighboursCpuMsPerWithdrawal: round1((neighboursCpu * 1000) / withdrawalCount),
       otherCores: round1(Math.max(0, machineSeconds - ourSeconds - neighboursCpu - (serverCpu ?? 0)) / seconds),
-      ...await (async () => {
-        const rpcAfter = await rig.neighbours.rpcCalls()
-        return { rpcPerWithdrawal: round1((rpcAfter.calls - rpcBefore.calls) / withdrawalCount), rpcRequestsPerWithdrawal: round1((rpcAfter.requests - rpcBefore.requests) / withdrawalCount) }
-      })(),
+      rpcPerWithdrawal: round1((rpcAfter.calls - rpcBefore.calls) / withdrawalCount),
+      rpcRequestsPerWithdrawal: round1((rpcAfter.requests - rpcBefore.requests) / withdrawalCount),
       statementsPerWithdrawal: kind === 'postgres' ? round1(statements / withdrawalCount) : null,
       mails: (await rig.neighbours.mails()) - mailsBefore,
     }

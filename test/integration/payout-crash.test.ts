@@ -16,6 +16,7 @@ import type { WithdrawalStatus } from '../../sdk/src/types.ts'
 import type { FakeEulenTables } from '../../src/sandbox/fake-eulen-store.ts'
 import { ok } from '../support/api.ts'
 import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
+import { killAtNodeCall } from '../support/treasury.ts'
 
 const OWNER_TAX = '52998224725'
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -69,19 +70,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
 
     const withdrawals: Array<{ id: string; scriptHex: string | null }> = []
     for (const { kill: [method, phase], id: destinationId, scriptHex } of liquid) {
-      let armed = true
-      // The worker may reach the node before the request that queued the payout is answered (on a
-      // busy machine): the kill waits for that answer, so the test always learns the withdrawal.
-      let asked: ReturnType<typeof withdraw> | undefined
-      treasury.elements.setHook(async (called, when) => {
-        if (!armed || called !== method || when !== phase) return
-        armed = false
-        await asked
-        await kill()
-        return 'drop'
-      })
-      asked = withdraw(1_000, destinationId)
-      const made = ok(await asked)
+      const made = ok(await killAtNodeCall(treasury.elements, method, phase, kill, () => withdraw(1_000, destinationId)))
       withdrawals.push({ id: made.id, scriptHex })
       while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
       await start()
@@ -100,17 +89,7 @@ test('kill -9 between every step of a payout: one payout per withdrawal, every w
         await kill()
         gate.release()
       } else {
-        let armed = true
-        let asking: ReturnType<typeof withdraw> | undefined
-        treasury.elements.setHook(async (called, when) => {
-          if (!armed || called !== where || when !== 'after') return
-          armed = false
-          await asking
-          await kill()
-          return 'drop'
-        })
-        asking = withdraw(2_000, pix.id)
-        asked = await asking
+        asked = await killAtNodeCall(treasury.elements, where, 'after', kill, () => withdraw(2_000, pix.id))
         while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
         treasury.elements.setHook(null)
       }

@@ -15,6 +15,7 @@ import { newLiquidAddress, parseLiquidAddress } from '../../src/treasury/liquid-
 import { ok } from '../support/api.ts'
 import { startTestService, type TestService } from '../support/harness.ts'
 import { seedDestination, seedOwner, startProductionRig } from '../support/production-rig.ts'
+import { killAtNodeCall } from '../support/treasury.ts'
 import { confirmedDestination, ownerWithBalance } from '../support/withdrawals.ts'
 
 const BLINDING_KEY = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
@@ -188,19 +189,8 @@ test('kill -9 between funding and storing its PSBT: the next start unlocks the c
     assert.equal(await provider.deliverDelayed(), 1)
 
     // Killed once the node has funded (and locked) and before its answer reaches the service.
-    // (After the service has answered the request that queued the payout, which the worker may outrun.)
-    let armed = true
-    const withdraw = () => node.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id }, { token })
-    let asked: ReturnType<typeof withdraw> | undefined
-    treasury.elements.setHook(async (called, when) => {
-      if (!armed || called !== 'walletcreatefundedpsbt' || when !== 'after') return
-      armed = false
-      await asked
-      await kill()
-      return 'drop'
-    })
-    asked = withdraw()
-    const made = ok(await asked)
+    const made = ok(await killAtNodeCall(treasury.elements, 'walletcreatefundedpsbt', 'after', kill,
+      () => node.api.post('/api/withdrawals', { currency: 'DEPIX', amount: 1_000, destination_id: destination.id }, { token })))
     while (node.running()) await new Promise((resolve) => setTimeout(resolve, 50))
     treasury.elements.setHook(null)
     assert.equal(treasury.elements.lockedCoins().length, 2, 'the killed funding left both coins locked')

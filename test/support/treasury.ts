@@ -23,3 +23,23 @@ export async function startTestTreasury(): Promise<{ elements: FakeElements; env
     env: { LIQUID_NETWORK: 'elementsregtest', ELEMENTS_RPC_URL: elements.url, ELEMENTS_RPC_USER: 'rpc', ELEMENTS_RPC_PASSWORD: password, ELEMENTS_WALLET: 'treasury' },
   }
 }
+
+/**
+ * Kills the spawned service at the first call of `method` the node takes (`before` doing it or
+ * `after`), the call lost with it, and answers `request`'s answer. The kill waits for that answer:
+ * the payout worker may reach the node before the request that queued the payout is answered (on
+ * a busy machine), and the test must learn what it made. The caller clears the hook.
+ */
+export function killAtNodeCall<T>(elements: FakeElements, method: string, phase: 'before' | 'after', kill: () => Promise<void>, request: () => Promise<T>): Promise<T> {
+  let armed = true
+  let asked: Promise<T> | undefined
+  elements.setHook(async (called, when) => {
+    if (!armed || called !== method || when !== phase) return
+    armed = false
+    await asked
+    await kill()
+    return 'drop'
+  })
+  asked = request()
+  return asked
+}
