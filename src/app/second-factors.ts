@@ -4,9 +4,8 @@
 // the outbox. The pages keep the WebAuthn challenge and the TOTP secret being enrolled in the
 // session; everything here is given them and the clock.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON,
 } from '@simplewebauthn/server'
 import { Secret, TOTP } from 'otpauth'
 import type { Clock } from '../clock.ts'
@@ -239,9 +238,14 @@ export async function checkTotp(deps: FactorDeps, request: { holder: Holder; cod
 
 // Passkeys
 
+// Loaded at the first passkey, not with the service: with its ASN.1 and X.509 libraries it is
+// about 290 modules, 170 ms of CPU at every start (docs/performance.md, "Smaller choices, measured").
+const webauthn = () => import('@simplewebauthn/server')
+
 /** Options for navigator.credentials.create(); the caller keeps `challenge` for the answer. */
 export async function passkeyRegistrationOptions(deps: FactorDeps, request: { holder: Holder; userName: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const passkeys = (await deps.store.factors.list(request.holder)).filter((factor) => factor.kind === 'passkey')
+  const { generateRegistrationOptions } = await webauthn()
   return generateRegistrationOptions({
     rpName: deps.relyingParty.name,
     rpID: deps.relyingParty.id,
@@ -262,6 +266,7 @@ function webauthnRefused(): DomainError {
 export async function enrolPasskey(deps: FactorDeps, request: { holder: Holder; response: unknown; challenge: string | undefined; name: string; notify: Notify }): Promise<{ factorId: number; recoveryCodes: string[] | null }> {
   if (request.challenge === undefined) throw webauthnRefused()
   const now = deps.clock.now()
+  const { verifyRegistrationResponse } = await webauthn()
   let verified
   try {
     verified = await verifyRegistrationResponse({
@@ -294,6 +299,7 @@ export async function enrolPasskey(deps: FactorDeps, request: { holder: Holder; 
 export async function passkeyCheckOptions(deps: FactorDeps, request: { holder: Holder }): Promise<PublicKeyCredentialRequestOptionsJSON | null> {
   const passkeys = (await factorsOf(deps, request.holder)).factors.filter((factor) => factor.kind === 'passkey')
   if (passkeys.length === 0) return null
+  const { generateAuthenticationOptions } = await webauthn()
   return generateAuthenticationOptions({
     rpID: deps.relyingParty.id,
     allowCredentials: passkeys.map((factor) => ({ id: factor.credential_id!, transports: factor.transports ?? [] })),
@@ -310,6 +316,7 @@ export async function checkPasskey(deps: FactorDeps, request: { holder: Holder; 
   if (request.challenge === undefined) throw webauthnRefused()
   const response = request.response as AuthenticationResponseJSON
   const now = deps.clock.now()
+  const { verifyAuthenticationResponse } = await webauthn()
   return deps.store.transaction(async (store) => {
     await settleRemoval(store, request.holder, now)
     const factor = (await store.factors.lockAll(request.holder)).find((row) => row.kind === 'passkey' && typeof response?.id === 'string' && row.credential_id === response.id)
