@@ -129,18 +129,19 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   }
 
   /**
-   * One method called with each of `paramsList`, in one request (a JSON-RPC batch, which the node
-   * answers in one reply): the results in order. A call the node failed throws its RpcError; a
-   * reply that does not answer each call is the node failing.
+   * Calls in one request (a JSON-RPC batch, which the node answers in one reply): the results in
+   * order. A call the node failed throws its RpcError; a reply that does not answer each call is
+   * the node failing.
    */
-  async function rpcBatch(method: string, paramsList: unknown[][]): Promise<unknown[]> {
-    if (paramsList.length === 0) return []
-    const ids = paramsList.map(() => nextId++)
-    const { status, reply } = await exchange(paramsList.map((params, i) => ({ jsonrpc: '1.0', id: ids[i], method, params })), method)
+  async function rpcBatch(calls: Array<[method: string, params: unknown[]]>): Promise<unknown[]> {
+    if (calls.length === 0) return []
+    const ids = calls.map(() => nextId++)
+    const name = [...new Set(calls.map(([method]) => method))].join(', ')
+    const { status, reply } = await exchange(calls.map(([method, params], i) => ({ jsonrpc: '1.0', id: ids[i], method, params })), name)
     const answers = new Map((Array.isArray(reply) ? reply : []).map((answer) => [record(answer).id, record(answer)]))
     return ids.map((id) => {
       const answer = answers.get(id)
-      if (answer === undefined) throw new TreasuryUnavailableError(`treasury node answered a batch of ${method} with HTTP ${status} and without each call's answer`)
+      if (answer === undefined) throw new TreasuryUnavailableError(`treasury node answered a batch of ${name} with HTTP ${status} and without each call's answer`)
       return resultOf(answer)
     })
   }
@@ -227,12 +228,23 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     async signChecked(psbt, payment) {
       const processed = record(await rpc('walletprocesspsbt', [psbt, true, 'ALL', true, false]).catch(refused))
       if (typeof processed.psbt !== 'string') throw new TreasuryUnavailableError('walletprocesspsbt answered no psbt')
-      const feeUnits = await checkPays(processed.psbt, payment)
-      const final = record(await rpc('finalizepsbt', [processed.psbt, true]).catch(unavailable))
-      if (final.complete !== true || typeof final.hex !== 'string') throw new TreasuryCheckError('the treasury could not sign every input of the transaction')
-      const decoded = record(await rpc('decoderawtransaction', [final.hex]).catch(unavailable))
-      if (typeof decoded.txid !== 'string') throw new TreasuryUnavailableError('decoderawtransaction answered no txid')
-      return { hex: final.hex, txid: decoded.txid, feeUnits }
+      // Finalizing changes nothing in the wallet, so it goes with the check's decode in one
+      // request, and the transaction's txid with the check's change lookups in another: three
+      // round trips to the node instead of five. Nothing leaves before the check has passed.
+      const [decoded, finalized] = await rpcBatch([['decodepsbt', [processed.psbt]], ['finalizepsbt', [processed.psbt, true]]]).catch(unavailable)
+      const check = checkPays(record(decoded), payment)
+      const final = record(finalized)
+      const finalHex = final.complete === true && typeof final.hex === 'string' ? final.hex : null
+      const lookups: Array<[string, unknown[]]> = check.change.map((address) => ['getaddressinfo', [address]])
+      if (finalHex !== null) lookups.push(['decoderawtransaction', [finalHex]])
+      const answers = await rpcBatch(lookups).catch(unavailable)
+      answers.slice(0, check.change.length).forEach((info, i) => {
+        if (record(info).ismine !== true) throw new TreasuryCheckError(`the transaction pays ${check.change[i]} that is neither the destination nor the treasury's change`)
+      })
+      if (finalHex === null) throw new TreasuryCheckError('the treasury could not sign every input of the transaction')
+      const txid = record(answers[check.change.length]).txid
+      if (typeof txid !== 'string') throw new TreasuryUnavailableError('decoderawtransaction answered no txid')
+      return { hex: finalHex, txid, feeUnits: check.feeUnits }
     },
 
     async broadcast(signed: SignedPayment) {
@@ -334,12 +346,11 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   }
 
   /**
-   * From decodepsbt: exactly one output pays the payment (asset, amount, script, blinding key),
-   * the rest are the fee and change to the wallet itself, and none needs blinding or has a bad proof.
-   * Answers the fee the transaction pays.
+   * From decodepsbt's answer: exactly one output pays the payment (asset, amount, script, blinding
+   * key), the rest are the fee and change, and none needs blinding or has a bad proof. Answers
+   * the fee the transaction pays and the addresses the node must own (its change).
    */
-  async function checkPays(psbt: string, payment: TreasuryPayment): Promise<AssetUnits> {
-    const decoded = record(await rpc('decodepsbt', [psbt]).catch(unavailable))
+  function checkPays(decoded: Record<string, unknown>, payment: TreasuryPayment): { feeUnits: AssetUnits; change: string[] } {
     const outputs = Array.isArray(decoded.outputs) ? decoded.outputs.map(record) : []
     let paying = 0
     let feeUnits = 0n
@@ -365,11 +376,6 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     }
     if (paying !== 1) throw new TreasuryCheckError(`the transaction pays the destination ${paying} times`)
     if (change.includes(null)) throw new TreasuryCheckError('the transaction pays a script that is neither the destination nor the treasury\'s change')
-    // The change outputs (one an asset, usually two) asked about in one request.
-    const infos = await rpcBatch('getaddressinfo', change.map((address) => [address])).catch(unavailable)
-    infos.forEach((info, i) => {
-      if (record(info).ismine !== true) throw new TreasuryCheckError(`the transaction pays ${change[i]} that is neither the destination nor the treasury's change`)
-    })
-    return feeUnits
+    return { feeUnits, change: change as string[] }
   }
 }
