@@ -125,6 +125,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     if (database.kind === 'pglite') await store.jobs.ensureSingleton('vacuum_database', {}, new Date(clock.now().getTime() + VACUUM_EVERY_MS), clock.now())
     // And one look, on a schedule, for treasury coins a funding locked and nobody stored (app/unlock-orphaned-coins.ts).
     await store.jobs.ensureSingleton('unlock_treasury_coins', {}, new Date(clock.now().getTime() + UNLOCK_EVERY_MS), clock.now())
+    // And one job that follows every sent Liquid payout to its confirmations (app/follow-liquid-payouts.ts).
+    await store.jobs.ensureSingleton('follow_liquid_payouts', {}, new Date(clock.now().getTime() + config.treasury.pollMs), clock.now())
     const routeDeps = {
       config,
       store,

@@ -199,7 +199,8 @@ async function sendSteps(deps: SendPayoutDeps, start: Payout): Promise<Date | nu
   const broadcast = await deps.treasury.broadcast({ hex: row.tx_hex!, txid: row.txid! })
   if (broadcast !== 'broadcast') return hold(deps, row, 'broadcast_rejected')
   await move(deps, row, { kind: 'sent' })
-  return later(deps, deps.followEveryMs)
+  // From here a Liquid payout is followed with every other sent one (app/follow-liquid-payouts.ts).
+  return row.rail === 'pix' ? later(deps, deps.followEveryMs) : null
 }
 
 /**
@@ -263,25 +264,30 @@ function providerRecord(answer: ProviderPayout): PayoutStep {
   return { provider_status: answer.statusText, ...(answer.receiptUrl ? { provider_receipt_url: answer.receiptUrl } : {}), ...(answer.payoutAmountInCents !== null ? { payout_cents: answer.payoutAmountInCents } : {}) }
 }
 
-/** The money left: follow it, until 2 confirmations (Liquid) or the provider's word (Pix). */
+/** The money left: a Pix-out is followed by its own job until the provider's word (a Liquid payout by app/follow-liquid-payouts.ts). */
 async function followSteps(deps: SendPayoutDeps, row: Payout): Promise<Date | null> {
-  if (row.rail === 'pix') {
-    const answer = await deps.provider.payoutStatus(row.provider_withdrawal_id!)
-    return (await applyProviderPayout(deps, row, answer)) ? null : later(deps, deps.followEveryMs)
-  }
-  const seen = await deps.treasury.confirmations(row.txid!)
+  if (row.rail !== 'pix') return null
+  const answer = await deps.provider.payoutStatus(row.provider_withdrawal_id!)
+  return (await applyProviderPayout(deps, row, answer)) ? null : later(deps, deps.followEveryMs)
+}
+
+/**
+ * A sent Liquid payout, given what the node says of its transaction (`seen`, its confirmations;
+ * null when the node does not know it): completed at deps.confirmations, else its confirmations
+ * kept.
+ */
+export async function followLiquidPayout(deps: SendPayoutDeps, row: Payout, seen: number | null): Promise<void> {
   if (seen === null) {
     // The node forgot it (a restored wallet): the same transaction, again.
     await deps.treasury.broadcast({ hex: row.tx_hex!, txid: row.txid! })
-    return later(deps, deps.followEveryMs)
+    return
   }
   if (seen < 0) deps.log?.error({ payoutId: row.id, txid: row.txid }, 'a payout transaction conflicts with another in the chain')
   if (seen >= deps.confirmations) {
     await complete(deps, row, { confirmations: seen })
-    return null
+    return
   }
-  await deps.store.payouts.storeStep(row.id, { confirmations: Math.max(0, seen) })
-  return later(deps, deps.followEveryMs)
+  if (Math.max(0, seen) !== row.confirmations) await deps.store.payouts.storeStep(row.id, { confirmations: Math.max(0, seen) })
 }
 
 /** Completed: a withdrawal's payout by its own move; a refund's settles the refund through its charge. */

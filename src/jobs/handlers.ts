@@ -6,6 +6,7 @@ import { notifySale } from '../app/notify-sale.ts'
 import { sendOperatorDigest } from '../app/operator-digest.ts'
 import type { Operator } from '../domain/operators.ts'
 import { sendPayout } from '../app/send-payout.ts'
+import { followLiquidPayouts } from '../app/follow-liquid-payouts.ts'
 import { vacuumDatabase } from '../app/vacuum-database.ts'
 import { UNLOCK_EVERY_MS, unlockOrphanedCoins } from '../app/unlock-orphaned-coins.ts'
 import { TreasuryUnavailableError, type Treasury } from '../treasury/treasury.ts'
@@ -95,6 +96,16 @@ export function jobHandlers(deps: {
     async send_payout(payload) {
       const next = await sendPayout(deps, payload.payoutId)
       return next === null ? { done: true } : { again: next }
+    },
+    async follow_liquid_payouts() {
+      try {
+        await followLiquidPayouts(deps)
+      } catch (error) {
+        // The node is down or busy: the next pass looks again, at the usual pace.
+        if (!(error instanceof TreasuryUnavailableError)) throw error
+        deps.log?.warn({ err: error }, 'could not ask the treasury node about sent payouts; will look again')
+      }
+      return { again: new Date(deps.clock.now().getTime() + deps.followEveryMs) }
     },
     async deliver_webhook(payload, _job, control) {
       const next = await deliverWebhook(deps, payload.eventId, () => control.requestDone())

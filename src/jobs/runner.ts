@@ -56,6 +56,8 @@ const laneOf: Record<JobKind, Lane> = {
   operator_digest: 'charges',
   // Payouts wait on the treasury node and the provider's withdraw limit, never on charges or webhooks.
   send_payout: 'payouts',
+  // Asks the treasury node about every sent Liquid payout at once, then completes each in turn.
+  follow_liquid_payouts: 'payouts',
   // Asks the treasury node for its locked coins, as the payouts do: waits on the node, never holds up charges.
   unlock_treasury_coins: 'payouts',
   // The embedded database's hourly upkeep: it holds the database, not a lane, for a fraction of a second.

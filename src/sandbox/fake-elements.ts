@@ -482,6 +482,20 @@ export async function startFakeElements(options: FakeElementsOptions) {
     },
     /** Every transaction the wallet broadcast, and how many paid each script. */
     transactions: () => state.txs.map((tx) => ({ txid: tx.txid, height: tx.height, outputs: tx.outputs.filter((output) => !output.fee && !isMine(output.scriptHex)).map((output) => ({ address: output.address, scriptHex: output.scriptHex, currency: output.asset, units: output.units })) })),
+    /**
+     * Forgets a transaction, as a wallet restored from its seed that has not seen it: the coins it
+     * spent are spendable again and its own outputs gone, until it is broadcast again.
+     */
+    forget(txid: string): void {
+      const tx = txById(txid)
+      if (!tx) return
+      state.txs = state.txs.filter((each) => each !== tx)
+      txsById.delete(txid)
+      state.coins = state.coins.filter((coin) => !coin.id.startsWith(`${txid}:`))
+      for (const coin of state.coins) if (coin.spentBy === txid) coin.spentBy = null
+      indexCoins()
+      save()
+    },
     /** How many times each RPC method was called. */
     calls: () => Object.fromEntries(calls),
     requests: () => requests,

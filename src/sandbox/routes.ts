@@ -371,6 +371,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxRouteDeps> = async 
       await finishWorkTheSandboxCaused(deps.jobs)
       sandbox.elements.mine(request.body.blocks ?? 1)
       await store.jobs.bringForward('send_payout', deps.clock.now())
+      await store.jobs.bringForward('follow_liquid_payouts', deps.clock.now())
       await finishWorkTheSandboxCaused(deps.jobs)
       return treasuryView()
     },

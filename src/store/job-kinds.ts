@@ -16,6 +16,7 @@ export const jobPayloads = {
   sweep_deposits: Type.Object({}),
   send_mail: Type.Object({ mailId: Type.Integer() }),
   send_payout: Type.Object({ payoutId: Type.String() }),
+  follow_liquid_payouts: Type.Object({}),
   operator_digest: Type.Object({}),
   vacuum_database: Type.Object({}),
   unlock_treasury_coins: Type.Object({}),

@@ -98,7 +98,7 @@ export function jobsRepository(db: Kysely<Database>) {
     },
 
     /** Queues the one job of its kind a deployment has (a unique index keeps it one), if it is not there. */
-    async ensureSingleton<K extends 'sweep_deposits' | 'operator_digest' | 'vacuum_database' | 'unlock_treasury_coins'>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date): Promise<void> {
+    async ensureSingleton<K extends 'sweep_deposits' | 'operator_digest' | 'vacuum_database' | 'unlock_treasury_coins' | 'follow_liquid_payouts'>(kind: K, payload: JobPayload<K>, runAt: Date, now: Date): Promise<void> {
       await db
         .insertInto('jobs')
         .values(jobRow(kind, payload, runAt, now))

@@ -34,6 +34,7 @@ import * as statements from './migrations/031_statements.ts'
 import * as idempotencySubject from './migrations/033_idempotency_subject.ts'
 import * as merchantRefunds from './migrations/034_merchant_refunds.ts'
 import * as ownerLanguage from './migrations/035_owner_language.ts'
+import * as liquidFollow from './migrations/036_liquid_follow.ts'
 
 /** Every migration of the service's database, by name, in order. */
 export const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   '033_idempotency_subject': idempotencySubject,
   '034_merchant_refunds': merchantRefunds,
   '035_owner_language': ownerLanguage,
+  '036_liquid_follow': liquidFollow,
 }
 
 /**

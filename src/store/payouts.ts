@@ -76,6 +76,11 @@ export function payoutsRepository(db: Kysely<Database>) {
       await db.updateTable('payouts').set({ provider_nonce: null }).where('id', '=', id).where('provider_nonce', '=', nonce).where('provider_withdrawal_id', 'is', null).execute()
     },
 
+    /** Sent Liquid payouts after `afterId` (in id order), at most `limit`: those waiting for confirmations. */
+    listSentLiquid(afterId: string, limit: number): Promise<Payout[]> {
+      return db.selectFrom('payouts').selectAll().where('status', '=', 'sent').where('rail', '=', 'liquid').where('id', '>', afterId).orderBy('id').limit(limit).execute()
+    },
+
     findByProviderWithdrawalId(providerWithdrawalId: string): Promise<Payout | undefined> {
       return db.selectFrom('payouts').selectAll().where('provider_withdrawal_id', '=', providerWithdrawalId).executeTakeFirst()
     },

@@ -129,11 +129,11 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
   }
 
   /**
-   * Calls in one request (a JSON-RPC batch, which the node answers in one reply): the results in
-   * order. A call the node failed throws its RpcError; a reply that does not answer each call is
-   * the node failing.
+   * Calls in one request (a JSON-RPC batch, which the node answers in one reply): each call's
+   * result, or its error as an RpcError, in order. A reply that does not answer each call is the
+   * node failing.
    */
-  async function rpcBatch(calls: Array<[method: string, params: unknown[]]>): Promise<unknown[]> {
+  async function rpcBatchAnswers(calls: Array<[method: string, params: unknown[]]>): Promise<unknown[]> {
     if (calls.length === 0) return []
     const ids = calls.map(() => nextId++)
     const name = [...new Set(calls.map(([method]) => method))].join(', ')
@@ -142,7 +142,19 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     return ids.map((id) => {
       const answer = answers.get(id)
       if (answer === undefined) throw new TreasuryUnavailableError(`treasury node answered a batch of ${name} with HTTP ${status} and without each call's answer`)
-      return resultOf(answer)
+      try {
+        return resultOf(answer)
+      } catch (error) {
+        return error
+      }
+    })
+  }
+
+  /** The results of calls in one request; a call the node failed throws its RpcError. */
+  async function rpcBatch(calls: Array<[method: string, params: unknown[]]>): Promise<unknown[]> {
+    return (await rpcBatchAnswers(calls)).map((answer) => {
+      if (answer instanceof RpcError) throw answer
+      return answer
     })
   }
 
@@ -266,6 +278,15 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
 
     confirmations,
 
+    async confirmationsOf(txids) {
+      const answers = await rpcBatchAnswers(txids.map((txid) => ['gettransaction', [txid]])).catch(unavailable)
+      return answers.map((answer) => {
+        if (!(answer instanceof RpcError)) return confirmationsIn(answer)
+        if (answer.code === -5) return null
+        return unavailable(answer)
+      })
+    },
+
     async transactionDead(signed) {
       const seen = await confirmations(signed.txid)
       if (seen !== null && seen >= 0) return false
@@ -337,12 +358,17 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
 
   async function confirmations(txid: string): Promise<number | null> {
     try {
-      const result = record(await rpc('gettransaction', [txid]))
-      return typeof result.confirmations === 'number' ? result.confirmations : null
+      return confirmationsIn(await rpc('gettransaction', [txid]))
     } catch (error) {
       if (error instanceof RpcError && error.code === -5) return null
       return unavailable(error)
     }
+  }
+
+  /** gettransaction's answer read for its confirmations; null when it has none. */
+  function confirmationsIn(answer: unknown): number | null {
+    const { confirmations } = record(answer)
+    return typeof confirmations === 'number' ? confirmations : null
   }
 
   /**
