@@ -17,7 +17,7 @@ export const FOLLOW_PAGE = 200
  */
 const MOVED_AT_ONCE = 8
 
-/** Looks at every sent Liquid payout once; throws only when the node cannot be asked. */
+/** Looks at every sent Liquid payout once; throws only when the node or the database cannot be asked for the list. */
 export async function followLiquidPayouts(deps: SendPayoutDeps): Promise<void> {
   for (let after = ''; ;) {
     const page = await deps.store.payouts.listSentLiquid(after, FOLLOW_PAGE)
