@@ -11,9 +11,10 @@ import { followLiquidPayout, type SendPayoutDeps } from './send-payout.ts'
 export const FOLLOW_PAGE = 200
 
 /**
- * Payouts of a page moved at once, each in its own transaction: as many as the payouts lane runs.
- * One at a time, a thousand completions took half as long again, and their owners' mails, queued
- * one by one, were sent one to a batch (docs/performance.md, "Withdrawals").
+ * Payouts of a page moved at once, each in its own transaction, as many as the payouts lane's
+ * slots (its other jobs run beside them; the database's pool queues what it cannot take). One at a
+ * time, a thousand completions took half as long again, and their owners' mails, queued one by
+ * one, were sent one to a batch (docs/performance.md, "Withdrawals").
  */
 const MOVED_AT_ONCE = 8
 
@@ -27,8 +28,11 @@ export async function followLiquidPayouts(deps: SendPayoutDeps): Promise<void> {
     const mover = async () => {
       for (let index = next++; index < page.length; index = next++) {
         const payout = page[index]!
+        const answer = seen[index] ?? null
         try {
-          await followLiquidPayout(deps, payout, seen[index] ?? null)
+          // The node failed this one's call alone: it is looked at again at the next pass.
+          if (answer instanceof Error) throw answer
+          await followLiquidPayout(deps, payout, answer)
         } catch (error) {
           // Looked at again at the next pass, as the others are.
           if (error instanceof TreasuryUnavailableError) deps.log?.warn({ err: error, payoutId: payout.id }, 'could not follow a sent payout; will look again')

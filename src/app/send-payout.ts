@@ -278,7 +278,9 @@ async function followSteps(deps: SendPayoutDeps, row: Payout): Promise<Date | nu
  */
 export async function followLiquidPayout(deps: SendPayoutDeps, row: Payout, seen: number | null): Promise<void> {
   if (seen === null) {
-    // The node forgot it (a restored wallet): the same transaction, again.
+    // The node forgot it (a restored wallet): the same transaction, again; only while it is still
+    // sent, read now, as a broadcast is (support may have recorded it returned since the list).
+    if ((await deps.store.payouts.findById(row.id))?.status !== 'sent') return
     await deps.treasury.broadcast({ hex: row.tx_hex!, txid: row.txid! })
     return
   }
@@ -287,7 +289,7 @@ export async function followLiquidPayout(deps: SendPayoutDeps, row: Payout, seen
     await complete(deps, row, { confirmations: seen })
     return
   }
-  if (Math.max(0, seen) !== row.confirmations) await deps.store.payouts.storeStep(row.id, { confirmations: Math.max(0, seen) })
+  if (Math.max(0, seen) !== row.confirmations) await deps.store.payouts.storeConfirmations(row.id, Math.max(0, seen))
 }
 
 /** Completed: a withdrawal's payout by its own move; a refund's settles the refund through its charge. */

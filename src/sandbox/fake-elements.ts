@@ -320,7 +320,9 @@ export async function startFakeElements(options: FakeElementsOptions) {
       })
     },
     gettransaction([txid]) {
-      const tx = typeof txid === 'string' ? txById(txid) : undefined
+      // As the node parses a hash: 64 hex digits, or -8.
+      if (typeof txid !== 'string' || !/^[0-9a-fA-F]{64}$/.test(txid)) throw new RpcFailure(-8, `txid must be of length 64 and hexadecimal (not '${String(txid)}')`)
+      const tx = txById(txid)
       if (!tx) throw new RpcFailure(-5, 'Invalid or non-wallet transaction id')
       // As Elements records a wallet's own send: each output paid away, and the fee, as negative amounts.
       const details = tx.outputs.flatMap((output, vout) => (output.fee || isMine(output.scriptHex) ? [] : [{ address: output.address, category: 'send', amount: amount(-output.units), asset: options.assets[output.asset], vout }]))

@@ -71,6 +71,11 @@ export function payoutsRepository(db: Kysely<Database>) {
       return stepUpdate(id, values).where('status', '=', 'sending').returningAll().executeTakeFirst()
     },
 
+    /** A sent payout's confirmations, kept only while it is sent: a look that read it before it completed writes nothing. */
+    async storeConfirmations(id: string, confirmations: number): Promise<void> {
+      await stepUpdate(id, { confirmations }).where('status', '=', 'sent').execute()
+    },
+
     /** A nonce that was never sent (the provider said "not now"): the next run makes a new request. */
     async forgetNonce(id: string, nonce: string): Promise<void> {
       await db.updateTable('payouts').set({ provider_nonce: null }).where('id', '=', id).where('provider_nonce', '=', nonce).where('provider_withdrawal_id', 'is', null).execute()

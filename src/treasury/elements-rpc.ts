@@ -150,14 +150,6 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     })
   }
 
-  /** The results of calls in one request; a call the node failed throws its RpcError. */
-  async function rpcBatch(calls: Array<[method: string, params: unknown[]]>): Promise<unknown[]> {
-    return (await rpcBatchAnswers(calls)).map((answer) => {
-      if (answer instanceof RpcError) throw answer
-      return answer
-    })
-  }
-
   /**
    * An RPC error from funding or signing is the node refusing this payment (an address it will
    * not pay, a blinding key it cannot use), except while it is starting (-28) or its wallet is
@@ -173,6 +165,9 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     if (error instanceof RpcError) throw new TreasuryUnavailableError(`treasury node: ${error.message} (${error.code})`, { cause: error })
     throw error
   }
+
+  /** A batch call's answer as an object; a call the node failed is the node failing. */
+  const answerOf = (answer: unknown): Record<string, unknown> => (answer instanceof RpcError ? unavailable(answer) : record(answer))
 
   async function balances(): Promise<Record<Currency, AssetUnits>> {
     const result = record(await rpc('getbalances', []).catch(unavailable))
@@ -243,18 +238,20 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
       // Finalizing changes nothing in the wallet, so it goes with the check's decode in one
       // request, and the transaction's txid with the check's change lookups in another: three
       // round trips to the node instead of five. Nothing leaves before the check has passed.
-      const [decoded, finalized] = await rpcBatch([['decodepsbt', [processed.psbt]], ['finalizepsbt', [processed.psbt, true]]]).catch(unavailable)
-      const check = checkPays(record(decoded), payment)
-      const final = record(finalized)
+      // Each answer is read in the order the calls were once made one by one, so a transaction that
+      // fails the check is held as one whatever a later call of its batch answered.
+      const [decoded, finalized] = await rpcBatchAnswers([['decodepsbt', [processed.psbt]], ['finalizepsbt', [processed.psbt, true]]]).catch(unavailable)
+      const check = checkPays(answerOf(decoded), payment)
+      const final = answerOf(finalized)
       const finalHex = final.complete === true && typeof final.hex === 'string' ? final.hex : null
       const lookups: Array<[string, unknown[]]> = check.change.map((address) => ['getaddressinfo', [address]])
       if (finalHex !== null) lookups.push(['decoderawtransaction', [finalHex]])
-      const answers = await rpcBatch(lookups).catch(unavailable)
-      answers.slice(0, check.change.length).forEach((info, i) => {
-        if (record(info).ismine !== true) throw new TreasuryCheckError(`the transaction pays ${check.change[i]} that is neither the destination nor the treasury's change`)
+      const answers = await rpcBatchAnswers(lookups).catch(unavailable)
+      check.change.forEach((address, i) => {
+        if (answerOf(answers[i]).ismine !== true) throw new TreasuryCheckError(`the transaction pays ${address} that is neither the destination nor the treasury's change`)
       })
       if (finalHex === null) throw new TreasuryCheckError('the treasury could not sign every input of the transaction')
-      const txid = record(answers[check.change.length]).txid
+      const txid = answerOf(answers[check.change.length]).txid
       if (typeof txid !== 'string') throw new TreasuryUnavailableError('decoderawtransaction answered no txid')
       return { hex: finalHex, txid, feeUnits: check.feeUnits }
     },
@@ -280,10 +277,11 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
 
     async confirmationsOf(txids) {
       const answers = await rpcBatchAnswers(txids.map((txid) => ['gettransaction', [txid]])).catch(unavailable)
+      // A call the node failed fails only its own transaction's answer: the others were answered.
       return answers.map((answer) => {
         if (!(answer instanceof RpcError)) return confirmationsIn(answer)
         if (answer.code === -5) return null
-        return unavailable(answer)
+        return new TreasuryUnavailableError(`treasury node: ${answer.message} (${answer.code})`, { cause: answer })
       })
     },
 

@@ -41,8 +41,11 @@ export interface Treasury {
   broadcast(signed: SignedPayment): Promise<'broadcast' | 'conflict' | 'inputs_spent'>
   /** Confirmations of a transaction the wallet made; null when the wallet does not know it. */
   confirmations(txid: string): Promise<number | null>
-  /** The same for many transactions, asked in one request: each in the order given. */
-  confirmationsOf(txids: string[]): Promise<Array<number | null>>
+  /**
+   * The same for many transactions, asked in one request, each in the order given; a
+   * TreasuryUnavailableError for a transaction whose own call the node failed.
+   */
+  confirmationsOf(txids: string[]): Promise<Array<number | null | TreasuryUnavailableError>>
   /**
    * Whether a signed transaction can never pay: the node would refuse it because its coins are
    * spent in the chain by another, and it is not itself in the chain or the mempool. Asked without

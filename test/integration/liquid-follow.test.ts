@@ -71,18 +71,71 @@ test('a sent transaction the node no longer knows (a restored wallet) is broadca
   assert.equal(elements().transactions().filter((tx) => tx.txid === txid).length, 1)
 })
 
-test('a pass the node does not answer changes nothing; the next completes the payouts', async () => {
+test('a forgotten transaction support records returned while the pass asks the node is not broadcast again', async () => {
+  const [id] = await sentWithdrawals('follow-returned@example.com', 1)
+  const { txid } = await payoutOf(id!)
+  elements().forget(txid!)
+  const support: { answer?: { status: number; body: any } } = {}
+  // Support's decision lands after the pass listed the payout, while the node answers it.
+  elements().setHook(async (method, phase) => {
+    if (method !== 'gettransaction' || phase !== 'before') return
+    elements().setHook(null)
+    support.answer = await service.ops('POST', `/ops/withdrawals/${id}/review`, { decision: 'returned', note: 'came back' })
+  })
+  try {
+    await service.advance(POLL_SECONDS)
+  } finally {
+    elements().setHook(null)
+  }
+  assert.equal(support.answer?.status, 200, JSON.stringify(support.answer?.body))
+  assert.equal((await payoutOf(id!)).status, 'returned')
+  assert.ok(!elements().transactions().some((tx) => tx.txid === txid), 'not broadcast again')
+})
+
+test('a pass the node does not answer changes nothing, nothing is broadcast again; the next completes the payouts', async () => {
   const ids = await sentWithdrawals('follow-down@example.com', 2)
   elements().mine(2)
+  const broadcasts = () => (elements().calls() as Record<string, number>).sendrawtransaction ?? 0
+  const before = { broadcasts: broadcasts(), payouts: await Promise.all(ids.map(payoutOf)) }
   elements().setHook(async (method) => (method === 'gettransaction' ? 'drop' : undefined))
   try {
     await service.advance(POLL_SECONDS)
   } finally {
     elements().setHook(null)
   }
-  for (const id of ids) assert.equal((await payoutOf(id)).status, 'sent')
+  assert.equal(broadcasts(), before.broadcasts)
+  assert.deepEqual(await Promise.all(ids.map(payoutOf)), before.payouts)
   await service.advance(POLL_SECONDS)
   for (const id of ids) assert.equal((await payoutOf(id)).status, 'completed')
+})
+
+test('one payout the node cannot answer for is looked at again at the next pass; the others complete meanwhile', async () => {
+  const ids = await sentWithdrawals('follow-one-bad@example.com', 3)
+  const { db } = service.database
+  const bad = await payoutOf(ids[1]!)
+  // A txid the node cannot parse answers its own call with an error (-8), inside the batch.
+  await db.updateTable('payouts').set({ txid: 'not-a-txid' }).where('id', '=', bad.id).execute()
+  elements().mine(2)
+  await service.advance(POLL_SECONDS)
+  assert.deepEqual(await Promise.all(ids.map(async (id) => (await payoutOf(id)).status)), ['completed', 'sent', 'completed'])
+  await db.updateTable('payouts').set({ txid: bad.txid }).where('id', '=', bad.id).execute()
+  await service.advance(POLL_SECONDS)
+  assert.equal((await payoutOf(ids[1]!)).status, 'completed')
+})
+
+test('a send_payout job an older version left on a sent Liquid payout ends at once, and the follow job completes the payout', async () => {
+  const [id] = await sentWithdrawals('follow-old-job@example.com', 1)
+  const payout = await payoutOf(id!)
+  const asked = () => (elements().calls() as Record<string, number>).gettransaction ?? 0
+  const before = asked()
+  await service.store.jobs.enqueue('send_payout', { payoutId: payout.id }, service.clock.now(), service.clock.now())
+  await service.jobs.runDue()
+  assert.equal(asked(), before, 'the old job asked the node nothing')
+  const left = await service.database.db.selectFrom('jobs').select('id').where('kind', '=', 'send_payout').execute()
+  assert.deepEqual(left, [])
+  elements().mine(2)
+  await service.advance(POLL_SECONDS)
+  assert.equal((await payoutOf(id!)).status, 'completed')
 })
 
 test('rolled back (migration 036 down), each sent Liquid payout gets its own send_payout job again, as the code before followed it', async () => {

@@ -128,3 +128,32 @@ test('a transaction the node could not finalize (an input left unsigned) is refu
   }
   assert.ok(!seen.some((method) => method.includes('decoderawtransaction')), seen.join(' '))
 })
+
+test('the change lookups\' batch answered without an answer for each call is the node failing too', async () => {
+  const node = treasury()
+  const paid = payment()
+  const { psbt } = await node.fund(paid)
+  rewrite = (method, reply) => (method.startsWith('batch:getaddressinfo') ? reply.slice(0, -1) : reply)
+  try {
+    await assert.rejects(node.signChecked(psbt, paid), TreasuryUnavailableError)
+  } finally {
+    rewrite = null
+  }
+})
+
+test('a transaction that fails the check is held as such even when the node failed to finalize it in the same batch', async () => {
+  const paid = payment()
+  const node = treasury()
+  const { psbt } = await node.fund(paid)
+  rewrite = (method, reply) => {
+    if (!method.startsWith('batch:decodepsbt')) return reply
+    reply[0].result.outputs.find((output: any) => output.script.hex === paid.scriptHex).amount = '10.00000001'
+    reply[1] = { result: null, error: { code: -22, message: 'TX decode failed' }, id: reply[1].id }
+    return reply
+  }
+  try {
+    await assert.rejects(node.signChecked(psbt, paid), TreasuryCheckError)
+  } finally {
+    rewrite = null
+  }
+})
