@@ -3,7 +3,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { isBlindingKeyValid } from '../../src/treasury/liquid-address.ts'
+import fc from 'fast-check'
+import { address as libraryAddress, networks } from 'liquidjs-lib'
+import { isBlindingKeyValid, liquidNetworks, newLiquidAddress, parseLiquidAddress, type LiquidNetwork } from '../../src/treasury/liquid-address.ts'
 
 const P = 2n ** 256n - 2n ** 32n - 977n
 function power(base: bigint, exponent: bigint): bigint {
@@ -32,4 +34,42 @@ test('a blinding key is valid exactly when it is a compressed key whose x is on 
   }
   // About half of all x are on the curve: both answers were tried.
   assert.ok(valid > 50 && valid < 150, String(valid))
+})
+
+const libraryNetworks = { liquidv1: networks.liquid, liquidtestnet: networks.testnet, elementsregtest: networks.regtest }
+/** The library's own answer: the output script and the blinding key, or null. */
+function libraryParse(text: string, network: LiquidNetwork) {
+  try {
+    const script = libraryAddress.toOutputScript(text.trim(), libraryNetworks[network]).toString('hex')
+    return { scriptHex: script, blindingKeyHex: libraryAddress.isConfidential(text.trim()) ? libraryAddress.fromConfidential(text.trim()).blindingKey.toString('hex') : null }
+  } catch {
+    return null
+  }
+}
+
+test('an address parsed again (a saved destination paid again) answers as the library does, on every network, valid or mangled', () => {
+  const key = Buffer.from('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'hex')
+  const made = fc.record({
+    network: fc.constantFrom(...liquidNetworks),
+    confidential: fc.boolean(),
+    keyHash: fc.uint8Array({ minLength: 20, maxLength: 20 }),
+    mangle: fc.option(fc.record({ at: fc.nat(), to: fc.constantFrom(...'qpzry9x8gf2tvdw0s3jn54khce6mua7l') }), { nil: undefined }),
+    askedOn: fc.constantFrom(...liquidNetworks),
+  })
+  fc.assert(fc.property(made, ({ network, confidential, keyHash, mangle, askedOn }) => {
+    let text = newLiquidAddress(network, Buffer.from(keyHash), confidential ? key : undefined)
+    if (mangle) {
+      const at = 4 + (mangle.at % (text.length - 4))
+      text = `${text.slice(0, at)}${mangle.to}${text.slice(at + 1)}`
+    }
+    const expected = libraryParse(text, askedOn)
+    // Asked on its own network first, then on the one under test, then again: the remembered
+    // answer is the network's own.
+    parseLiquidAddress(text, network)
+    for (let i = 0; i < 2; i++) {
+      const parsed = parseLiquidAddress(text, askedOn)
+      assert.deepEqual(parsed === null ? null : { scriptHex: parsed.scriptHex, blindingKeyHex: parsed.blindingKeyHex }, expected)
+    }
+  }), { numRuns: 3_000 })
+  assert.ok(Object.isFrozen(parseLiquidAddress(newLiquidAddress('elementsregtest', randomBytes(20), key), 'elementsregtest')), 'a remembered answer cannot be changed by a caller')
 })
