@@ -159,10 +159,12 @@ export async function startFakeEulen(options: FakeEulenOptions) {
     const found = known === undefined ? await findEndUser(taxNumber) : known
     if (found) return found
     const euid = euidForTaxNumber(taxNumber)
+    // Any conflict, not only the tax number's: two first charges of one new payer at once both
+    // insert, and the loser may meet the euid's unique index (made from the tax number) first.
     await db
       .insertInto('fake_eulen_end_users')
       .values({ tax_number: taxNumber, euid, name, paid_count: 0 })
-      .onConflict((oc) => oc.column('tax_number').doNothing())
+      .onConflict((oc) => oc.doNothing())
       .execute()
     return db.selectFrom('fake_eulen_end_users').selectAll().where('tax_number', '=', taxNumber).executeTakeFirstOrThrow()
   }
