@@ -241,7 +241,6 @@ test('property: random event sequences from any status: the amount is reserved e
         let status = start
         let outstanding = isReserved(start) ? 1 : 0
         let settled = start === 'sent' || start === 'completed' ? 1 : 0
-        let opened = 0
         for (const event of events) {
           const before = status
           const decision = decideWithdrawal({ status, amount }, event)
@@ -264,14 +263,15 @@ test('property: random event sequences from any status: the amount is reserved e
               settled++
             }
             if (kind === 'unsettle') settled--
-            if (kind === 'open_payout') opened++
           }
           status = decision.status
           assert.equal(outstanding, isReserved(status) ? 1 : 0, `reserved after ${before} -> ${status}`)
           assert.ok(settled === 0 || settled === 1)
-          // A payout is opened only as it becomes confirmed, from requested or from support's approval.
+          // A payout is opened only as it becomes confirmed, from requested or from support's
+          // approval. How many over a life is not this function's to bound: each review cycle may
+          // approve again, and that one payout at most is live is the use case's and a unique
+          // index's (app/review-withdrawal.ts retries the live payout instead of opening one).
           if (kinds.includes('open_payout')) assert.ok(decision.status === 'confirmed' && (before === 'requested' || before === 'in_review'))
-          assert.ok(opened <= 2)
         }
       },
     ),
