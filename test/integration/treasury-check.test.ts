@@ -59,22 +59,25 @@ const payment = (): TreasuryPayment => {
   const address = parseLiquidAddress(newLiquidAddress('elementsregtest', randomBytes(20), BLINDING_KEY), 'elementsregtest')!
   return { currency: 'DEPIX', units: 1_000_000_000n, address: address.address, scriptHex: address.scriptHex, blindingKeyHex: address.blindingKeyHex }
 }
-/** Funds `paid` and signs it with decodepsbt's answer rewritten by `change` (its outputs, in place). */
-async function signWith(paid: TreasuryPayment, change: ((outputs: any[]) => void) | null) {
+/** Funds `paid` and signs it with the node's answers rewritten by `answers` (each request's parsed reply). */
+async function signRewriting(paid: TreasuryPayment, answers: (method: string, reply: any) => unknown) {
   const node = treasury()
   const { psbt } = await node.fund(paid)
   seen = []
-  rewrite = (method, reply) => {
-    // decodepsbt is the first call of the batch that also finalizes.
-    if (method.startsWith('batch:decodepsbt') && change !== null) change(reply[0].result.outputs)
-    return reply
-  }
+  rewrite = answers
   try {
     return await node.signChecked(psbt, paid)
   } finally {
     rewrite = null
   }
 }
+
+/** Funds `paid` and signs it with decodepsbt's answer rewritten by `change` (its outputs, in place). */
+const signWith = (paid: TreasuryPayment, change: ((outputs: any[]) => void) | null) => signRewriting(paid, (method, reply) => {
+  // decodepsbt is the first call of the batch that also finalizes.
+  if (method.startsWith('batch:decodepsbt') && change !== null) change(reply[0].result.outputs)
+  return reply
+})
 
 test('a transaction as the node built it is signed in three requests: its change outputs (one an asset) asked about in one batch with its txid, not a call each', async () => {
   const signed = await signWith(payment(), null)
@@ -101,59 +104,27 @@ test('a transaction paying the destination another amount, or twice, or an outpu
 })
 
 test('a batch the node answers without an answer for each call is the node failing, not a pass', async () => {
-  const node = treasury()
-  const paid = payment()
-  const { psbt } = await node.fund(paid)
-  rewrite = (method, reply) => (method.startsWith('batch:') ? reply.slice(1) : reply)
-  try {
-    await assert.rejects(node.signChecked(psbt, paid), TreasuryUnavailableError)
-  } finally {
-    rewrite = null
-  }
+  await assert.rejects(signRewriting(payment(), (method, reply) => (method.startsWith('batch:') ? reply.slice(1) : reply)), TreasuryUnavailableError)
 })
 
 test('a transaction the node could not finalize (an input left unsigned) is refused, and its txid is never asked', async () => {
-  const node = treasury()
-  const paid = payment()
-  const { psbt } = await node.fund(paid)
-  seen = []
-  rewrite = (method, reply) => {
+  await assert.rejects(signRewriting(payment(), (method, reply) => {
     if (method.startsWith('batch:decodepsbt')) reply[1].result = { ...reply[1].result, complete: false }
     return reply
-  }
-  try {
-    await assert.rejects(node.signChecked(psbt, paid), (error: unknown) => error instanceof TreasuryCheckError && /could not sign every input/.test(error.message))
-  } finally {
-    rewrite = null
-  }
+  }), (error: unknown) => error instanceof TreasuryCheckError && /could not sign every input/.test(error.message))
   assert.ok(!seen.some((method) => method.includes('decoderawtransaction')), seen.join(' '))
 })
 
 test('the change lookups\' batch answered without an answer for each call is the node failing too', async () => {
-  const node = treasury()
-  const paid = payment()
-  const { psbt } = await node.fund(paid)
-  rewrite = (method, reply) => (method.startsWith('batch:getaddressinfo') ? reply.slice(0, -1) : reply)
-  try {
-    await assert.rejects(node.signChecked(psbt, paid), TreasuryUnavailableError)
-  } finally {
-    rewrite = null
-  }
+  await assert.rejects(signRewriting(payment(), (method, reply) => (method.startsWith('batch:getaddressinfo') ? reply.slice(0, -1) : reply)), TreasuryUnavailableError)
 })
 
 test('a transaction that fails the check is held as such even when the node failed to finalize it in the same batch', async () => {
   const paid = payment()
-  const node = treasury()
-  const { psbt } = await node.fund(paid)
-  rewrite = (method, reply) => {
+  await assert.rejects(signRewriting(paid, (method, reply) => {
     if (!method.startsWith('batch:decodepsbt')) return reply
     reply[0].result.outputs.find((output: any) => output.script.hex === paid.scriptHex).amount = '10.00000001'
     reply[1] = { result: null, error: { code: -22, message: 'TX decode failed' }, id: reply[1].id }
     return reply
-  }
-  try {
-    await assert.rejects(node.signChecked(psbt, paid), TreasuryCheckError)
-  } finally {
-    rewrite = null
-  }
+  }), TreasuryCheckError)
 })
