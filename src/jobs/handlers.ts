@@ -47,6 +47,16 @@ export function jobHandlers(deps: {
 }): JobHandlers {
   /** The orphaned coins this instance's schedule found, and when it first found each. */
   const orphansSeen = new Map<string, number>()
+  /** A pass that asks the treasury node, again in `everyMs`: a node down or busy is logged and looked at again at the usual pace. */
+  const nodePass = async (pass: () => Promise<unknown>, everyMs: number, failed: string) => {
+    try {
+      await pass()
+    } catch (error) {
+      if (!(error instanceof TreasuryUnavailableError)) throw error
+      deps.log?.warn({ err: error }, failed)
+    }
+    return { again: new Date(deps.clock.now().getTime() + everyMs) }
+  }
   return {
     // Queued by versions before the charge's one job (create-charge.ts): served for the jobs they
     // left, and for their instances still running during a rolling upgrade.
@@ -72,16 +82,7 @@ export function jobHandlers(deps: {
     async vacuum_database() {
       return { again: await vacuumDatabase(deps) }
     },
-    async unlock_treasury_coins() {
-      try {
-        await unlockOrphanedCoins(deps, orphansSeen)
-      } catch (error) {
-        // The node is down or busy: the next pass looks again, at the usual pace.
-        if (!(error instanceof TreasuryUnavailableError)) throw error
-        deps.log?.warn({ err: error }, 'could not look for orphaned treasury coin locks; will look again')
-      }
-      return { again: new Date(deps.clock.now().getTime() + UNLOCK_EVERY_MS) }
-    },
+    unlock_treasury_coins: () => nodePass(() => unlockOrphanedCoins(deps, orphansSeen), UNLOCK_EVERY_MS, 'could not look for orphaned treasury coin locks; will look again'),
     // The mail lane's jobs due together, sent as one batch (app/send-queued-mail.ts).
     send_mail: {
       async batch(jobs) {
@@ -97,16 +98,7 @@ export function jobHandlers(deps: {
       const next = await sendPayout(deps, payload.payoutId)
       return next === null ? { done: true } : { again: next }
     },
-    async follow_liquid_payouts() {
-      try {
-        await followLiquidPayouts(deps)
-      } catch (error) {
-        // The node is down or busy: the next pass looks again, at the usual pace.
-        if (!(error instanceof TreasuryUnavailableError)) throw error
-        deps.log?.warn({ err: error }, 'could not ask the treasury node about sent payouts; will look again')
-      }
-      return { again: new Date(deps.clock.now().getTime() + deps.followEveryMs) }
-    },
+    follow_liquid_payouts: () => nodePass(() => followLiquidPayouts(deps), deps.followEveryMs, 'could not ask the treasury node about sent payouts; will look again'),
     async deliver_webhook(payload, _job, control) {
       const next = await deliverWebhook(deps, payload.eventId, () => control.requestDone())
       return next === null ? { done: true } : { again: next }

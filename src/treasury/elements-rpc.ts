@@ -160,9 +160,11 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
     return unavailable(error)
   }
 
+  /** The node failing, as a caller sees it. */
+  const nodeFailing = (error: RpcError) => new TreasuryUnavailableError(`treasury node: ${error.message} (${error.code})`, { cause: error })
   /** An RPC error the caller does not expect is the node failing, as far as the caller knows. */
   const unavailable = (error: unknown): never => {
-    if (error instanceof RpcError) throw new TreasuryUnavailableError(`treasury node: ${error.message} (${error.code})`, { cause: error })
+    if (error instanceof RpcError) throw nodeFailing(error)
     throw error
   }
 
@@ -281,7 +283,7 @@ export function createElementsTreasury(options: ElementsRpcOptions): Treasury {
       return answers.map((answer) => {
         if (!(answer instanceof RpcError)) return confirmationsIn(answer)
         if (answer.code === -5) return null
-        return new TreasuryUnavailableError(`treasury node: ${answer.message} (${answer.code})`, { cause: answer })
+        return nodeFailing(answer)
       })
     },
 
